@@ -1,0 +1,22 @@
+package org.fleetmesh.nostr;
+
+import java.util.List;
+
+/** A message a client sends to a relay (NIP-01, NIP-42, NIP-45). */
+public sealed interface ClientMessage {
+
+    record EventMessage(Event event) implements ClientMessage {
+    }
+
+    record Req(String subscriptionId, List<Filter> filters) implements ClientMessage {
+    }
+
+    record Count(String subscriptionId, List<Filter> filters) implements ClientMessage {
+    }
+
+    record Close(String subscriptionId) implements ClientMessage {
+    }
+
+    record Auth(Event event) implements ClientMessage {
+    }
+}

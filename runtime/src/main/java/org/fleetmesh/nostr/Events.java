@@ -1,0 +1,53 @@
+package org.fleetmesh.nostr;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.List;
+
+/** Computing, checking and signing event ids. */
+public final class Events {
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    });
+
+    private Events() {
+    }
+
+    public static byte[] sha256(byte[] data) {
+        MessageDigest md = SHA256.get();
+        md.reset();
+        return md.digest(data);
+    }
+
+    /** The id NIP-01 defines: SHA-256 of the UTF-8 canonical serialization. */
+    public static EventId computeId(PubKey pubkey, long createdAt, int kind, List<List<String>> tags, String content) {
+        String canonical = NostrJson.canonical(pubkey, createdAt, kind, tags, content);
+        return new EventId(sha256(canonical.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** Why the event is not authentic, or null when its id and signature are both right. */
+    public static String verify(Event e) {
+        EventId expected = computeId(e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content());
+        if (!expected.equals(e.id())) {
+            return "invalid: event id does not match the canonical serialization";
+        }
+        if (!Schnorr.verify(e.sig().unsafeBytes(), e.id().unsafeBytes(), e.pubkey().unsafeBytes())) {
+            return "invalid: bad signature";
+        }
+        return null;
+    }
+
+    /** Builds and signs an event with a secret key. */
+    public static Event sign(byte[] secretKey, long createdAt, int kind, List<List<String>> tags, String content) {
+        PubKey pubkey = new PubKey(Schnorr.publicKey(secretKey));
+        EventId id = computeId(pubkey, createdAt, kind, tags, content);
+        Signature sig = new Signature(Schnorr.sign(id.unsafeBytes(), secretKey));
+        return new Event(id, pubkey, createdAt, kind, List.copyOf(tags.stream().map(List::copyOf).toList()), content,
+                sig);
+    }
+}

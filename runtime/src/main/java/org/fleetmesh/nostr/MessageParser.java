@@ -1,0 +1,408 @@
+package org.fleetmesh.nostr;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+
+/**
+ * Reads client messages with a streaming parser: no tree is built, each field is checked as it
+ * is read, and every refusal says why with a NIP-01 prefix.
+ */
+public final class MessageParser {
+
+    /** Bounds the parser enforces while reading. */
+    public record Limits(int maxFilters, int maxLimit, int maxTags, int maxFilterValues) {
+        public static final Limits DEFAULT = new Limits(10, 5000, 2500, 1000);
+    }
+
+    private static final JsonFactory FACTORY = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(16).build())
+            .build();
+
+    private final Limits limits;
+
+    public MessageParser(Limits limits) {
+        this.limits = limits;
+    }
+
+    public ClientMessage parse(String text) throws ProtocolException {
+        try (JsonParser p = FACTORY.createParser(text)) {
+            if (p.nextToken() != JsonToken.START_ARRAY) {
+                throw notice("invalid: a message must be a JSON array");
+            }
+            if (p.nextToken() != JsonToken.VALUE_STRING) {
+                throw notice("invalid: a message must start with a verb string");
+            }
+            String verb = p.getText();
+            ClientMessage m = switch (verb) {
+                case "EVENT" -> new ClientMessage.EventMessage(readEventArgument(p, verb));
+                case "AUTH" -> new ClientMessage.Auth(readEventArgument(p, verb));
+                case "REQ" -> {
+                    String sub = readSubscriptionId(p, verb);
+                    yield new ClientMessage.Req(sub, readFilters(p, verb, sub));
+                }
+                case "COUNT" -> {
+                    String sub = readSubscriptionId(p, verb);
+                    yield new ClientMessage.Count(sub, readFilters(p, verb, sub));
+                }
+                case "CLOSE" -> {
+                    String sub = readSubscriptionId(p, verb);
+                    if (p.nextToken() != JsonToken.END_ARRAY) {
+                        throw new ProtocolException(verb, null, null, "invalid: CLOSE takes only a subscription id");
+                    }
+                    yield new ClientMessage.Close(sub);
+                }
+                default -> throw notice("invalid: unknown message type " + NostrJson.quote(clip(verb)));
+            };
+            if (p.nextToken() != null) {
+                throw notice("invalid: trailing data after the message");
+            }
+            return m;
+        } catch (JsonProcessingException e) {
+            throw notice("invalid: malformed JSON (" + clip(e.getOriginalMessage()) + ")");
+        } catch (IOException e) {
+            throw notice("invalid: unreadable message");
+        }
+    }
+
+    private Event readEventArgument(JsonParser p, String verb) throws IOException, ProtocolException {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            throw new ProtocolException(verb, null, null, "invalid: " + verb + " needs an event object");
+        }
+        Event e = readEvent(p, verb);
+        if (p.nextToken() != JsonToken.END_ARRAY) {
+            throw new ProtocolException(verb, e.id().hex(), null, "invalid: " + verb + " takes exactly one event");
+        }
+        return e;
+    }
+
+    /** Reads an event object; the parser is on its START_OBJECT. */
+    Event readEvent(JsonParser p, String verb) throws IOException, ProtocolException {
+        String id = null, pubkey = null, content = null, sig = null;
+        Long createdAt = null;
+        Integer kind = null;
+        List<List<String>> tags = null;
+        String problem = null;
+        Set<String> seen = new HashSet<>(8);
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            if (!seen.add(name) && problem == null) {
+                problem = "invalid: duplicate field " + NostrJson.quote(clip(name));
+            }
+            switch (name) {
+                case "id" -> {
+                    if (v == JsonToken.VALUE_STRING && Hex.isLowerHex(p.getText(), 64)) {
+                        id = p.getText();
+                    } else if (problem == null) {
+                        problem = "invalid: id must be 64 lower-case hex characters";
+                    }
+                    skip(p, v);
+                }
+                case "pubkey" -> {
+                    if (v == JsonToken.VALUE_STRING && Hex.isLowerHex(p.getText(), 64)) {
+                        pubkey = p.getText();
+                    } else if (problem == null) {
+                        problem = "invalid: pubkey must be 64 lower-case hex characters";
+                    }
+                    skip(p, v);
+                }
+                case "sig" -> {
+                    if (v == JsonToken.VALUE_STRING && Hex.isLowerHex(p.getText(), 128)) {
+                        sig = p.getText();
+                    } else if (problem == null) {
+                        problem = "invalid: sig must be 128 lower-case hex characters";
+                    }
+                    skip(p, v);
+                }
+                case "created_at" -> {
+                    if (v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
+                            && p.getLongValue() >= 0) {
+                        createdAt = p.getLongValue();
+                    } else if (problem == null) {
+                        problem = "invalid: created_at must be a non-negative integer";
+                    }
+                    skip(p, v);
+                }
+                case "kind" -> {
+                    if (v == JsonToken.VALUE_NUMBER_INT && p.getNumberType() == JsonParser.NumberType.INT
+                            && p.getIntValue() >= 0 && p.getIntValue() <= 65535) {
+                        kind = p.getIntValue();
+                    } else if (problem == null) {
+                        problem = "invalid: kind must be an integer between 0 and 65535";
+                    }
+                    skip(p, v);
+                }
+                case "content" -> {
+                    if (v == JsonToken.VALUE_STRING) {
+                        content = p.getText();
+                    } else if (problem == null) {
+                        problem = "invalid: content must be a string";
+                    }
+                    skip(p, v);
+                }
+                case "tags" -> {
+                    if (v == JsonToken.START_ARRAY) {
+                        tags = readTags(p);
+                        if (tags == null && problem == null) {
+                            problem = "invalid: tags must be an array of arrays of strings";
+                        } else if (tags != null && tags.size() > limits.maxTags() && problem == null) {
+                            problem = "invalid: too many tags (at most " + limits.maxTags() + ")";
+                        }
+                    } else {
+                        if (problem == null) {
+                            problem = "invalid: tags must be an array of arrays of strings";
+                        }
+                        skip(p, v);
+                    }
+                }
+                default -> skip(p, v); // unknown fields are not part of the id; ignore them
+            }
+        }
+        if (t != JsonToken.END_OBJECT) {
+            throw new ProtocolException(verb, id, null, "invalid: malformed event object");
+        }
+        if (problem == null) {
+            problem = missing(id, pubkey, createdAt, kind, tags, content, sig);
+        }
+        if (problem != null) {
+            throw new ProtocolException(verb, id, null, problem);
+        }
+        return new Event(EventId.ofHex(id), PubKey.ofHex(pubkey), createdAt, kind, tags, content, Signature.ofHex(sig));
+    }
+
+    private static String missing(String id, String pubkey, Long createdAt, Integer kind, List<List<String>> tags,
+            String content, String sig) {
+        String field = id == null ? "id" : pubkey == null ? "pubkey" : createdAt == null ? "created_at"
+                : kind == null ? "kind" : tags == null ? "tags" : content == null ? "content" : sig == null ? "sig" : null;
+        return field == null ? null : "invalid: missing field " + field;
+    }
+
+    /** Reads tags after START_ARRAY; null (with the array consumed) if the shape is wrong. */
+    private static List<List<String>> readTags(JsonParser p) throws IOException {
+        List<List<String>> tags = new ArrayList<>();
+        boolean ok = true;
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.START_ARRAY) {
+                ok = false;
+                p.skipChildren();
+                continue;
+            }
+            List<String> tag = new ArrayList<>(3);
+            JsonToken s;
+            while ((s = p.nextToken()) != JsonToken.END_ARRAY) {
+                if (s == JsonToken.VALUE_STRING) {
+                    tag.add(p.getText());
+                } else {
+                    ok = false;
+                    p.skipChildren();
+                }
+            }
+            tags.add(List.copyOf(tag));
+        }
+        return ok ? List.copyOf(tags) : null;
+    }
+
+    private static void skip(JsonParser p, JsonToken t) throws IOException {
+        if (t == JsonToken.START_ARRAY || t == JsonToken.START_OBJECT) {
+            p.skipChildren();
+        }
+    }
+
+    private static String readSubscriptionId(JsonParser p, String verb) throws IOException, ProtocolException {
+        if (p.nextToken() != JsonToken.VALUE_STRING) {
+            throw new ProtocolException(verb, null, null, "invalid: " + verb + " needs a subscription id string");
+        }
+        String sub = p.getText();
+        if (sub.isEmpty() || sub.length() > 64) {
+            throw new ProtocolException(verb, null, null, "invalid: subscription id must be 1 to 64 characters");
+        }
+        return sub;
+    }
+
+    private List<Filter> readFilters(JsonParser p, String verb, String sub) throws IOException, ProtocolException {
+        List<Filter> filters = new ArrayList<>(2);
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.START_OBJECT) {
+                throw new ProtocolException(verb, null, sub, "invalid: filters must be JSON objects");
+            }
+            if (filters.size() == limits.maxFilters()) {
+                throw new ProtocolException(verb, null, sub, "invalid: too many filters (at most " + limits.maxFilters() + ")");
+            }
+            filters.add(readFilter(p, verb, sub));
+        }
+        if (filters.isEmpty()) {
+            throw new ProtocolException(verb, null, sub, "invalid: " + verb + " needs at least one filter");
+        }
+        return List.copyOf(filters);
+    }
+
+    /** Reads one filter; the parser is on its START_OBJECT. */
+    Filter readFilter(JsonParser p, String verb, String sub) throws IOException, ProtocolException {
+        Set<EventId> ids = null;
+        Set<PubKey> authors = null;
+        Set<Integer> kinds = null;
+        Map<String, Set<String>> tags = new HashMap<>(2);
+        Long since = null, until = null;
+        Integer limit = null;
+        Set<String> seen = new HashSet<>(8);
+        JsonToken t;
+        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            if (!seen.add(name)) {
+                throw new ProtocolException(verb, null, sub, "invalid: duplicate filter field " + NostrJson.quote(clip(name)));
+            }
+            switch (name) {
+                case "ids" -> {
+                    ids = new HashSet<>();
+                    for (String s : readStrings(p, v, verb, sub, name)) {
+                        ids.add(EventId.ofHex(requireHex(s, verb, sub, name)));
+                    }
+                }
+                case "authors" -> {
+                    authors = new HashSet<>();
+                    for (String s : readStrings(p, v, verb, sub, name)) {
+                        authors.add(PubKey.ofHex(requireHex(s, verb, sub, name)));
+                    }
+                }
+                case "kinds" -> kinds = readKinds(p, v, verb, sub);
+                case "since" -> since = readNonNegative(p, v, verb, sub, name);
+                case "until" -> until = readNonNegative(p, v, verb, sub, name);
+                case "limit" -> limit = (int) Math.min(readNonNegative(p, v, verb, sub, name), limits.maxLimit());
+                default -> {
+                    if (name.length() == 2 && name.charAt(0) == '#' && isLetter(name.charAt(1))) {
+                        tags.put(name.substring(1), new HashSet<>(readStrings(p, v, verb, sub, name)));
+                    } else if (name.equals("search")) {
+                        throw new ProtocolException(verb, null, sub, "unsupported: NIP-50 search is not supported");
+                    } else {
+                        throw new ProtocolException(verb, null, sub, "invalid: unknown filter field " + NostrJson.quote(clip(name)));
+                    }
+                }
+            }
+        }
+        if (t != JsonToken.END_OBJECT) {
+            throw new ProtocolException(verb, null, sub, "invalid: malformed filter");
+        }
+        return new Filter(ids, authors, kinds, tags, since, until, limit);
+    }
+
+    private static boolean isLetter(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+    }
+
+    private List<String> readStrings(JsonParser p, JsonToken v, String verb, String sub, String field)
+            throws IOException, ProtocolException {
+        if (v != JsonToken.START_ARRAY) {
+            throw new ProtocolException(verb, null, sub, "invalid: " + field + " must be an array of strings");
+        }
+        List<String> out = new ArrayList<>();
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.VALUE_STRING) {
+                throw new ProtocolException(verb, null, sub, "invalid: " + field + " must be an array of strings");
+            }
+            if (out.size() == limits.maxFilterValues()) {
+                throw new ProtocolException(verb, null, sub,
+                        "invalid: too many values in " + field + " (at most " + limits.maxFilterValues() + ")");
+            }
+            out.add(p.getText());
+        }
+        return out;
+    }
+
+    private static String requireHex(String s, String verb, String sub, String field) throws ProtocolException {
+        if (!Hex.isLowerHex(s, 64)) {
+            throw new ProtocolException(verb, null, sub, "invalid: " + field + " must hold 64 lower-case hex characters");
+        }
+        return s;
+    }
+
+    private Set<Integer> readKinds(JsonParser p, JsonToken v, String verb, String sub) throws IOException, ProtocolException {
+        if (v != JsonToken.START_ARRAY) {
+            throw new ProtocolException(verb, null, sub, "invalid: kinds must be an array of integers");
+        }
+        Set<Integer> kinds = new HashSet<>();
+        JsonToken t;
+        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
+            if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT || p.getIntValue() < 0
+                    || p.getIntValue() > 65535) {
+                throw new ProtocolException(verb, null, sub, "invalid: kinds must be integers between 0 and 65535");
+            }
+            if (kinds.size() == limits.maxFilterValues()) {
+                throw new ProtocolException(verb, null, sub, "invalid: too many kinds");
+            }
+            kinds.add(p.getIntValue());
+        }
+        return kinds;
+    }
+
+    private static long readNonNegative(JsonParser p, JsonToken v, String verb, String sub, String field)
+            throws IOException, ProtocolException {
+        if (v != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                || p.getLongValue() < 0) {
+            throw new ProtocolException(verb, null, sub, "invalid: " + field + " must be a non-negative integer");
+        }
+        return p.getLongValue();
+    }
+
+    private static ProtocolException notice(String message) {
+        return new ProtocolException(null, null, null, message);
+    }
+
+    private static String clip(String s) {
+        if (s == null) {
+            return "";
+        }
+        return s.length() > 80 ? s.substring(0, 80) + "..." : s;
+    }
+
+    /** Parses one event object on its own (JSONL import, tests). */
+    public Event parseEvent(String json) throws ProtocolException {
+        try (JsonParser p = FACTORY.createParser(json)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw notice("invalid: an event must be a JSON object");
+            }
+            Event e = readEvent(p, "EVENT");
+            if (p.nextToken() != null) {
+                throw new ProtocolException("EVENT", e.id().hex(), null, "invalid: trailing data after the event");
+            }
+            return e;
+        } catch (JsonProcessingException e) {
+            throw notice("invalid: malformed JSON (" + clip(e.getOriginalMessage()) + ")");
+        } catch (IOException e) {
+            throw notice("invalid: unreadable event");
+        }
+    }
+
+    /** Parses one filter object on its own (export --filter, tests). */
+    public Filter parseFilter(String json) throws ProtocolException {
+        try (JsonParser p = FACTORY.createParser(json)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw notice("invalid: a filter must be a JSON object");
+            }
+            Filter f = readFilter(p, "REQ", null);
+            if (p.nextToken() != null) {
+                throw notice("invalid: trailing data after the filter");
+            }
+            return f;
+        } catch (JsonProcessingException e) {
+            throw notice("invalid: malformed JSON (" + clip(e.getOriginalMessage()) + ")");
+        } catch (IOException e) {
+            throw notice("invalid: unreadable filter");
+        }
+    }
+}

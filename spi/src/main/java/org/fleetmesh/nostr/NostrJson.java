@@ -1,0 +1,90 @@
+package org.fleetmesh.nostr;
+
+import java.util.List;
+
+/** Serialization of events: the NIP-01 canonical form (for the id) and the compact wire form. */
+public final class NostrJson {
+    private NostrJson() {
+    }
+
+    /**
+     * {@code [0,<pubkey>,<created_at>,<kind>,<tags>,<content>]} with NIP-01's escaping: only
+     * \n, \", \\, \r, \t, \b and \f are escaped; every other character is written verbatim.
+     */
+    public static String canonical(PubKey pubkey, long createdAt, int kind, List<List<String>> tags, String content) {
+        StringBuilder sb = new StringBuilder(128 + content.length());
+        sb.append("[0,\"").append(pubkey.hex()).append("\",").append(createdAt).append(',').append(kind).append(',');
+        appendTags(sb, tags, true);
+        sb.append(',');
+        appendString(sb, content, true);
+        sb.append(']');
+        return sb.toString();
+    }
+
+    /** The event as a JSON object, every string escaped so that any JSON parser reads it back. */
+    public static String eventJson(Event e) {
+        StringBuilder sb = new StringBuilder(256 + e.content().length());
+        sb.append("{\"id\":\"").append(e.id().hex())
+                .append("\",\"pubkey\":\"").append(e.pubkey().hex())
+                .append("\",\"created_at\":").append(e.createdAt())
+                .append(",\"kind\":").append(e.kind())
+                .append(",\"tags\":");
+        appendTags(sb, e.tags(), false);
+        sb.append(",\"content\":");
+        appendString(sb, e.content(), false);
+        sb.append(",\"sig\":\"").append(e.sig().hex()).append("\"}");
+        return sb.toString();
+    }
+
+    public static void appendTags(StringBuilder sb, List<List<String>> tags, boolean canonical) {
+        sb.append('[');
+        for (int i = 0; i < tags.size(); i++) {
+            if (i > 0) {
+                sb.append(',');
+            }
+            List<String> tag = tags.get(i);
+            sb.append('[');
+            for (int j = 0; j < tag.size(); j++) {
+                if (j > 0) {
+                    sb.append(',');
+                }
+                appendString(sb, tag.get(j), canonical);
+            }
+            sb.append(']');
+        }
+        sb.append(']');
+    }
+
+    /** Appends a quoted JSON string. */
+    public static void appendString(StringBuilder sb, String s, boolean canonical) {
+        sb.append('"');
+        int n = s.length();
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                case '\b' -> sb.append("\\b");
+                case '\f' -> sb.append("\\f");
+                default -> {
+                    if (c < 0x20 && !canonical) {
+                        sb.append("\\u00").append(Character.forDigit(c >> 4, 16)).append(Character.forDigit(c & 0xf, 16));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        sb.append('"');
+    }
+
+    /** A JSON string literal for any text (reasons, subscription ids), escaped for any parser. */
+    public static String quote(String s) {
+        StringBuilder sb = new StringBuilder(s.length() + 2);
+        appendString(sb, s, false);
+        return sb.toString();
+    }
+}

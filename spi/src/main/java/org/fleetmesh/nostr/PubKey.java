@@ -1,0 +1,12 @@
+package org.fleetmesh.nostr;
+
+/** A BIP-340 x-only public key. */
+public final class PubKey extends Bytes32 {
+    public PubKey(byte[] bytes) {
+        super(bytes);
+    }
+
+    public static PubKey ofHex(String hex) {
+        return new PubKey(Hex.decode(hex, 32));
+    }
+}

@@ -1,0 +1,64 @@
+package org.fleetmesh.spi.storage;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.EventId;
+import org.fleetmesh.nostr.Filter;
+
+/**
+ * Where a node keeps its events. An implementation applies NIP-01 replacement, NIP-09 deletion
+ * and NIP-40 expiration itself, atomically with the write, so that several nodes sharing one
+ * store stay consistent.
+ */
+public interface EventStore extends AutoCloseable {
+
+    /**
+     * Stores a batch of already-validated, non-ephemeral events in one durable transaction.
+     * Returns one outcome per event, in order; when this returns, every STORED event is committed.
+     */
+    List<SaveOutcome> save(List<Event> batch);
+
+    /**
+     * Streams the stored events matching {@code filter} newest first (ties: lowest id first),
+     * at most {@code filter.limit()} of them when set, skipping events expired at {@code now}.
+     * Stops early when the sink returns false.
+     */
+    void query(Filter filter, long now, EventSink sink);
+
+    /** Counts stored, unexpired events matching the filter (NIP-45); the limit is ignored. */
+    long count(Filter filter, long now);
+
+    /**
+     * Enumerates {@code (created_at, id)} of matching events in ascending order (created_at,
+     * then id): the item order Negentropy reconciles over.
+     */
+    void enumerate(Filter filter, long now, ItemSink sink);
+
+    /** Removes events whose NIP-40 expiration is before {@code now}; returns how many. */
+    int purgeExpired(long now);
+
+    /** Receives events (stored or ephemeral) that another node sharing this store committed. */
+    void onForeignEvents(Consumer<List<String>> listener);
+
+    /** Tells nodes sharing this store about an ephemeral event, which is never stored. */
+    void announceEphemeral(Event event);
+
+    /** Cheap liveness probe for health checks. */
+    boolean isHealthy();
+
+    @Override
+    void close();
+
+    @FunctionalInterface
+    interface EventSink {
+        /** Returns false to stop the stream. */
+        boolean accept(EventId id, String json);
+    }
+
+    @FunctionalInterface
+    interface ItemSink {
+        void accept(long createdAt, EventId id);
+    }
+}
