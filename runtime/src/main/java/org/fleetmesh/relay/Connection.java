@@ -1,0 +1,13 @@
+package org.fleetmesh.relay;
+
+/** One client connection as the relay core sees it; the WebSocket layer implements it. */
+public interface Connection {
+
+    String id();
+
+    /**
+     * Queues a text frame. Returns false when the connection's send budget is exhausted; the
+     * implementation has then told the client why and is closing it.
+     */
+    boolean send(String text);
+}

@@ -1,0 +1,146 @@
+package org.fleetmesh.relay;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.EventId;
+import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.SaveOutcome;
+import org.jboss.logging.Logger;
+
+/**
+ * Group commit: one writer thread takes every event that is waiting and writes them in one
+ * durable transaction, so that a commit's fsync is shared by all events that arrived meanwhile.
+ * Each submitter learns its outcome only after the commit.
+ */
+final class GroupCommit implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(GroupCommit.class);
+
+    /** Called on the writer thread once the event's transaction has ended. */
+    interface Callback {
+        void done(Event event, SaveOutcome outcome);
+    }
+
+    private record Pending(Event event, Callback callback) {
+    }
+
+    private final EventStore store;
+    private final BlockingQueue<Pending> queue;
+    private final int maxBatch;
+    private final Thread writer;
+    private final BiConsumer<Event, SaveOutcome> afterCommit;
+    private volatile boolean running = true;
+    private volatile long committedEvents;
+    private volatile long batches;
+
+    GroupCommit(EventStore store, int capacity, int maxBatch, BiConsumer<Event, SaveOutcome> afterCommit) {
+        this.store = store;
+        this.queue = new ArrayBlockingQueue<>(capacity);
+        this.maxBatch = maxBatch;
+        this.afterCommit = afterCommit;
+        this.writer = new Thread(this::run, "fleetmesh-group-commit");
+        this.writer.setDaemon(true);
+        this.writer.start();
+    }
+
+    /** Returns false when the queue is full; the caller answers {@code rate-limited:}. */
+    boolean submit(Event event, Callback callback) {
+        return running && queue.offer(new Pending(event, callback));
+    }
+
+    boolean isAlive() {
+        return writer.isAlive();
+    }
+
+    long committedEvents() {
+        return committedEvents;
+    }
+
+    long batches() {
+        return batches;
+    }
+
+    private void run() {
+        List<Pending> batch = new ArrayList<>(maxBatch);
+        while (running || !queue.isEmpty()) {
+            try {
+                Pending first = queue.poll(200, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                queue.drainTo(batch, maxBatch - 1);
+                write(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (RuntimeException e) {
+                LOG.error("group commit failed; answering the batch with an error", e);
+                for (Pending p : batch) {
+                    complete(p, SaveOutcome.FAILED);
+                }
+            } finally {
+                batch.clear();
+            }
+        }
+    }
+
+    private void write(List<Pending> batch) {
+        // the same event submitted twice in one batch is written once; the later copy is a duplicate
+        List<Event> unique = new ArrayList<>(batch.size());
+        Map<EventId, Integer> firstIndex = new HashMap<>(batch.size() * 2);
+        int[] slot = new int[batch.size()];
+        for (int i = 0; i < batch.size(); i++) {
+            Event e = batch.get(i).event();
+            Integer seen = firstIndex.putIfAbsent(e.id(), unique.size());
+            if (seen == null) {
+                slot[i] = unique.size();
+                unique.add(e);
+            } else {
+                slot[i] = -1;
+            }
+        }
+        List<SaveOutcome> outcomes = store.save(unique);
+        committedEvents += unique.size();
+        batches++;
+        for (int i = 0; i < batch.size(); i++) {
+            Pending p = batch.get(i);
+            SaveOutcome o;
+            if (slot[i] >= 0) {
+                o = outcomes.get(slot[i]);
+                if (o == SaveOutcome.STORED) {
+                    afterCommit.accept(p.event(), o);
+                }
+            } else {
+                SaveOutcome firstOutcome = outcomes.get(firstIndex.get(p.event().id()));
+                o = firstOutcome == SaveOutcome.STORED ? SaveOutcome.DUPLICATE : firstOutcome;
+            }
+            complete(p, o);
+        }
+    }
+
+    private static void complete(Pending p, SaveOutcome o) {
+        try {
+            p.callback().done(p.event(), o);
+        } catch (RuntimeException e) {
+            LOG.warn("answering a submitter failed", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        try {
+            writer.join(10_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

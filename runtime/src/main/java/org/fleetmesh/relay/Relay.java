@@ -1,0 +1,333 @@
+package org.fleetmesh.relay;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import org.fleetmesh.nostr.ClientMessage;
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.EventClass;
+import org.fleetmesh.nostr.EventId;
+import org.fleetmesh.nostr.Events;
+import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.nostr.MessageParser;
+import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.spi.storage.EventStore;
+import org.jboss.logging.Logger;
+
+/**
+ * The NIP-01 relay: it reads client messages, validates and stores events through group commit,
+ * answers REQ and COUNT from the store, and fans new events out to live subscriptions. It knows
+ * nothing of sockets; a {@link Connection} is all it needs, so it can be driven directly in tests.
+ */
+public final class Relay implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Relay.class);
+    /** NIP-42 AUTH events: never stored or broadcast. */
+    static final int AUTH_KIND = 22242;
+
+    private final EventStore store;
+    private final RelayLimits limits;
+    private final MessageParser parser;
+    private final LongSupplier nowSeconds;
+    private final GroupCommit writes;
+    private final ThreadPoolExecutor queries;
+    private final ScheduledExecutorService housekeeping;
+    private final Map<String, Map<String, Subscription>> connections = new ConcurrentHashMap<>();
+
+    public Relay(EventStore store, RelayLimits limits, int queryThreads, LongSupplier nowSeconds) {
+        this.store = store;
+        this.limits = limits;
+        this.parser = new MessageParser(limits.parserLimits());
+        this.nowSeconds = nowSeconds;
+        this.writes = new GroupCommit(store, limits.writeQueueEvents(), 1000, (e, o) -> broadcast(e));
+        AtomicInteger n = new AtomicInteger();
+        this.queries = new ThreadPoolExecutor(queryThreads, queryThreads, 60, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(4096), r -> {
+                    Thread t = new Thread(r, "fleetmesh-query-" + n.incrementAndGet());
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.housekeeping = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "fleetmesh-housekeeping");
+            t.setDaemon(true);
+            return t;
+        });
+        housekeeping.scheduleWithFixedDelay(this::purgeExpired, 60, 60, TimeUnit.SECONDS);
+        store.onForeignEvents(this::foreignEvents);
+    }
+
+    public RelayLimits limits() {
+        return limits;
+    }
+
+    public boolean isHealthy() {
+        return writes.isAlive() && store.isHealthy();
+    }
+
+    public int connectionCount() {
+        return connections.size();
+    }
+
+    public void opened(Connection c) {
+        connections.put(c.id(), new ConcurrentHashMap<>());
+    }
+
+    public void closed(Connection c) {
+        Map<String, Subscription> subs = connections.remove(c.id());
+        if (subs != null) {
+            subs.values().forEach(Subscription::cancel);
+        }
+    }
+
+    /** Handles one text frame from a client. Never throws: every problem becomes an answer. */
+    public void handle(Connection c, String text) {
+        if (text.length() > limits.maxMessageLength()) {
+            c.send(RelayMessages.notice("invalid: message too large (at most " + limits.maxMessageLength() + " characters)"));
+            return;
+        }
+        ClientMessage m;
+        try {
+            m = parser.parse(text);
+        } catch (ProtocolException e) {
+            refuse(c, e);
+            return;
+        }
+        try {
+            if (m instanceof ClientMessage.EventMessage em) {
+                onEvent(c, em.event());
+            } else if (m instanceof ClientMessage.Req req) {
+                onReq(c, req);
+            } else if (m instanceof ClientMessage.Count count) {
+                onCount(c, count);
+            } else if (m instanceof ClientMessage.Close close) {
+                onClose(c, close.subscriptionId());
+            } else if (m instanceof ClientMessage.Auth auth) {
+                c.send(RelayMessages.ok(auth.event().id().hex(), false,
+                        "restricted: this relay does not offer NIP-42 authentication yet"));
+            }
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "handling a %s message failed", m.getClass().getSimpleName());
+            c.send(RelayMessages.notice("error: internal error while handling the message"));
+        }
+    }
+
+    private static void refuse(Connection c, ProtocolException e) {
+        String verb = e.verb();
+        if (("EVENT".equals(verb) || "AUTH".equals(verb)) && e.eventId() != null) {
+            c.send(RelayMessages.ok(e.eventId(), false, e.getMessage()));
+        } else if (("REQ".equals(verb) || "COUNT".equals(verb)) && e.subscriptionId() != null) {
+            c.send(RelayMessages.closed(e.subscriptionId(), e.getMessage()));
+        } else {
+            c.send(RelayMessages.notice(e.getMessage()));
+        }
+    }
+
+    // ---- EVENT
+
+    private void onEvent(Connection c, Event e) {
+        String refusal = policyRefusal(e);
+        if (refusal == null) {
+            refusal = Events.verify(e);
+        }
+        if (refusal != null) {
+            c.send(RelayMessages.ok(e.id().hex(), false, refusal));
+            return;
+        }
+        if (e.eventClass() == EventClass.EPHEMERAL) {
+            broadcast(e);
+            store.announceEphemeral(e);
+            c.send(RelayMessages.ok(e.id().hex(), true, ""));
+            return;
+        }
+        boolean queued = writes.submit(e, (ev, outcome) -> c.send(RelayMessages.ok(ev.id().hex(), outcome.accepted(),
+                outcome.reason())));
+        if (!queued) {
+            c.send(RelayMessages.ok(e.id().hex(), false, "rate-limited: the relay is busy writing; try again shortly"));
+        }
+    }
+
+    /** Checks that need no cryptography, done first so that bad events cost little. */
+    String policyRefusal(Event e) {
+        long now = nowSeconds.getAsLong();
+        if (e.kind() == AUTH_KIND) {
+            return "invalid: kind 22242 is only for AUTH messages and is never stored or broadcast";
+        }
+        if (e.createdAt() > now + limits.createdAtUpperSkew()) {
+            return "invalid: created_at is more than " + limits.createdAtUpperSkew() + " seconds in the future";
+        }
+        if (limits.createdAtLowerSkew() > 0 && e.createdAt() < now - limits.createdAtLowerSkew()) {
+            return "invalid: created_at is more than " + limits.createdAtLowerSkew() + " seconds in the past";
+        }
+        if (e.content().length() > limits.maxContentLength()) {
+            return "invalid: content longer than " + limits.maxContentLength() + " characters";
+        }
+        Long expiration = e.expiration();
+        if (expiration != null && expiration <= now) {
+            return "invalid: event has expired";
+        }
+        if (e.isProtected()) {
+            return "auth-required: this event is protected (NIP-70) and may only be published by its authenticated author";
+        }
+        return null;
+    }
+
+    /** Sends an event to every live subscription that matches it. */
+    void broadcast(Event e) {
+        for (Map<String, Subscription> subs : connections.values()) {
+            for (Subscription s : subs.values()) {
+                if (s.matches(e)) {
+                    s.offerLive(e);
+                }
+            }
+        }
+    }
+
+    private void foreignEvents(List<String> jsons) {
+        for (String json : jsons) {
+            try {
+                Event e = parser.parseEvent(json);
+                Long exp = e.expiration();
+                if (exp == null || exp > nowSeconds.getAsLong()) {
+                    broadcast(e);
+                }
+            } catch (ProtocolException ex) {
+                LOG.warnf("a sibling node announced an unreadable event: %s", ex.getMessage());
+            }
+        }
+    }
+
+    // ---- REQ / CLOSE / COUNT
+
+    private void onReq(Connection c, ClientMessage.Req req) {
+        Map<String, Subscription> subs = connections.get(c.id());
+        if (subs == null) {
+            return;
+        }
+        if (subs.size() >= limits.maxSubscriptions() && !subs.containsKey(req.subscriptionId())) {
+            c.send(RelayMessages.closed(req.subscriptionId(),
+                    "rate-limited: too many open subscriptions (at most " + limits.maxSubscriptions() + ")"));
+            return;
+        }
+        List<Filter> filters = req.filters().stream()
+                .map(f -> f.limit() == null ? f.withLimit(limits.defaultLimit()) : f)
+                .toList();
+        Subscription sub = new Subscription(req.subscriptionId(), filters, c);
+        Subscription old = subs.put(sub.id, sub);
+        if (old != null) {
+            old.cancel(); // a reused id replaces the old subscription
+        }
+        try {
+            queries.execute(() -> sendStored(c, subs, sub));
+        } catch (RejectedExecutionException e) {
+            subs.remove(sub.id, sub);
+            sub.cancel();
+            c.send(RelayMessages.closed(sub.id, "rate-limited: the relay is busy; try again shortly"));
+        }
+    }
+
+    private void sendStored(Connection c, Map<String, Subscription> subs, Subscription sub) {
+        Set<EventId> sent = new HashSet<>();
+        long now = nowSeconds.getAsLong();
+        try {
+            for (Filter f : sub.filters) {
+                if (sub.isCancelled()) {
+                    return;
+                }
+                if (f.matchesNothingStored()) {
+                    continue;
+                }
+                store.query(f, now, (id, json) -> {
+                    if (sub.isCancelled()) {
+                        return false;
+                    }
+                    if (sent.add(id)) {
+                        return c.send(RelayMessages.event(sub.id, json));
+                    }
+                    return true;
+                });
+            }
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "query for subscription %s failed", sub.id);
+            if (subs.remove(sub.id, sub)) {
+                sub.cancel();
+                c.send(RelayMessages.closed(sub.id, "error: could not read stored events"));
+            }
+            return;
+        }
+        sub.storedPhaseDone(sent);
+    }
+
+    private void onClose(Connection c, String subscriptionId) {
+        Map<String, Subscription> subs = connections.get(c.id());
+        if (subs != null) {
+            Subscription s = subs.remove(subscriptionId);
+            if (s != null) {
+                s.cancel();
+            }
+        }
+    }
+
+    private void onCount(Connection c, ClientMessage.Count count) {
+        try {
+            queries.execute(() -> {
+                long now = nowSeconds.getAsLong();
+                try {
+                    long n;
+                    if (count.filters().size() == 1) {
+                        Filter f = count.filters().get(0).withLimit(null);
+                        n = f.matchesNothingStored() ? 0 : store.count(f, now);
+                    } else {
+                        // several filters count their union once, so overlapping events are not counted twice
+                        Set<EventId> ids = new HashSet<>();
+                        for (Filter f : count.filters()) {
+                            Filter all = f.withLimit(null);
+                            if (!all.matchesNothingStored()) {
+                                store.enumerate(all, now, (createdAt, id) -> ids.add(id));
+                            }
+                        }
+                        n = ids.size();
+                    }
+                    c.send(RelayMessages.count(count.subscriptionId(), n));
+                } catch (RuntimeException e) {
+                    LOG.errorf(e, "COUNT %s failed", count.subscriptionId());
+                    c.send(RelayMessages.closed(count.subscriptionId(), "error: could not count stored events"));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            c.send(RelayMessages.closed(count.subscriptionId(), "rate-limited: the relay is busy; try again shortly"));
+        }
+    }
+
+    private void purgeExpired() {
+        try {
+            int n = store.purgeExpired(nowSeconds.getAsLong());
+            if (n > 0) {
+                LOG.debugf("purged %d expired events", n);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("purging expired events failed", e);
+        }
+    }
+
+    /** Events committed so far and the transactions that carried them (group-commit ratio). */
+    public long[] writeStats() {
+        return new long[] { writes.committedEvents(), writes.batches() };
+    }
+
+    @Override
+    public void close() {
+        housekeeping.shutdownNow();
+        writes.close();
+        queries.shutdownNow();
+    }
+}

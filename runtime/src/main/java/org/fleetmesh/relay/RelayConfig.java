@@ -1,0 +1,85 @@
+package org.fleetmesh.relay;
+
+import java.util.Optional;
+
+import io.quarkus.runtime.annotations.ConfigPhase;
+import io.quarkus.runtime.annotations.ConfigRoot;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/** Relay settings ({@code fleetmesh.relay.*}, or {@code FLEETMESH_RELAY_*} in the environment). */
+@ConfigMapping(prefix = "fleetmesh.relay")
+@ConfigRoot(phase = ConfigPhase.RUN_TIME)
+public interface RelayConfig {
+
+    /** NIP-11 {@code name}. */
+    @WithDefault("fleetmesh meshnode")
+    String name();
+
+    /** NIP-11 {@code description}. */
+    @WithDefault("A fleetmesh node: a Nostr relay that federates with other relays.")
+    String description();
+
+    /** NIP-11 {@code pubkey}: the operator's contact pubkey (hex), not the node's own key. */
+    Optional<String> pubkey();
+
+    /** NIP-11 {@code contact}: an alternative contact (mailto: or https: URI). */
+    Optional<String> contact();
+
+    /** NIP-11 {@code icon}. */
+    Optional<String> icon();
+
+    /** Largest client message, in characters. */
+    @WithDefault("524288")
+    int maxMessageLength();
+
+    /** Open subscriptions per connection. */
+    @WithDefault("32")
+    int maxSubscriptions();
+
+    /** Filters per REQ or COUNT. */
+    @WithDefault("16")
+    int maxFilters();
+
+    /** Largest {@code limit} honoured; larger values are clamped. */
+    @WithDefault("5000")
+    int maxLimit();
+
+    /** Stored events returned for a filter without {@code limit}. */
+    @WithDefault("500")
+    int defaultLimit();
+
+    /** Tags per event. */
+    @WithDefault("2500")
+    int maxEventTags();
+
+    /** Characters of event content. */
+    @WithDefault("262144")
+    int maxContentLength();
+
+    /** Seconds an event's created_at may lie in the future. */
+    @WithDefault("900")
+    long createdAtUpperSkew();
+
+    /** Seconds an event's created_at may lie in the past; 0 means no bound. */
+    @WithDefault("0")
+    long createdAtLowerSkew();
+
+    /** Characters queued to one client before it is dropped as too slow. */
+    @WithDefault("8388608")
+    long sendQueueBytes();
+
+    /** Events waiting to be committed before new ones are refused with rate-limited. */
+    @WithDefault("50000")
+    int writeQueueEvents();
+
+    /** Threads answering REQ and COUNT from the store. */
+    @WithDefault("8")
+    int queryThreads();
+
+    default RelayLimits limits() {
+        return new RelayLimits(maxMessageLength(), maxSubscriptions(), maxFilters(), maxLimit(), defaultLimit(),
+                maxEventTags(), maxContentLength(), createdAtUpperSkew(), createdAtLowerSkew(), sendQueueBytes(),
+                writeQueueEvents());
+    }
+}

@@ -1,0 +1,101 @@
+package org.fleetmesh.relay;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import jakarta.inject.Inject;
+
+import org.jboss.logging.Logger;
+
+import io.quarkus.websockets.next.CloseReason;
+import io.quarkus.websockets.next.OnClose;
+import io.quarkus.websockets.next.OnError;
+import io.quarkus.websockets.next.OnOpen;
+import io.quarkus.websockets.next.OnTextMessage;
+import io.quarkus.websockets.next.UserData;
+import io.quarkus.websockets.next.WebSocket;
+import io.quarkus.websockets.next.WebSocketConnection;
+import io.smallrye.common.annotation.NonBlocking;
+
+/** Nostr clients connect here: {@code ws://host:port/}. */
+@WebSocket(path = "/")
+public class RelayEndpoint {
+    private static final Logger LOG = Logger.getLogger(RelayEndpoint.class);
+    private static final UserData.TypedKey<Client> CLIENT = new UserData.TypedKey<>("fleetmesh.client");
+
+    @Inject
+    RelayRuntime runtime;
+
+    @OnOpen
+    @NonBlocking
+    void open(WebSocketConnection connection) {
+        Relay relay = runtime.relay();
+        Client c = new Client(connection, relay.limits().sendQueueBytes());
+        connection.userData().put(CLIENT, c);
+        relay.opened(c);
+    }
+
+    @OnTextMessage
+    @NonBlocking
+    void message(WebSocketConnection connection, String text) {
+        Client c = connection.userData().get(CLIENT);
+        if (c != null) {
+            runtime.relay().handle(c, text);
+        }
+    }
+
+    @OnClose
+    void close(WebSocketConnection connection) {
+        Client c = connection.userData().get(CLIENT);
+        if (c != null) {
+            runtime.relay().closed(c);
+        }
+    }
+
+    @OnError
+    void error(WebSocketConnection connection, Throwable t) {
+        LOG.debugf("connection %s failed: %s", connection.id(), t.toString());
+    }
+
+    /**
+     * websockets-next has no outbound backpressure, so each client gets a budget of queued
+     * characters; a client that lets it overflow is told why and disconnected.
+     */
+    static final class Client implements Connection {
+        private final WebSocketConnection ws;
+        private final long budget;
+        private final AtomicLong pending = new AtomicLong();
+        private final AtomicBoolean dropped = new AtomicBoolean();
+
+        Client(WebSocketConnection ws, long budget) {
+            this.ws = ws;
+            this.budget = budget;
+        }
+
+        @Override
+        public String id() {
+            return ws.id();
+        }
+
+        @Override
+        public boolean send(String text) {
+            if (dropped.get()) {
+                return false;
+            }
+            long size = text.length();
+            if (pending.addAndGet(size) > budget) {
+                pending.addAndGet(-size);
+                if (dropped.compareAndSet(false, true)) {
+                    LOG.infof("dropping slow client %s: %d characters unsent", ws.id(), pending.get());
+                    ws.sendText(RelayMessages.notice("error: you are reading too slowly; closing the connection"))
+                            .onTermination().call(() -> ws.close(new CloseReason(1008, "send queue overflow")))
+                            .subscribe().with(v -> {
+                            }, t -> LOG.debugf("closing %s: %s", ws.id(), t.toString()));
+                }
+                return false;
+            }
+            ws.sendText(text).subscribe().with(v -> pending.addAndGet(-size), t -> pending.addAndGet(-size));
+            return true;
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package org.fleetmesh.relay;
+
+import java.util.List;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/** The NIP-11 relay information document. */
+final class RelayInfo {
+    static final List<Integer> SUPPORTED_NIPS = List.of(1, 9, 11, 40, 45);
+    static final String SOFTWARE = "https://fleetmesh.org/meshnode";
+
+    private RelayInfo() {
+    }
+
+    static String document(ObjectMapper mapper, RelayConfig config, RelayLimits limits, String version) {
+        ObjectNode doc = mapper.createObjectNode();
+        doc.put("name", config.name());
+        doc.put("description", config.description());
+        config.pubkey().ifPresent(p -> doc.put("pubkey", p));
+        config.contact().ifPresent(c -> doc.put("contact", c));
+        config.icon().ifPresent(i -> doc.put("icon", i));
+        SUPPORTED_NIPS.forEach(doc.putArray("supported_nips")::add);
+        doc.put("software", SOFTWARE);
+        doc.put("version", version);
+        ObjectNode l = doc.putObject("limitation");
+        l.put("max_message_length", limits.maxMessageLength());
+        l.put("max_subscriptions", limits.maxSubscriptions());
+        l.put("max_filters", limits.maxFilters());
+        l.put("max_limit", limits.maxLimit());
+        l.put("default_limit", limits.defaultLimit());
+        l.put("max_subid_length", 64);
+        l.put("max_event_tags", limits.maxEventTags());
+        l.put("max_content_length", limits.maxContentLength());
+        l.put("min_pow_difficulty", 0);
+        l.put("auth_required", false);
+        l.put("payment_required", false);
+        l.put("restricted_writes", false);
+        if (limits.createdAtLowerSkew() > 0) {
+            l.put("created_at_lower_limit", limits.createdAtLowerSkew());
+        }
+        l.put("created_at_upper_limit", limits.createdAtUpperSkew());
+        return doc.toString();
+    }
+}

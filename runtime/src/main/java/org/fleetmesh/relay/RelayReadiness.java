@@ -1,0 +1,28 @@
+package org.fleetmesh.relay;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Readiness;
+
+/** Ready when the store answers and the group-commit writer runs. */
+@Readiness
+@ApplicationScoped
+public class RelayReadiness implements HealthCheck {
+    @Inject
+    RelayRuntime runtime;
+
+    @Override
+    public HealthCheckResponse call() {
+        Relay relay = runtime.relay();
+        long[] writes = relay.writeStats();
+        return HealthCheckResponse.named("relay")
+                .status(relay.isHealthy())
+                .withData("connections", relay.connectionCount())
+                .withData("committed_events", writes[0])
+                .withData("commit_batches", writes[1])
+                .build();
+    }
+}
