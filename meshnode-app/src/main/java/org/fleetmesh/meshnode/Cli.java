@@ -1,0 +1,277 @@
+package org.fleetmesh.meshnode;
+
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.TreeMap;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.EventClass;
+import org.fleetmesh.nostr.Events;
+import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.nostr.MessageParser;
+import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.EventStoreProvider;
+import org.fleetmesh.spi.storage.SaveOutcome;
+
+/**
+ * The offline subcommands of {@code ./meshnode}: {@code import} and {@code export}. They open the
+ * store the node was built with, without starting the relay.
+ */
+public final class Cli {
+    private static final int BATCH = 1000;
+
+    private Cli() {
+    }
+
+    public static void main(String[] args) {
+        PrintStream err = System.err;
+        if (args.length == 0) {
+            usage(err);
+            System.exit(2);
+        }
+        try {
+            int code = switch (args[0]) {
+                case "import" -> importEvents(args);
+                case "export" -> exportEvents(args);
+                case "bench" -> bench(args);
+                case "help" -> {
+                    usage(System.out);
+                    yield 0;
+                }
+                default -> {
+                    err.println("meshnode: unknown command '" + args[0] + "'");
+                    usage(err);
+                    yield 2;
+                }
+            };
+            System.exit(code);
+        } catch (UsageException e) {
+            err.println("meshnode: " + e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    /** Load drivers for docs/BENCHMARKS.md: {@code bench ingest|corpus|query [--options]}. */
+    static int bench(String[] args) {
+        if (args.length < 2) {
+            throw new UsageException("bench takes ingest | corpus | query");
+        }
+        String[] rest = java.util.Arrays.copyOfRange(args, 2, args.length);
+        try {
+            switch (args[1]) {
+                case "ingest" -> org.fleetmesh.meshnode.bench.IngestBench.main(rest);
+                case "corpus" -> org.fleetmesh.meshnode.bench.QueryBench.main(prepend("generate", rest));
+                case "query" -> org.fleetmesh.meshnode.bench.QueryBench.main(prepend("query", rest));
+                default -> throw new UsageException("unknown bench '" + args[1] + "'");
+            }
+        } catch (UsageException e) {
+            throw e;
+        } catch (Exception e) {
+            e.printStackTrace();
+            return 1;
+        }
+        return 0;
+    }
+
+    private static String[] prepend(String first, String[] rest) {
+        String[] out = new String[rest.length + 1];
+        out[0] = first;
+        System.arraycopy(rest, 0, out, 1, rest.length);
+        return out;
+    }
+
+    static void usage(PrintStream out) {
+        out.println("""
+                usage: meshnode [relay]                      run the node (default)
+                       meshnode import < events.jsonl        store events, one JSON object a line
+                       meshnode export [--filter JSON]       write stored events as JSONL, newest first
+                       meshnode bench ingest|corpus|query    load drivers (see docs/BENCHMARKS.md)
+                environment: FLEETMESH_DATA_DIR (default ./data), QUARKUS_DATASOURCE_JDBC_URL,
+                             QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD""");
+    }
+
+    static EventStore openStore() {
+        EventStoreProvider provider = ServiceLoader.load(EventStoreProvider.class).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no storage backend in this build"));
+        return provider.open(Path.of(setting("fleetmesh.data-dir", "FLEETMESH_DATA_DIR").orElse("./data")),
+                setting("quarkus.datasource.jdbc.url", "QUARKUS_DATASOURCE_JDBC_URL"),
+                setting("quarkus.datasource.username", "QUARKUS_DATASOURCE_USERNAME"),
+                setting("quarkus.datasource.password", "QUARKUS_DATASOURCE_PASSWORD"));
+    }
+
+    private static Optional<String> setting(String property, String env) {
+        String v = System.getProperty(property);
+        if (v == null || v.isBlank()) {
+            v = System.getenv(env);
+        }
+        return v == null || v.isBlank() ? Optional.empty() : Optional.of(v);
+    }
+
+    /** Reads JSONL from stdin; validates like the relay; reports accepted / duplicate / rejected. */
+    static int importEvents(String[] args) {
+        if (args.length > 1) {
+            throw new UsageException("import takes no arguments; it reads JSONL from standard input");
+        }
+        MessageParser parser = new MessageParser(MessageParser.Limits.DEFAULT);
+        ImportReport report = new ImportReport();
+        long now = System.currentTimeMillis() / 1000;
+        try (EventStore store = openStore();
+                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            List<Event> batch = new ArrayList<>(BATCH);
+            String line;
+            long lineNo = 0;
+            while ((line = in.readLine()) != null) {
+                lineNo++;
+                if (line.isBlank()) {
+                    continue;
+                }
+                String refusal;
+                Event e = null;
+                try {
+                    e = parser.parseEvent(line);
+                    refusal = importRefusal(e, now);
+                } catch (ProtocolException ex) {
+                    refusal = ex.getMessage();
+                }
+                if (refusal != null) {
+                    report.rejected(lineNo, refusal);
+                    continue;
+                }
+                batch.add(e);
+                if (batch.size() == BATCH) {
+                    flush(store, batch, report);
+                }
+            }
+            flush(store, batch, report);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        report.print(System.err);
+        return report.failed > 0 ? 1 : 0;
+    }
+
+    static String importRefusal(Event e, long now) {
+        if (e.eventClass() == EventClass.EPHEMERAL) {
+            return "invalid: ephemeral events are never stored";
+        }
+        if (e.kind() == 22242) {
+            return "invalid: kind 22242 is only for AUTH messages and is never stored";
+        }
+        Long exp = e.expiration();
+        if (exp != null && exp <= now) {
+            return "invalid: event has expired";
+        }
+        return Events.verify(e);
+    }
+
+    private static void flush(EventStore store, List<Event> batch, ImportReport report) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        List<SaveOutcome> outcomes = store.save(batch);
+        for (SaveOutcome o : outcomes) {
+            report.outcome(o);
+        }
+        batch.clear();
+    }
+
+    static int exportEvents(String[] args) {
+        Filter filter = Filter.ALL;
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].equals("--filter") && i + 1 < args.length) {
+                try {
+                    filter = new MessageParser(new MessageParser.Limits(16, Integer.MAX_VALUE, 2500, 100_000))
+                            .parseFilter(args[++i]);
+                } catch (ProtocolException e) {
+                    throw new UsageException("bad --filter: " + e.getMessage());
+                }
+            } else {
+                throw new UsageException("export takes [--filter JSON]");
+            }
+        }
+        long now = System.currentTimeMillis() / 1000;
+        long[] written = { 0 };
+        BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
+        try (EventStore store = openStore()) {
+            if (!filter.matchesNothingStored()) {
+                store.query(filter, now, (id, json) -> {
+                    try {
+                        out.write(json);
+                        out.write('\n');
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                    written[0]++;
+                    return true;
+                });
+            }
+            out.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        System.err.println("exported " + written[0] + " events");
+        return 0;
+    }
+
+    static final class ImportReport {
+        long accepted;
+        long duplicate;
+        long rejected;
+        long failed;
+        final TreeMap<String, Long> reasons = new TreeMap<>();
+        final List<String> firstRejections = new ArrayList<>();
+
+        void rejected(long line, String reason) {
+            rejected++;
+            reasons.merge(reason, 1L, Long::sum);
+            if (firstRejections.size() < 20) {
+                firstRejections.add("line " + line + ": " + reason);
+            }
+        }
+
+        void outcome(SaveOutcome o) {
+            switch (o) {
+                case STORED -> accepted++;
+                case DUPLICATE, SUPERSEDED -> {
+                    duplicate++;
+                    if (o == SaveOutcome.SUPERSEDED) {
+                        reasons.merge(o.reason(), 1L, Long::sum);
+                    }
+                }
+                case DELETED -> {
+                    rejected++;
+                    reasons.merge(o.reason(), 1L, Long::sum);
+                }
+                case FAILED -> {
+                    failed++;
+                    reasons.merge(o.reason(), 1L, Long::sum);
+                }
+            }
+        }
+
+        void print(PrintStream out) {
+            firstRejections.forEach(out::println);
+            out.println("accepted " + accepted + ", duplicate " + duplicate + ", rejected " + rejected
+                    + (failed > 0 ? ", failed " + failed : ""));
+            reasons.forEach((reason, n) -> out.println("  " + n + " x " + reason));
+        }
+    }
+
+    static final class UsageException extends RuntimeException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+}

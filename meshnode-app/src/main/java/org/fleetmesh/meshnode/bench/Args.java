@@ -1,0 +1,27 @@
+package org.fleetmesh.meshnode.bench;
+
+/** {@code --name value} command-line options. */
+final class Args {
+    private final String[] args;
+
+    Args(String[] args) {
+        this.args = args;
+    }
+
+    String get(String name, String def) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return args[i + 1];
+            }
+        }
+        return def;
+    }
+
+    int getInt(String name, int def) {
+        return Integer.parseInt(get(name, Integer.toString(def)));
+    }
+
+    long getLong(String name, long def) {
+        return Long.parseLong(get(name, Long.toString(def)));
+    }
+}

@@ -1,0 +1,126 @@
+package org.fleetmesh.storage.postgres;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.ResourceProvider;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.flywaydb.core.api.resource.LoadableResource;
+
+/**
+ * Runs the schema migrations shipped in this jar under {@code db/fleetmesh/}. The migrations are
+ * listed explicitly (no classpath scanning), so this works in plain JVMs and inside a packaged
+ * Quarkus application, whose class loader cannot be scanned for directories.
+ */
+public final class Migrations {
+
+    /** Where the SQL files live inside the jar. */
+    public static final String LOCATION = "db/fleetmesh";
+
+    /** Every migration, in order. Add new files here as well as under {@link #LOCATION}. */
+    static final List<String> FILES = List.of("V1__events.sql");
+
+    /** Flyway's history table, kept apart from any other Flyway user of the same schema. */
+    public static final String HISTORY_TABLE = "fleetmesh_schema_history";
+
+    private Migrations() {
+    }
+
+    /** Applies pending migrations; returns how many ran. Safe when several nodes start at once. */
+    public static int migrate(DataSource dataSource) {
+        ClassLoader cl = Migrations.class.getClassLoader();
+        Flyway flyway = Flyway.configure(cl)
+                .dataSource(dataSource)
+                .table(HISTORY_TABLE)
+                .resourceProvider(new ListedResources(cl))
+                .javaMigrationClassProvider(List::of)
+                .baselineOnMigrate(false)
+                .load();
+        MigrateResult result = flyway.migrate();
+        return result.migrationsExecuted;
+    }
+
+    static final class ListedResources implements ResourceProvider {
+        private final ClassLoader cl;
+
+        ListedResources(ClassLoader cl) {
+            this.cl = cl;
+        }
+
+        @Override
+        public LoadableResource getResource(String name) {
+            for (String f : FILES) {
+                if (name.equals(f) || name.equals(LOCATION + "/" + f)) {
+                    return new Sql(cl, f);
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public Collection<LoadableResource> getResources(String prefix, String[] suffixes) {
+            List<LoadableResource> out = new ArrayList<>();
+            for (String f : FILES) {
+                if (!f.startsWith(prefix)) {
+                    continue;
+                }
+                for (String s : suffixes) {
+                    if (f.endsWith(s)) {
+                        out.add(new Sql(cl, f));
+                        break;
+                    }
+                }
+            }
+            return out;
+        }
+    }
+
+    static final class Sql extends LoadableResource {
+        private final ClassLoader cl;
+        private final String file;
+
+        Sql(ClassLoader cl, String file) {
+            this.cl = cl;
+            this.file = file;
+        }
+
+        @Override
+        public Reader read() {
+            InputStream in = cl.getResourceAsStream(LOCATION + "/" + file);
+            if (in == null) {
+                throw new UncheckedIOException(new IOException("migration not found on the class path: " + LOCATION + "/" + file));
+            }
+            return new InputStreamReader(in, StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String getAbsolutePath() {
+            return LOCATION + "/" + file;
+        }
+
+        @Override
+        public String getAbsolutePathOnDisk() {
+            return LOCATION + "/" + file;
+        }
+
+        @Override
+        public String getFilename() {
+            return file;
+        }
+
+        @Override
+        public String getRelativePath() {
+            return file;
+        }
+    }
+}
