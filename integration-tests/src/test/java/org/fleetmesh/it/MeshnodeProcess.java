@@ -1,0 +1,327 @@
+package org.fleetmesh.it;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * One meshnode started from the packaged app ({@code quarkus-run.jar}) as a child process, with
+ * its own data dir and a free port, its log captured under {@code target/it-logs/}. It can be
+ * stopped gracefully, killed with SIGKILL, and started again on the same data dir.
+ */
+public final class MeshnodeProcess implements AutoCloseable {
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    private final String name;
+    private final Path dataDir;
+    private final Map<String, String> env;
+    private Process process;
+    private int port;
+    private Path log;
+    private int starts;
+
+    private MeshnodeProcess(String name, Path dataDir, Map<String, String> env) {
+        this.name = name;
+        this.dataDir = dataDir;
+        this.env = env;
+    }
+
+    /** Starts a node on a fresh data dir and waits until it is ready. */
+    public static MeshnodeProcess start(String name) {
+        return start(name, Map.of());
+    }
+
+    /** Starts a node on a fresh data dir with extra environment and waits until it is ready. */
+    public static MeshnodeProcess start(String name, Map<String, String> env) {
+        MeshnodeProcess p = new MeshnodeProcess(name, newDataDir(name), Map.copyOf(env));
+        p.startAgain();
+        return p;
+    }
+
+    public static Path appDir() {
+        Path app = Path.of(System.getProperty("meshnode.app.dir", "../meshnode-app/target/quarkus-app"));
+        if (!Files.isRegularFile(app.resolve("quarkus-run.jar"))) {
+            throw new IllegalStateException("the packaged node is missing: " + app.resolve("quarkus-run.jar")
+                    + " (run `mvn -o install -DskipTests` first)");
+        }
+        return app;
+    }
+
+    public static Path projectRoot() {
+        return Path.of(System.getProperty("meshnode.root", "..")).toAbsolutePath().normalize();
+    }
+
+    public static Path targetDir() {
+        return Path.of(System.getProperty("meshnode.it.target", "target")).toAbsolutePath().normalize();
+    }
+
+    /** A fresh, empty directory under target/it-data. */
+    public static Path newDataDir(String name) {
+        try {
+            Path root = targetDir().resolve("it-data");
+            Files.createDirectories(root);
+            return Files.createTempDirectory(root, name + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** (Re)starts the node on its data dir on a new free port and waits for readiness. */
+    public synchronized void startAgain() {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException(name + " is still running");
+        }
+        starts++;
+        port = freePort();
+        try {
+            Path logs = targetDir().resolve("it-logs");
+            Files.createDirectories(logs);
+            log = logs.resolve(name + "-" + dataDir.getFileName() + "-start" + starts + ".log");
+            List<String> cmd = new ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.add("-Xmx512m");
+            cmd.add("-jar");
+            cmd.add(appDir().resolve("quarkus-run.jar").toAbsolutePath().toString());
+            ProcessBuilder pb = new ProcessBuilder(cmd)
+                    .directory(dataDir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+            Map<String, String> e = pb.environment();
+            e.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+            e.put("QUARKUS_HTTP_HOST", "127.0.0.1");
+            e.put("FLEETMESH_DATA_DIR", dataDir.toString());
+            e.putAll(env);
+            process = pb.start();
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        awaitReady(READY_TIMEOUT);
+    }
+
+    private void awaitReady(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        HttpRequest ready = HttpRequest.newBuilder(httpUri().resolve("/q/health/ready"))
+                .timeout(Duration.ofSeconds(2)).GET().build();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + process.exitValue()
+                        + " before it was ready; log " + log + ":\n" + logTail(60));
+            }
+            try {
+                HttpResponse<String> r = HTTP.send(ready, HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+            sleep(200);
+        }
+        throw new IllegalStateException(name + " was not ready within " + timeout + "; log " + log + ":\n" + logTail(60));
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public URI wsUri() {
+        return URI.create("ws://127.0.0.1:" + port + "/");
+    }
+
+    public URI httpUri() {
+        return URI.create("http://127.0.0.1:" + port + "/");
+    }
+
+    public Path dataDir() {
+        return dataDir;
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    public boolean isAlive() {
+        return process != null && process.isAlive();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public String logText() {
+        try {
+            return log == null ? "" : Files.readString(log, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(log unreadable: " + e + ")";
+        }
+    }
+
+    public String logTail(int lines) {
+        String[] all = logText().split("\n");
+        StringBuilder sb = new StringBuilder();
+        for (int i = Math.max(0, all.length - lines); i < all.length; i++) {
+            sb.append(all[i]).append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** Graceful stop (SIGTERM), SIGKILL after 30 s. Returns the exit code. */
+    public synchronized int stop() {
+        if (process == null) {
+            return -1;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            return process.exitValue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** {@code kill -9}: the node gets no chance to clean up (its embedded postmaster survives it). */
+    public synchronized void kill() {
+        if (process == null) {
+            return;
+        }
+        process.destroyForcibly();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(name + " did not die after SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * The embedded PostgreSQL clusters under the data dir, found by their {@code postmaster.pid}:
+     * the pid each file names, whether or not that process still runs.
+     */
+    public List<Long> postmasterPids() {
+        List<Long> pids = new ArrayList<>();
+        if (!Files.isDirectory(dataDir)) {
+            return pids;
+        }
+        try (Stream<Path> files = Files.walk(dataDir, 6)) {
+            for (Path f : files.filter(f -> f.getFileName().toString().equals("postmaster.pid")).toList()) {
+                try {
+                    String first = Files.readAllLines(f).stream().findFirst().orElse("").trim();
+                    pids.add(Long.parseLong(first));
+                } catch (IOException | NumberFormatException e) {
+                    // being written or removed right now
+                }
+            }
+        } catch (IOException | UncheckedIOException e) {
+            // a cluster directory changed while we walked it
+        }
+        return pids;
+    }
+
+    /** Live postgres server processes whose command line names a directory inside this data dir. */
+    public List<ProcessHandle> livePostmasters() {
+        String dir = dataDir.toAbsolutePath().toString();
+        return ProcessHandle.allProcesses()
+                .filter(ProcessHandle::isAlive)
+                .filter(h -> {
+                    Optional<String> cmd = h.info().commandLine();
+                    return cmd.isPresent() && cmd.get().contains("postgres") && cmd.get().contains(" -D ")
+                            && cmd.get().contains(dir) && !cmd.get().contains("pg_ctl");
+                })
+                .toList();
+    }
+
+    /** The pid the node's own {@code postmaster.pid} names, if any such process is alive. */
+    public OptionalLong livePostmasterFromPidFile() {
+        for (long pid : postmasterPids()) {
+            if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+                return OptionalLong.of(pid);
+            }
+        }
+        return OptionalLong.empty();
+    }
+
+    /**
+     * Stops the node, then any postmaster it left behind in its data dir (only processes this
+     * node started: their pid files lie in our own temp data dir).
+     */
+    @Override
+    public synchronized void close() {
+        if (process != null && process.isAlive()) {
+            stop();
+        }
+        List<ProcessHandle> leftovers = new ArrayList<>(livePostmasters());
+        for (long pid : postmasterPids()) {
+            ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(h -> {
+                if (leftovers.stream().noneMatch(l -> l.pid() == h.pid())) {
+                    leftovers.add(h);
+                }
+            });
+        }
+        for (ProcessHandle h : leftovers) {
+            h.destroy(); // SIGTERM: PostgreSQL's "smart" shutdown
+        }
+        for (ProcessHandle h : leftovers) {
+            try {
+                h.onExit().get(15, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                h.destroyForcibly();
+            }
+        }
+    }
+
+    /** Environment for two nodes sharing one external database. */
+    public static Map<String, String> externalDatabase(String jdbcUrl, String user) {
+        Map<String, String> m = new HashMap<>();
+        m.put("QUARKUS_DATASOURCE_JDBC_URL", jdbcUrl);
+        m.put("QUARKUS_DATASOURCE_USERNAME", user);
+        return m;
+    }
+
+    static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return name + "@" + port + " (" + dataDir + ")";
+    }
+}

@@ -1,0 +1,99 @@
+package org.fleetmesh.relay;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.SaveOutcome;
+
+/**
+ * A test double for the relay core: keeps regular events in a list, no replacement or deletion
+ * (those are the PostgreSQL store's job and are tested there). It can be told to fail or to hold
+ * a query until released, to drive the relay through its error and concurrency paths.
+ */
+final class MemoryStore implements EventStore {
+    final List<Event> events = new CopyOnWriteArrayList<>();
+    final List<Event> announced = new CopyOnWriteArrayList<>();
+    volatile boolean failQueries;
+    volatile CountDownLatch queryStarted;
+    volatile CountDownLatch releaseQuery;
+    Consumer<List<String>> foreign;
+
+    @Override
+    public synchronized List<SaveOutcome> save(List<Event> batch) {
+        List<SaveOutcome> out = new ArrayList<>();
+        for (Event e : batch) {
+            if (events.contains(e)) {
+                out.add(SaveOutcome.DUPLICATE);
+            } else {
+                events.add(e);
+                out.add(SaveOutcome.STORED);
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void query(Filter filter, long now, EventSink sink) {
+        if (failQueries) {
+            throw new IllegalStateException("simulated store failure");
+        }
+        List<Event> matching = new ArrayList<>(events.stream().filter(filter::matches).toList());
+        matching.sort(Comparator.comparingLong(Event::createdAt).reversed().thenComparing(Event::id));
+        if (queryStarted != null) {
+            queryStarted.countDown();
+            try {
+                releaseQuery.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        int n = 0;
+        for (Event e : matching) {
+            if ((filter.limit() != null && n++ >= filter.limit()) || !sink.accept(e.id(), e.json())) {
+                return;
+            }
+        }
+    }
+
+    @Override
+    public long count(Filter filter, long now) {
+        return events.stream().filter(filter::matches).count();
+    }
+
+    @Override
+    public void enumerate(Filter filter, long now, ItemSink sink) {
+        events.stream().filter(filter::matches).sorted(Comparator.comparingLong(Event::createdAt).thenComparing(Event::id))
+                .forEach(e -> sink.accept(e.createdAt(), e.id()));
+    }
+
+    @Override
+    public int purgeExpired(long now) {
+        return 0;
+    }
+
+    @Override
+    public void onForeignEvents(Consumer<List<String>> listener) {
+        foreign = listener;
+    }
+
+    @Override
+    public void announceEphemeral(Event event) {
+        announced.add(event);
+    }
+
+    @Override
+    public boolean isHealthy() {
+        return true;
+    }
+
+    @Override
+    public void close() {
+    }
+}

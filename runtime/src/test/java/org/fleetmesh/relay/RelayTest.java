@@ -1,0 +1,306 @@
+package org.fleetmesh.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Events;
+import org.fleetmesh.nostr.Schnorr;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The relay core driven without sockets, message by message. */
+class RelayTest {
+    static final long NOW = 1_700_000_000L;
+    final byte[] key = Schnorr.newSecretKey();
+    MemoryStore store;
+    Relay relay;
+    Client client;
+
+    static final class Client implements Connection {
+        final LinkedBlockingQueue<String> received = new LinkedBlockingQueue<>();
+        final String id;
+        volatile boolean refuse;
+
+        Client(String id) {
+            this.id = id;
+        }
+
+        @Override
+        public String id() {
+            return id;
+        }
+
+        @Override
+        public boolean send(String text) {
+            if (refuse) {
+                return false;
+            }
+            received.add(text);
+            return true;
+        }
+
+        String next() throws InterruptedException {
+            String m = received.poll(5, TimeUnit.SECONDS);
+            assertNotNull(m, "expected a message from the relay");
+            return m;
+        }
+
+        String none() throws InterruptedException {
+            return received.poll(200, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @BeforeEach
+    void start() {
+        store = new MemoryStore();
+        RelayLimits l = RelayLimits.DEFAULT;
+        RelayLimits small = new RelayLimits(4096, 3, 4, 100, 50, l.maxEventTags(), 1000, 900, 0, l.sendQueueBytes(),
+                l.writeQueueEvents());
+        relay = new Relay(store, small, 2, () -> NOW);
+        client = connect("c1");
+    }
+
+    @AfterEach
+    void stop() {
+        relay.close();
+    }
+
+    Client connect(String id) {
+        Client c = new Client(id);
+        relay.opened(c);
+        return c;
+    }
+
+    Event note(long createdAt, String content, List<List<String>> tags) {
+        return Events.sign(key, createdAt, 1, tags, content);
+    }
+
+    Event note(long createdAt, String content) {
+        return note(createdAt, content, List.of());
+    }
+
+    void publish(Client c, Event e) throws InterruptedException {
+        relay.handle(c, "[\"EVENT\"," + e.json() + "]");
+        assertEquals("[\"OK\",\"" + e.id().hex() + "\",true,\"\"]", c.next());
+    }
+
+    @Test
+    void acceptedEventIsAnsweredOkTrueAfterItIsStored() throws Exception {
+        Event e = note(NOW, "hello");
+        publish(client, e);
+        assertTrue(store.events.contains(e));
+    }
+
+    @Test
+    void secondCopyIsADuplicate() throws Exception {
+        Event e = note(NOW, "twice");
+        publish(client, e);
+        relay.handle(client, "[\"EVENT\"," + e.json() + "]");
+        assertTrue(client.next().startsWith("[\"OK\",\"" + e.id().hex() + "\",true,\"duplicate:"));
+    }
+
+    @Test
+    void tamperedContentIsRefusedAsInvalid() throws Exception {
+        Event e = note(NOW, "original");
+        String forged = e.json().replace("original", "forged!!");
+        relay.handle(client, "[\"EVENT\"," + forged + "]");
+        assertEquals("[\"OK\",\"" + e.id().hex() + "\",false,\"invalid: event id does not match the canonical serialization\"]",
+                client.next());
+        assertTrue(store.events.isEmpty());
+    }
+
+    @Test
+    void authEventSentAsEventIsNeitherStoredNorBroadcast() throws Exception {
+        Client watcher = connect("w");
+        relay.handle(watcher, "[\"REQ\",\"all\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"all\"]", watcher.next());
+        Event auth = Events.sign(key, NOW, 22242, List.of(List.of("relay", "ws://x"), List.of("challenge", "c")), "");
+        relay.handle(client, "[\"EVENT\"," + auth.json() + "]");
+        assertTrue(client.next().contains("false,\"invalid: kind 22242"));
+        assertNull(watcher.none());
+        assertTrue(store.events.isEmpty());
+    }
+
+    @Test
+    void eventTooFarInTheFutureIsRefused() throws Exception {
+        Event e = note(NOW + 901, "future");
+        relay.handle(client, "[\"EVENT\"," + e.json() + "]");
+        assertTrue(client.next().contains("false,\"invalid: created_at is more than 900 seconds in the future"));
+    }
+
+    @Test
+    void expiredEventIsRefused() throws Exception {
+        Event e = note(NOW - 10, "gone", List.of(List.of("expiration", Long.toString(NOW - 1))));
+        relay.handle(client, "[\"EVENT\"," + e.json() + "]");
+        assertTrue(client.next().contains("false,\"invalid: event has expired"));
+    }
+
+    @Test
+    void protectedEventNeedsAuthentication() throws Exception {
+        Event e = note(NOW, "mine only", List.of(List.of("-")));
+        relay.handle(client, "[\"EVENT\"," + e.json() + "]");
+        assertTrue(client.next().contains("false,\"auth-required:"));
+        assertTrue(store.events.isEmpty());
+    }
+
+    @Test
+    void reqSendsStoredNewestFirstThenEoseThenLive() throws Exception {
+        Event old = note(NOW - 100, "old");
+        Event recent = note(NOW - 10, "recent");
+        publish(client, old);
+        publish(client, recent);
+        Client reader = connect("r");
+        relay.handle(reader, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
+        assertEquals(RelayMessages.event("s", recent.json()), reader.next());
+        assertEquals(RelayMessages.event("s", old.json()), reader.next());
+        assertEquals("[\"EOSE\",\"s\"]", reader.next());
+        Event live = note(NOW, "live");
+        publish(client, live);
+        assertEquals(RelayMessages.event("s", live.json()), reader.next());
+    }
+
+    @Test
+    void limitZeroMeansLiveOnly() throws Exception {
+        publish(client, note(NOW - 5, "stored"));
+        relay.handle(client, "[\"REQ\",\"live\",{\"kinds\":[1],\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"live\"]", client.next());
+        Event live = note(NOW, "now");
+        relay.handle(client, "[\"EVENT\"," + live.json() + "]");
+        List<String> got = List.of(client.next(), client.next());
+        assertTrue(got.contains(RelayMessages.event("live", live.json())), got.toString());
+    }
+
+    @Test
+    void reusedSubscriptionIdReplacesItsFilters() throws Exception {
+        relay.handle(client, "[\"REQ\",\"s\",{\"kinds\":[1],\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", client.next());
+        relay.handle(client, "[\"REQ\",\"s\",{\"kinds\":[7],\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", client.next());
+        Client writer = connect("w");
+        publish(writer, note(NOW, "kind one"));
+        assertNull(client.none(), "the replaced kind-1 filter must no longer deliver");
+        Event reaction = Events.sign(key, NOW, 7, List.of(), "+");
+        publish(writer, reaction);
+        assertEquals(RelayMessages.event("s", reaction.json()), client.next());
+    }
+
+    @Test
+    void closeStopsDelivery() throws Exception {
+        relay.handle(client, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", client.next());
+        relay.handle(client, "[\"CLOSE\",\"s\"]");
+        Client writer = connect("w");
+        publish(writer, note(NOW, "after close"));
+        assertNull(client.none());
+    }
+
+    @Test
+    void tooManySubscriptionsGetClosed() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            relay.handle(client, "[\"REQ\",\"s" + i + "\",{\"limit\":0}]");
+            assertEquals("[\"EOSE\",\"s" + i + "\"]", client.next());
+        }
+        relay.handle(client, "[\"REQ\",\"s3\",{\"limit\":0}]");
+        assertTrue(client.next().startsWith("[\"CLOSED\",\"s3\",\"rate-limited:"));
+        relay.handle(client, "[\"REQ\",\"s0\",{\"kinds\":[1],\"limit\":0}]"); // replacing an open one is fine
+        assertEquals("[\"EOSE\",\"s0\"]", client.next());
+    }
+
+    @Test
+    void refusedReqGetsClosedWithItsId() throws Exception {
+        relay.handle(client, "[\"REQ\",\"bad\",{\"ids\":[\"XYZ\"]}]");
+        assertTrue(client.next().startsWith("[\"CLOSED\",\"bad\",\"invalid:"));
+        relay.handle(client, "[\"COUNT\",\"c\",{\"kinds\":\"1\"}]");
+        assertTrue(client.next().startsWith("[\"CLOSED\",\"c\",\"invalid:"));
+    }
+
+    @Test
+    void unreadableMessageGetsANoticeAndTheConnectionGoesOn() throws Exception {
+        relay.handle(client, "not json");
+        assertTrue(client.next().startsWith("[\"NOTICE\",\"invalid:"));
+        relay.handle(client, "[\"HELLO\"]");
+        assertTrue(client.next().startsWith("[\"NOTICE\",\"invalid: unknown message type"));
+        relay.handle(client, "x".repeat(5000));
+        assertTrue(client.next().startsWith("[\"NOTICE\",\"invalid: message too large"));
+        publish(client, note(NOW, "still here"));
+    }
+
+    @Test
+    void ephemeralEventsAreFannedOutButNotStored() throws Exception {
+        relay.handle(client, "[\"REQ\",\"e\",{\"kinds\":[20001],\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"e\"]", client.next());
+        Event eph = Events.sign(key, NOW, 20001, List.of(), "typing");
+        Client writer = connect("w");
+        publish(writer, eph);
+        assertEquals(RelayMessages.event("e", eph.json()), client.next());
+        assertTrue(store.events.isEmpty());
+        assertEquals(List.of(eph), store.announced);
+    }
+
+    @Test
+    void countCountsTheUnionOfFiltersOnce() throws Exception {
+        Event a = note(NOW - 1, "a");
+        Event b = Events.sign(key, NOW, 7, List.of(), "b");
+        publish(client, a);
+        publish(client, b);
+        relay.handle(client, "[\"COUNT\",\"n\",{\"kinds\":[1]},{\"authors\":[\"" + a.pubkey().hex() + "\"]}]");
+        assertEquals("[\"COUNT\",\"n\",{\"count\":2}]", client.next());
+    }
+
+    @Test
+    void failedQueryGetsClosedWithAnError() throws Exception {
+        store.failQueries = true;
+        relay.handle(client, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
+        assertEquals("[\"CLOSED\",\"s\",\"error: could not read stored events\"]", client.next());
+    }
+
+    @Test
+    void eventsCommittedDuringTheStoredPhaseArriveAfterEoseExactlyOnce() throws Exception {
+        Event stored = note(NOW - 50, "stored");
+        publish(client, stored);
+        store.queryStarted = new CountDownLatch(1);
+        store.releaseQuery = new CountDownLatch(1);
+        Client reader = connect("r");
+        relay.handle(reader, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
+        assertTrue(store.queryStarted.await(5, TimeUnit.SECONDS));
+        Event during = note(NOW, "during the query");
+        publish(client, during);
+        assertNull(reader.none(), "nothing may precede the stored events");
+        store.releaseQuery.countDown();
+        // the query snapshot (taken before the hold) has only `stored`; `during` comes after EOSE
+        assertEquals(RelayMessages.event("s", stored.json()), reader.next());
+        assertEquals("[\"EOSE\",\"s\"]", reader.next());
+        assertEquals(RelayMessages.event("s", during.json()), reader.next());
+        assertNull(reader.none());
+    }
+
+    @Test
+    void foreignEventsFromSiblingNodesReachLiveSubscriptions() throws Exception {
+        relay.handle(client, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", client.next());
+        Event e = note(NOW, "from a sibling");
+        store.foreign.accept(List.of(e.json()));
+        assertEquals(RelayMessages.event("s", e.json()), client.next());
+    }
+
+    @Test
+    void closedConnectionReceivesNothingMore() throws Exception {
+        relay.handle(client, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", client.next());
+        relay.closed(client);
+        Client writer = connect("w");
+        publish(writer, note(NOW, "after disconnect"));
+        assertNull(client.none());
+        assertFalse(relay.connectionCount() > 1);
+    }
+}
