@@ -32,6 +32,10 @@ public final class Events {
 
     /** Why the event is not authentic, or null when its id and signature are both right. */
     public static String verify(Event e) {
+        if (!wellFormed(e)) {
+            // UTF-8 cannot encode a lone surrogate (getBytes writes '?'), so distinct strings would share an id
+            return "invalid: content or tags hold an unpaired UTF-16 surrogate";
+        }
         EventId expected = computeId(e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content());
         if (!expected.equals(e.id())) {
             return "invalid: event id does not match the canonical serialization";
@@ -40,6 +44,33 @@ public final class Events {
             return "invalid: bad signature";
         }
         return null;
+    }
+
+    private static boolean wellFormed(Event e) {
+        if (!wellFormed(e.content())) {
+            return false;
+        }
+        for (List<String> tag : e.tags()) {
+            for (String s : tag) {
+                if (!wellFormed(s)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** True when every surrogate in {@code s} is part of a high-low pair. */
+    static boolean wellFormed(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Builds and signs an event with a secret key. */

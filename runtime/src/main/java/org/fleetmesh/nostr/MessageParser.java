@@ -156,13 +156,13 @@ public final class MessageParser {
                     if (v == JsonToken.START_ARRAY) {
                         tags = readTags(p);
                         if (tags == null && problem == null) {
-                            problem = "invalid: tags must be an array of arrays of strings";
+                            problem = "invalid: tags must be an array of non-empty arrays of strings";
                         } else if (tags != null && tags.size() > limits.maxTags() && problem == null) {
                             problem = "invalid: too many tags (at most " + limits.maxTags() + ")";
                         }
                     } else {
                         if (problem == null) {
-                            problem = "invalid: tags must be an array of arrays of strings";
+                            problem = "invalid: tags must be an array of non-empty arrays of strings";
                         }
                         skip(p, v);
                     }
@@ -209,6 +209,9 @@ public final class MessageParser {
                     ok = false;
                     p.skipChildren();
                 }
+            }
+            if (tag.isEmpty()) {
+                ok = false; // NIP-01: each tag is an array of one or more strings
             }
             tags.add(List.copyOf(tag));
         }

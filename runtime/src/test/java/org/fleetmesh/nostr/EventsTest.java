@@ -195,6 +195,39 @@ class EventsTest {
         assertEquals(BAD_SIG, Events.verify(t));
     }
 
+    private static final String LONE_SURROGATE = "invalid: content or tags hold an unpaired UTF-16 surrogate";
+
+    @Test
+    void verifyRefusesContentWithALoneSurrogateThatHashesLikeAQuestionMark() throws ProtocolException {
+        // UTF-8 cannot encode U+D800 alone: String.getBytes writes '?', so this forgery would share the real id
+        Event real = Events.sign(SECRET, 1L, 1, List.of(), "pay ? sats");
+        String forged = real.json().replace("\"pay ? sats\"", "\"pay \\ud800 sats\"");
+        Event f = new MessageParser(MessageParser.Limits.DEFAULT).parseEvent(forged);
+        assertEquals("pay \ud800 sats", f.content());
+        assertEquals(LONE_SURROGATE, Events.verify(f));
+    }
+
+    @Test
+    void verifyRefusesATagValueWithALoneLowSurrogate() {
+        Event real = Events.sign(SECRET, 1L, 1, List.of(List.of("t", "?")), "");
+        Event f = copy(real, real.id(), real.pubkey(), real.createdAt(), real.kind(), List.of(List.of("t", "\udfff")),
+                real.content(), real.sig());
+        assertEquals(LONE_SURROGATE, Events.verify(f));
+    }
+
+    @Test
+    void verifyRefusesAHighSurrogateAtTheEndOfContent() {
+        Event real = Events.sign(SECRET, 1L, 1, List.of(), "x?");
+        Event f = copy(real, real.id(), real.pubkey(), real.createdAt(), real.kind(), real.tags(), "x\ud83d",
+                real.sig());
+        assertEquals(LONE_SURROGATE, Events.verify(f));
+    }
+
+    @Test
+    void verifyAcceptsSurrogatePairs() {
+        assertNull(Events.verify(Events.sign(SECRET, 1L, 1, List.of(List.of("t", "\uD83D\uDE00")), "\uD83E\uDD19 ok")));
+    }
+
     // --- sign ------------------------------------------------------------------------------
 
     @Test

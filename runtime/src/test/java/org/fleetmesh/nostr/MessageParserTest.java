@@ -450,9 +450,9 @@ class MessageParserTest {
 
     @ParameterizedTest
     @ValueSource(strings = { "\"e\"", "{}", "null", "[\"e\",\"x\"]", "[[\"e\",1]]", "[[\"e\",null]]",
-            "[[\"e\",[\"x\"]]]", "[[\"e\",{\"v\":\"x\"}]]", "[[\"t\",\"ok\"],7]", "[[\"t\",\"ok\"],[true]]" })
+            "[[\"e\",[\"x\"]]]", "[[\"e\",{\"v\":\"x\"}]]", "[[\"t\",\"ok\"],7]", "[[\"t\",\"ok\"],[true]]", "[[]]", "[[\"t\",\"ok\"],[]]" })
     void tagsThatAreNotArraysOfArraysOfStringsAreRefusedWithTheId(String v) {
-        eventRefusal(eventWith("tags", v), "invalid: tags must be an array of arrays of strings");
+        eventRefusal(eventWith("tags", v), "invalid: tags must be an array of non-empty arrays of strings");
     }
 
     @Test
