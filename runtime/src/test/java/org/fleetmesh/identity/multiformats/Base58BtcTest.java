@@ -1,0 +1,50 @@
+package org.fleetmesh.identity.multiformats;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.HexFormat;
+import java.util.Random;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** Examples from draft-msporny-base58-03 §5. */
+class Base58BtcTest {
+    @Test
+    void encodesTheDraftExamples() {
+        assertEquals("2NEpo7TZRRrLZSi2U", Base58Btc.encode("Hello World!".getBytes(StandardCharsets.US_ASCII)));
+        assertEquals("USm3fpXnKG5EUBx2ndxBDMPVciP5hGey2Jh4NDv6gmeo1LkMeiKrLJUUBk6Z",
+                Base58Btc.encode("The quick brown fox jumps over the lazy dog.".getBytes(StandardCharsets.US_ASCII)));
+    }
+
+    @Test
+    void writesEachLeadingZeroByteAsOne() {
+        assertEquals("11233QC4", Base58Btc.encode(HexFormat.of().parseHex("0000287fb4cd")));
+        assertArrayEquals(HexFormat.of().parseHex("0000287fb4cd"), Base58Btc.decode("11233QC4"));
+    }
+
+    @Test
+    void decodesWhatItEncodes() {
+        Random random = new Random(7);
+        for (int length = 0; length < 80; length++) {
+            byte[] bytes = new byte[length];
+            random.nextBytes(bytes);
+            if (length > 2) {
+                bytes[0] = 0; // leading zeros are the edge case
+            }
+            assertArrayEquals(bytes, Base58Btc.decode(Base58Btc.encode(bytes)), "length " + length);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "0", "O", "I", "l", "+", "é" })
+    void refusesCharactersOutsideTheAlphabet(String bad) {
+        MultiformatException e = assertThrows(MultiformatException.class, () -> Base58Btc.decode("2NEpo" + bad + "7T"));
+        assertTrue(e.getMessage().contains("not a base58btc character"), e.getMessage());
+    }
+}
