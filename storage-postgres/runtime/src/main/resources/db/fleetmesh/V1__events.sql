@@ -32,8 +32,12 @@ create index event_expires_at_idx  on event (expires_at) where expires_at is not
 -- one row per distinct single-letter tag (tag[0] one letter, tag[1] its value) of an event,
 -- with kind and created_at copied from the event so that #e/#p/#t filters are answered in
 -- order from one index (and the kind checked inside it).
+--
+-- No foreign key: the per-row RI trigger cost ~20% of the batch insert time. Every statement
+-- that deletes events deletes their tag rows in the same statement (PostgresStore), readers
+-- always join event (an orphan row can never match), and tag inserts ignore conflicts.
 create table tag (
-    event_id    bytea   not null references event (id) on delete cascade,
+    event_id    bytea   not null,
     name        text    not null,
     value       text    not null,
     kind        integer not null,

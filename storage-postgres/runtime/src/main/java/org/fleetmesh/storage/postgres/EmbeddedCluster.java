@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
@@ -99,6 +100,9 @@ public final class EmbeddedCluster implements AutoCloseable {
                     .setServerConfig("full_page_writes", "on")
                     .setServerConfig("listen_addresses", "localhost")
                     .setServerConfig("max_connections", "200")
+                    // (initdb only, on a fresh dir) byte-wise text comparison: tag values are only
+                    // ever compared for equality, the C collation is the fastest and platform-neutral
+                    .setLocaleConfig("locale", "C")
                     .start();
             LOG.infof("embedded PostgreSQL %s in %s on port %d", fresh ? "initialised and started" : "started", pgDir,
                     pg.getPort());
@@ -207,18 +211,49 @@ public final class EmbeddedCluster implements AutoCloseable {
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
     }
 
-    /** Whether the live process {@code pid} is a PostgreSQL server (false when it cannot tell). */
-    static Optional<Boolean> isPostgres(long pid) {
+    /** What a live pid named in postmaster.pid turned out to be. */
+    enum PidOwner {
+        /** A postmaster of this very data directory. */
+        OUR_POSTMASTER,
+        /** Some other program: the pid was reused, the file is stale. */
+        OTHER_PROGRAM,
+        /** A PostgreSQL process of another cluster, or unknown. */
+        UNKNOWN
+    }
+
+    static PidOwner identify(long pid, Path pgDir) {
         Path cmdline = Path.of("/proc", Long.toString(pid), "cmdline");
-        try {
-            if (Files.isReadable(cmdline)) {
-                String c = new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8);
-                return Optional.of(c.contains("postgres"));
+        String[] args;
+        if (Files.isDirectory(Path.of("/proc/self"))) {
+            try {
+                args = new String(Files.readAllBytes(cmdline), StandardCharsets.UTF_8).split("\u0000");
+            } catch (IOException e) {
+                return PidOwner.UNKNOWN;
             }
-        } catch (IOException e) {
-            // fall through
+        } else { // no procfs (macOS): ask the JDK
+            Optional<ProcessHandle.Info> info = ProcessHandle.of(pid).map(ProcessHandle::info);
+            if (info.isEmpty() || info.get().command().isEmpty()) {
+                return PidOwner.UNKNOWN;
+            }
+            List<String> all = new ArrayList<>();
+            all.add(info.get().command().get());
+            info.get().arguments().ifPresent(a -> all.addAll(List.of(a)));
+            args = all.toArray(new String[0]);
         }
-        return ProcessHandle.of(pid).flatMap(h -> h.info().command()).map(c -> c.contains("postgres"));
+        if (args.length == 0 || args[0].isEmpty()) {
+            return PidOwner.UNKNOWN; // a kernel thread or a zombie: cannot tell
+        }
+        String exe = Path.of(args[0].split(" ")[0]).getFileName().toString();
+        if (!exe.equals("postgres") && !exe.startsWith("postgres:")) {
+            return PidOwner.OTHER_PROGRAM;
+        }
+        String dir = pgDir.toAbsolutePath().normalize().toString();
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals("-D") && Path.of(args[i + 1]).toAbsolutePath().normalize().toString().equals(dir)) {
+                return PidOwner.OUR_POSTMASTER;
+            }
+        }
+        return PidOwner.UNKNOWN;
     }
 
     /**
@@ -236,12 +271,19 @@ public final class EmbeddedCluster implements AutoCloseable {
             LOG.infof("stale %s/postmaster.pid (pid %d is gone): PostgreSQL will recover", pgDir, pid);
             return;
         }
-        Optional<Boolean> pg = isPostgres(pid);
-        if (pg.isPresent() && !pg.get()) {
-            // the pid was reused by an unrelated process after a reboot: the file is stale
-            LOG.warnf("%s/postmaster.pid names pid %d, which is not PostgreSQL: removing the stale file", pgDir, pid);
-            Files.deleteIfExists(pgDir.resolve("postmaster.pid"));
-            return;
+        switch (identify(pid, pgDir)) {
+            case OTHER_PROGRAM -> {
+                // the pid was reused by an unrelated program (e.g. after a reboot): the file is stale
+                LOG.warnf("%s/postmaster.pid names pid %d, which is not PostgreSQL: removing the stale file", pgDir, pid);
+                Files.deleteIfExists(pgDir.resolve("postmaster.pid"));
+                return;
+            }
+            case UNKNOWN -> throw new IOException(pgDir + "/postmaster.pid names the running process " + pid
+                    + ", which is not recognisably this cluster's PostgreSQL; refusing to start a second server."
+                    + " Stop that process, or remove the file if it is stale.");
+            default -> {
+                // an orphan: stop it below
+            }
         }
         LOG.warnf("orphaned PostgreSQL (pid %d) found in %s, left by a node that did not stop cleanly: stopping it",
                 pid, pgDir);

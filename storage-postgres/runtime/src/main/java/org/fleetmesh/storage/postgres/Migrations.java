@@ -36,6 +36,11 @@ public final class Migrations {
     private Migrations() {
     }
 
+    /** Class-path names of every migration (e.g. for registering them as native-image resources). */
+    public static List<String> resourcePaths() {
+        return FILES.stream().map(f -> LOCATION + "/" + f).toList();
+    }
+
     /** Applies pending migrations; returns how many ran. Safe when several nodes start at once. */
     public static int migrate(DataSource dataSource) {
         ClassLoader cl = Migrations.class.getClassLoader();

@@ -1,0 +1,39 @@
+package org.fleetmesh.storage.postgres.deployment;
+
+import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.storage.postgres.Migrations;
+import org.fleetmesh.storage.postgres.PostgresStorage;
+import org.fleetmesh.storage.postgres.PostgresStorageProducer;
+
+import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
+import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
+import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.deployment.builditem.FeatureBuildItem;
+import io.quarkus.deployment.builditem.nativeimage.NativeImageResourceBuildItem;
+
+/** Build steps of the PostgreSQL storage adapter. */
+class PostgresStorageProcessor {
+    static final String FEATURE = "fleetmesh-storage-postgres";
+
+    @BuildStep
+    FeatureBuildItem feature() {
+        return new FeatureBuildItem(FEATURE);
+    }
+
+    @BuildStep
+    AdditionalBeanBuildItem producer() {
+        return AdditionalBeanBuildItem.unremovableOf(PostgresStorageProducer.class);
+    }
+
+    /** The relay looks the store up by type; keep it even when nothing injects it directly. */
+    @BuildStep
+    UnremovableBeanBuildItem unremovableStore() {
+        return UnremovableBeanBuildItem.beanTypes(EventStore.class, PostgresStorage.class);
+    }
+
+    /** Flyway reads the migrations by name from the class path (no scanning): ship them in native images. */
+    @BuildStep
+    NativeImageResourceBuildItem migrations() {
+        return new NativeImageResourceBuildItem(Migrations.resourcePaths());
+    }
+}

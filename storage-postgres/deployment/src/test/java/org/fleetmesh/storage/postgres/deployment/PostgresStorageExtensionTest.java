@@ -1,0 +1,73 @@
+package org.fleetmesh.storage.postgres.deployment;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import jakarta.inject.Inject;
+
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.EventId;
+import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.nostr.Signature;
+import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.SaveOutcome;
+import org.fleetmesh.storage.postgres.PostgresStorage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import io.quarkus.test.QuarkusUnitTest;
+
+/**
+ * Boots a Quarkus application with the extension: the EventStore bean starts the embedded cluster
+ * in the configured data dir and Flyway finds the migrations inside Quarkus's class loader.
+ */
+class PostgresStorageExtensionTest {
+    static final Path DATA = Path.of("target", "quarkus-test-data-" + UUID.randomUUID()).toAbsolutePath();
+
+    @RegisterExtension
+    static final QuarkusUnitTest TEST = new QuarkusUnitTest()
+            .withEmptyApplication()
+            .overrideConfigKey("fleetmesh.data-dir", DATA.toString())
+            .overrideConfigKey("fleetmesh.storage.pool-size", "3");
+
+    @Inject
+    EventStore store;
+
+    @Inject
+    PostgresStorage storage;
+
+    @Test
+    void storesThroughTheProducedBean() {
+        SecureRandom rnd = new SecureRandom();
+        byte[] id = new byte[32];
+        byte[] pk = new byte[32];
+        byte[] sig = new byte[64];
+        rnd.nextBytes(id);
+        rnd.nextBytes(pk);
+        rnd.nextBytes(sig);
+        Event e = new Event(new EventId(id), new PubKey(pk), 1_700_000_000L, 1, List.of(List.of("t", "quarkus")),
+                "hello from Quarkus", new Signature(sig));
+        assertEquals(List.of(SaveOutcome.STORED), store.save(List.of(e)));
+        List<String> got = new ArrayList<>();
+        store.query(new Filter(null, null, null, Map.of("t", Set.of("quarkus")), null, null, 10), 1_700_000_000L,
+                (i, json) -> got.add(json));
+        assertEquals(List.of(e.json()), got);
+        assertTrue(store.isHealthy());
+        assertTrue(storage.cluster().isPresent(), "no JDBC URL configured: embedded cluster");
+        // (DATA is computed again when Quarkus reloads this class: read back the configured value)
+        Path configured = Path.of(ConfigProvider.getConfig().getValue("fleetmesh.data-dir", String.class));
+        assertEquals(configured, storage.cluster().get().dataDir());
+        assertTrue(Files.exists(configured.resolve("pg").resolve("PG_VERSION")), "cluster in the configured data dir");
+    }
+}

@@ -1,0 +1,201 @@
+package org.fleetmesh.storage.postgres;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+
+import javax.sql.DataSource;
+
+import org.eclipse.microprofile.config.Config;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.SaveOutcome;
+import org.jboss.logging.Logger;
+
+import io.agroal.api.AgroalDataSource;
+
+/**
+ * Everything the node needs for storage, opened from configuration: the embedded cluster in the
+ * data dir when no JDBC URL is configured, a connection pool, and the {@link PostgresStore}.
+ * Itself an {@link EventStore}; closing it closes the store, the pool and (when this process
+ * owns it) the embedded cluster. Framework-free: a CLI can call {@link #openFromConfig}.
+ *
+ * <p>Configuration (MicroProfile Config names, environment variables in brackets):
+ * {@code fleetmesh.data-dir} [FLEETMESH_DATA_DIR], default {@code ./data};
+ * {@code quarkus.datasource.jdbc.url} [QUARKUS_DATASOURCE_JDBC_URL], absent = embedded cluster;
+ * {@code quarkus.datasource.username}, {@code quarkus.datasource.password};
+ * {@code fleetmesh.storage.pool-size} [FLEETMESH_STORAGE_POOL_SIZE], default 16 (above the relay's query threads plus its writer).
+ */
+public final class PostgresStorage implements EventStore {
+    private static final Logger LOG = Logger.getLogger(PostgresStorage.class);
+
+    public static final String DATA_DIR = "fleetmesh.data-dir";
+    public static final String DEFAULT_DATA_DIR = "./data";
+    public static final String JDBC_URL = "quarkus.datasource.jdbc.url";
+    public static final String USERNAME = "quarkus.datasource.username";
+    public static final String PASSWORD = "quarkus.datasource.password";
+    public static final String POOL_SIZE = "fleetmesh.storage.pool-size";
+    public static final int DEFAULT_POOL_SIZE = 16;
+
+    private final EmbeddedCluster cluster; // null with an external database
+    private final AgroalDataSource pool;
+    private final PostgresStore store;
+    private final String jdbcUrl;
+    private final String user;
+    private final String password;
+
+    private PostgresStorage(EmbeddedCluster cluster, AgroalDataSource pool, PostgresStore store, String jdbcUrl,
+            String user, String password) {
+        this.cluster = cluster;
+        this.pool = pool;
+        this.store = store;
+        this.jdbcUrl = jdbcUrl;
+        this.user = user;
+        this.password = password;
+    }
+
+    /** Opens from MicroProfile Config (Quarkus config: application.properties, env, system properties). */
+    public static PostgresStorage openFromConfig() {
+        Config c = ConfigProvider.getConfig();
+        Path dataDir = Path.of(c.getOptionalValue(DATA_DIR, String.class).orElse(DEFAULT_DATA_DIR));
+        int poolSize = c.getOptionalValue(POOL_SIZE, Integer.class).orElse(DEFAULT_POOL_SIZE);
+        return openFromConfig(dataDir, nonBlank(c.getOptionalValue(JDBC_URL, String.class)),
+                nonBlank(c.getOptionalValue(USERNAME, String.class)), c.getOptionalValue(PASSWORD, String.class),
+                poolSize);
+    }
+
+    /** Opens with the default pool size; an empty {@code url} starts the embedded cluster in {@code dataDir}. */
+    public static PostgresStorage openFromConfig(Path dataDir, Optional<String> url, Optional<String> user,
+            Optional<String> password) {
+        return openFromConfig(dataDir, url, user, password, DEFAULT_POOL_SIZE);
+    }
+
+    /** Opens; an empty {@code url} starts (or attaches to) the embedded cluster in {@code <dataDir>/pg}. */
+    public static PostgresStorage openFromConfig(Path dataDir, Optional<String> url, Optional<String> user,
+            Optional<String> password, int poolSize) {
+        EmbeddedCluster cluster = null;
+        String u;
+        String name;
+        String pw;
+        if (url.isPresent() && !url.get().isBlank()) {
+            u = url.get().trim();
+            name = user.orElse(null);
+            pw = password.orElse(null);
+            LOG.infof("event store: PostgreSQL at %s", u);
+        } else {
+            try {
+                cluster = EmbeddedCluster.start(dataDir);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start the embedded PostgreSQL in " + dataDir, e);
+            }
+            u = cluster.jdbcUrl();
+            name = cluster.user();
+            pw = cluster.password();
+            LOG.infof("event store: %s", cluster);
+        }
+        AgroalDataSource pool = null;
+        try {
+            pool = PostgresStore.createPool(u, name, pw, poolSize);
+            PostgresStore store = new PostgresStore(pool, PostgresStore.driverConnections(u, name, pw));
+            return new PostgresStorage(cluster, pool, store, u, name, pw);
+        } catch (RuntimeException e) {
+            if (pool != null) {
+                pool.close();
+            }
+            if (cluster != null) {
+                cluster.close();
+            }
+            throw e;
+        }
+    }
+
+    private static Optional<String> nonBlank(Optional<String> s) {
+        return s.filter(v -> !v.isBlank());
+    }
+
+    public PostgresStore store() {
+        return store;
+    }
+
+    /** The pool, for other components that keep relational state in the same database. */
+    public DataSource dataSource() {
+        return pool;
+    }
+
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    public Optional<String> user() {
+        return Optional.ofNullable(user);
+    }
+
+    public Optional<String> password() {
+        return Optional.ofNullable(password);
+    }
+
+    /** The embedded cluster, when no external database is configured. */
+    public Optional<EmbeddedCluster> cluster() {
+        return Optional.ofNullable(cluster);
+    }
+
+    @Override
+    public List<SaveOutcome> save(List<Event> batch) {
+        return store.save(batch);
+    }
+
+    @Override
+    public void query(Filter filter, long now, EventSink sink) {
+        store.query(filter, now, sink);
+    }
+
+    @Override
+    public long count(Filter filter, long now) {
+        return store.count(filter, now);
+    }
+
+    @Override
+    public void enumerate(Filter filter, long now, ItemSink sink) {
+        store.enumerate(filter, now, sink);
+    }
+
+    @Override
+    public int purgeExpired(long now) {
+        return store.purgeExpired(now);
+    }
+
+    @Override
+    public void onForeignEvents(Consumer<List<String>> listener) {
+        store.onForeignEvents(listener);
+    }
+
+    @Override
+    public void announceEphemeral(Event event) {
+        store.announceEphemeral(event);
+    }
+
+    @Override
+    public boolean isHealthy() {
+        return store.isHealthy();
+    }
+
+    @Override
+    public void close() {
+        try {
+            store.close();
+        } finally {
+            try {
+                pool.close();
+            } finally {
+                if (cluster != null) {
+                    cluster.close();
+                }
+            }
+        }
+    }
+}

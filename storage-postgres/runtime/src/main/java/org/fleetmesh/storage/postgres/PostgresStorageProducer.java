@@ -1,0 +1,26 @@
+package org.fleetmesh.storage.postgres;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Disposes;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+/**
+ * CDI: produces the node's {@link org.fleetmesh.spi.storage.EventStore} (the bean's types are
+ * {@link PostgresStorage}, {@code EventStore}, {@code AutoCloseable}), opened from configuration on
+ * first use (see {@link PostgresStorage} for the keys) and closed, with the embedded cluster, at
+ * shutdown.
+ */
+@ApplicationScoped
+public class PostgresStorageProducer {
+
+    @Produces
+    @Singleton
+    PostgresStorage storage() {
+        return PostgresStorage.openFromConfig();
+    }
+
+    void close(@Disposes PostgresStorage storage) {
+        storage.close();
+    }
+}

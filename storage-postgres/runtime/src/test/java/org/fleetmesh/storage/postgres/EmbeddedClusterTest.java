@@ -1,0 +1,141 @@
+package org.fleetmesh.storage.postgres;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.EventId;
+import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.spi.storage.SaveOutcome;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class EmbeddedClusterTest {
+    static final long NOW = 1_700_000_000L;
+
+    @TempDir
+    Path dir;
+
+    static long countIds(PostgresStore s, EventId id) {
+        return s.count(new Filter(Set.of(id), null, null, Map.of(), null, null, null), NOW);
+    }
+
+    static long postmasterPid(Path dataDir) {
+        return EmbeddedCluster.readPidFile(dataDir.resolve("pg")).orElseThrow().pid();
+    }
+
+    /** Live (non-zombie) postmasters serving {@code pgDir}. */
+    static long postmastersOf(Path pgDir) throws IOException {
+        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                    .mapToLong(p -> Long.parseLong(p.getFileName().toString()))
+                    .filter(pid -> EmbeddedCluster.isAlive(pid)
+                            && EmbeddedCluster.identify(pid, pgDir) == EmbeddedCluster.PidOwner.OUR_POSTMASTER)
+                    .count();
+        }
+    }
+
+    @Test
+    void restartKeepsData() throws Exception {
+        Event e = Ev.ev(Ev.author(), NOW - 1, 1, "durable");
+        int firstPort;
+        try (PostgresStorage s = PostgresStorage.openFromConfig(dir, Optional.empty(), Optional.empty(), Optional.empty())) {
+            assertTrue(s.cluster().orElseThrow().owner());
+            firstPort = s.cluster().get().port();
+            assertEquals(List.of(SaveOutcome.STORED), s.save(List.of(e)));
+        }
+        assertFalse(Files.exists(dir.resolve("pg/postmaster.pid")), "stopped on close");
+        assertTrue(Files.exists(dir.resolve("pg/PG_VERSION")), "the cluster stays in the data dir");
+        try (PostgresStorage s = PostgresStorage.openFromConfig(dir, Optional.empty(), Optional.empty(), Optional.empty())) {
+            assertEquals(1, countIds(s.store(), e.id()));
+            assertEquals(List.of(SaveOutcome.DUPLICATE), s.save(List.of(e)));
+            assertTrue(s.cluster().get().port() > 0);
+            assertTrue(firstPort > 0);
+        }
+    }
+
+    @Test
+    void secondProcessAttachesAndLeavesTheServerRunning() throws Exception {
+        try (EmbeddedCluster owner = EmbeddedCluster.start(dir)) {
+            assertTrue(owner.owner());
+            try (EmbeddedCluster attached = EmbeddedCluster.start(dir)) {
+                assertFalse(attached.owner());
+                assertEquals(owner.port(), attached.port());
+                try (PostgresStore s = PostgresStore.open(attached.jdbcUrl(), attached.user(), attached.password(), 1)) {
+                    assertTrue(s.isHealthy());
+                }
+            }
+            try (PostgresStore s = PostgresStore.open(owner.jdbcUrl(), owner.user(), owner.password(), 1)) {
+                assertTrue(s.isHealthy(), "closing the attached handle did not stop the server");
+            }
+            assertEquals(1, postmastersOf(dir.resolve("pg")));
+        }
+        assertEquals(0, postmastersOf(dir.resolve("pg")));
+    }
+
+    @Test
+    void stalePidFileOfADeadProcess() throws Exception {
+        try (EmbeddedCluster c = EmbeddedCluster.start(dir)) {
+            assertTrue(c.owner());
+        }
+        Process p = new ProcessBuilder("true").start();
+        p.waitFor();
+        Files.writeString(dir.resolve("pg/postmaster.pid"), p.pid() + "\n" + dir.resolve("pg") + "\n0\n5432\n\n\n\nready\n");
+        try (EmbeddedCluster c = EmbeddedCluster.start(dir);
+                PostgresStore s = PostgresStore.open(c.jdbcUrl(), c.user(), c.password(), 1)) {
+            assertTrue(s.isHealthy());
+            assertNotEquals(p.pid(), postmasterPid(dir));
+        }
+    }
+
+    @Test
+    void orphanedPostmasterOfAKilledNodeIsStopped() throws Exception {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                "-Djava.util.logging.manager=org.jboss.logmanager.LogManager", OrphanMaker.class.getName(),
+                dir.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String id = null;
+        try (BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+            for (String line; (line = r.readLine()) != null;) {
+                if (line.startsWith("READY ")) {
+                    id = line.substring(6).trim();
+                    break;
+                }
+            }
+        } finally {
+            // kill -9 the node: its postmaster keeps running, orphaned
+            child.destroyForcibly();
+            assertTrue(child.waitFor(30, TimeUnit.SECONDS));
+        }
+        assertTrue(id != null, "the child node did not start");
+        long orphan = postmasterPid(dir);
+        assertTrue(EmbeddedCluster.isAlive(orphan), "the postmaster survived its node");
+        assertEquals(1, postmastersOf(dir.resolve("pg")));
+
+        try (PostgresStorage s = PostgresStorage.openFromConfig(dir, Optional.empty(), Optional.empty(), Optional.empty())) {
+            assertTrue(s.cluster().get().owner());
+            assertFalse(EmbeddedCluster.isAlive(orphan), "the orphan was stopped");
+            assertNotEquals(orphan, postmasterPid(dir));
+            assertEquals(1, postmastersOf(dir.resolve("pg")), "a single postmaster on the data dir");
+            assertEquals(1, countIds(s.store(), EventId.ofHex(id)), "the committed event survived");
+        }
+        assertEquals(0, postmastersOf(dir.resolve("pg")));
+        assertTrue(new File(dir.toFile(), "meshnode.lock").exists());
+    }
+}
