@@ -1,54 +1,57 @@
 package org.fleetmesh.meshnode.bench;
 
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.WebSocket;
-import java.time.Duration;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-/** A minimal WebSocket client for load drivers: whole text messages to a callback. */
-final class BenchClient implements WebSocket.Listener {
-    private final Consumer<String> onMessage;
-    private final StringBuilder partial = new StringBuilder();
-    private WebSocket ws;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketConnectOptions;
 
-    private BenchClient(Consumer<String> onMessage) {
-        this.onMessage = onMessage;
+/**
+ * A WebSocket client for load drivers (Vert.x, non-blocking, so the driver is not the
+ * bottleneck): whole text messages go to a callback on the client's event loop.
+ */
+final class BenchClient {
+    private static Vertx vertx;
+    private final WebSocket ws;
+
+    private BenchClient(WebSocket ws) {
+        this.ws = ws;
     }
 
-    static BenchClient connect(HttpClient http, URI uri, Consumer<String> onMessage) throws Exception {
-        BenchClient c = new BenchClient(onMessage);
-        c.ws = http.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10)).buildAsync(uri, c)
-                .get(10, TimeUnit.SECONDS);
-        return c;
+    static synchronized Vertx vertx() {
+        if (vertx == null) {
+            vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
+        }
+        return vertx;
+    }
+
+    static BenchClient connect(URI uri, Consumer<String> onMessage) throws Exception {
+        var client = vertx().createHttpClient(new HttpClientOptions().setMaxWebSocketMessageSize(64 << 20)
+                .setMaxWebSocketFrameSize(64 << 20));
+        int port = uri.getPort() > 0 ? uri.getPort() : (uri.getScheme().equals("wss") ? 443 : 80);
+        WebSocketConnectOptions options = new WebSocketConnectOptions().setHost(uri.getHost()).setPort(port)
+                .setURI(uri.getRawPath() == null || uri.getRawPath().isEmpty() ? "/" : uri.getRawPath())
+                .setSsl(uri.getScheme().equals("wss"));
+        WebSocket ws = client.webSocket(options).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        ws.textMessageHandler(onMessage::accept);
+        return new BenchClient(ws);
     }
 
     void send(String text) {
-        // the JDK client allows one outstanding send at a time per socket
-        synchronized (this) {
-            ws.sendText(text, true).join();
-        }
+        ws.writeTextMessage(text);
     }
 
     void close() {
-        ws.sendClose(WebSocket.NORMAL_CLOSURE, "done").orTimeout(5, TimeUnit.SECONDS).exceptionally(t -> null).join();
+        ws.close().toCompletionStage().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS).exceptionally(t -> null).join();
     }
 
-    @Override
-    public CompletionStage<?> onText(WebSocket webSocket, CharSequence data, boolean last) {
-        if (!last) {
-            partial.append(data);
-        } else if (partial.length() > 0) {
-            partial.append(data);
-            String msg = partial.toString();
-            partial.setLength(0);
-            onMessage.accept(msg);
-        } else {
-            onMessage.accept(data.toString());
+    static void shutdown() {
+        if (vertx != null) {
+            vertx.close();
         }
-        webSocket.request(1);
-        return null;
     }
 }

@@ -1,13 +1,12 @@
 package org.fleetmesh.meshnode.bench;
 
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
 
@@ -38,41 +37,44 @@ public final class IngestBench {
         double verifyRate = verifyRate(events.subList(0, Math.min(20_000, events.size())));
         System.err.printf("single-core BIP-340 verify: %,.0f/s%n", verifyRate);
 
-        HttpClient http = HttpClient.newHttpClient();
         AtomicLong ok = new AtomicLong(), refused = new AtomicLong();
         CountDownLatch done = new CountDownLatch(total);
+        // each connection keeps `inflight` events outstanding: the next goes out when an OK comes back
         List<BenchClient> clients = new ArrayList<>();
-        List<Semaphore> windows = new ArrayList<>();
+        AtomicInteger[] next = new AtomicInteger[connections];
         for (int c = 0; c < connections; c++) {
-            Semaphore window = new Semaphore(inflight);
-            windows.add(window);
-            clients.add(BenchClient.connect(http, url, msg -> {
+            int conn = c;
+            next[c] = new AtomicInteger(c);
+            BenchClient[] self = new BenchClient[1];
+            self[0] = BenchClient.connect(url, msg -> {
                 if (msg.startsWith("[\"OK\"")) {
                     if (msg.contains("\",true,")) {
                         ok.incrementAndGet();
                     } else {
                         refused.incrementAndGet();
                     }
-                    window.release();
                     done.countDown();
-                }
-            }));
-        }
-        long start = System.nanoTime();
-        Thread[] senders = new Thread[connections];
-        for (int c = 0; c < connections; c++) {
-            int conn = c;
-            senders[c] = new Thread(() -> {
-                for (int i = conn; i < total; i += connections) {
-                    windows.get(conn).acquireUninterruptibly();
-                    clients.get(conn).send(messages.get(i));
+                    int i = next[conn].getAndAdd(connections);
+                    if (i < total) {
+                        self[0].send(messages.get(i));
+                    }
                 }
             });
-            senders[c].start();
+            clients.add(self[0]);
+        }
+        long start = System.nanoTime();
+        for (int c = 0; c < connections; c++) {
+            for (int k = 0; k < inflight; k++) {
+                int i = next[c].getAndAdd(connections);
+                if (i < total) {
+                    clients.get(c).send(messages.get(i));
+                }
+            }
         }
         boolean finished = done.await(a.getInt("--timeout", 600), TimeUnit.SECONDS);
         double secs = (System.nanoTime() - start) / 1e9;
         clients.forEach(BenchClient::close);
+        BenchClient.shutdown();
         System.out.printf("{\"events\":%d,\"connections\":%d,\"inflight\":%d,\"ok_true\":%d,\"ok_false\":%d,"
                 + "\"seconds\":%.2f,\"events_per_s\":%.0f,\"verify_per_s_one_core\":%.0f,\"ratio_to_verify\":%.2f,"
                 + "\"finished\":%b}%n", total, connections, inflight, ok.get(), refused.get(), secs, ok.get() / secs,

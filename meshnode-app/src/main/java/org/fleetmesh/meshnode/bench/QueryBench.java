@@ -3,14 +3,13 @@ package org.fleetmesh.meshnode.bench;
 import java.io.BufferedWriter;
 import java.io.OutputStreamWriter;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
@@ -79,17 +78,13 @@ public final class QueryBench {
     }
 
     static void query(URI url, int runs, long seed, long base) throws Exception {
-        SynchronousQueue<String> eose = new SynchronousQueue<>();
+        LinkedBlockingQueue<String> eose = new LinkedBlockingQueue<>();
         long[] received = { 0 };
-        BenchClient client = BenchClient.connect(HttpClient.newHttpClient(), url, msg -> {
+        BenchClient client = BenchClient.connect(url, msg -> {
             if (msg.startsWith("[\"EVENT\"")) {
                 received[0]++;
             } else if (msg.startsWith("[\"EOSE\"") || msg.startsWith("[\"CLOSED\"")) {
-                try {
-                    eose.put(msg);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+                eose.offer(msg);
             }
         });
         String[] pubs = new String[AUTHORS];
@@ -141,6 +136,7 @@ public final class QueryBench {
         }
         System.out.println(json.append('}'));
         client.close();
+        BenchClient.shutdown();
         System.exit(0);
     }
 
