@@ -1,5 +1,6 @@
 package org.fleetmesh.deployment;
 
+import org.fleetmesh.identity.NodeIdentity;
 import org.fleetmesh.relay.RelayEndpoint;
 import org.fleetmesh.relay.RelayInfoRoute;
 import org.fleetmesh.relay.RelayReadiness;
@@ -28,7 +29,8 @@ class FleetmeshProcessor {
     @BuildStep
     AdditionalBeanBuildItem relayBeans() {
         return AdditionalBeanBuildItem.builder()
-                .addBeanClasses(RelayRuntime.class, RelayEndpoint.class, RelayInfoRoute.class, RelayReadiness.class)
+                .addBeanClasses(RelayRuntime.class, RelayEndpoint.class, RelayInfoRoute.class, RelayReadiness.class,
+                        NodeIdentity.class)
                 .setUnremovable()
                 .build();
     }

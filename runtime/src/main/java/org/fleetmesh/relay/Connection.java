@@ -5,6 +5,11 @@ public interface Connection {
 
     String id();
 
+    /** The Host the client connected to (for NIP-42 relay URL checks), or null when unknown. */
+    default String host() {
+        return null;
+    }
+
     /**
      * Queues a text frame. Returns false when the connection's send budget is exhausted; the
      * implementation has then told the client why and is closing it.

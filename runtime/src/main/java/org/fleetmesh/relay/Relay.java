@@ -42,11 +42,20 @@ public final class Relay implements AutoCloseable {
     private final GroupCommit writes;
     private final ThreadPoolExecutor queries;
     private final ScheduledExecutorService housekeeping;
-    private final Map<String, Map<String, Subscription>> connections = new ConcurrentHashMap<>();
+    /** Kinds served only to their author or a {@code p}-tagged recipient who has authenticated. */
+    static final Set<Integer> PRIVATE_KINDS = Set.of(4, 13, 1059);
+
+    private final Map<String, ClientState> connections = new ConcurrentHashMap<>();
+    private final RelayPolicy policy;
 
     public Relay(EventStore store, RelayLimits limits, int queryThreads, LongSupplier nowSeconds) {
+        this(store, limits, RelayPolicy.OPEN, queryThreads, nowSeconds);
+    }
+
+    public Relay(EventStore store, RelayLimits limits, RelayPolicy policy, int queryThreads, LongSupplier nowSeconds) {
         this.store = store;
         this.limits = limits;
+        this.policy = policy;
         this.parser = new MessageParser(limits.parserLimits());
         this.nowSeconds = nowSeconds;
         this.writes = new GroupCommit(store, limits.writeQueueEvents(), 1000, (e, o) -> broadcast(e));
@@ -78,14 +87,21 @@ public final class Relay implements AutoCloseable {
         return connections.size();
     }
 
+    public RelayPolicy policy() {
+        return policy;
+    }
+
+    /** A new connection gets its NIP-42 challenge at once. */
     public void opened(Connection c) {
-        connections.put(c.id(), new ConcurrentHashMap<>());
+        ClientState state = new ClientState(c);
+        connections.put(c.id(), state);
+        c.send(RelayMessages.auth(state.challenge));
     }
 
     public void closed(Connection c) {
-        Map<String, Subscription> subs = connections.remove(c.id());
-        if (subs != null) {
-            subs.values().forEach(Subscription::cancel);
+        ClientState state = connections.remove(c.id());
+        if (state != null) {
+            state.subscriptions.values().forEach(Subscription::cancel);
         }
     }
 
@@ -102,18 +118,21 @@ public final class Relay implements AutoCloseable {
             refuse(c, e);
             return;
         }
+        ClientState state = connections.get(c.id());
+        if (state == null) {
+            return; // closed meanwhile
+        }
         try {
             if (m instanceof ClientMessage.EventMessage em) {
-                onEvent(c, em.event());
+                onEvent(state, em.event());
             } else if (m instanceof ClientMessage.Req req) {
-                onReq(c, req);
+                onReq(state, req);
             } else if (m instanceof ClientMessage.Count count) {
-                onCount(c, count);
+                onCount(state, count);
             } else if (m instanceof ClientMessage.Close close) {
-                onClose(c, close.subscriptionId());
+                onClose(state, close.subscriptionId());
             } else if (m instanceof ClientMessage.Auth auth) {
-                c.send(RelayMessages.ok(auth.event().id().hex(), false,
-                        "restricted: this relay does not offer NIP-42 authentication yet"));
+                onAuth(state, auth.event());
             }
         } catch (RuntimeException e) {
             LOG.errorf(e, "handling a %s message failed", m.getClass().getSimpleName());
@@ -134,8 +153,12 @@ public final class Relay implements AutoCloseable {
 
     // ---- EVENT
 
-    private void onEvent(Connection c, Event e) {
+    private void onEvent(ClientState state, Event e) {
+        Connection c = state.connection;
         String refusal = policyRefusal(e);
+        if (refusal == null) {
+            refusal = authRefusal(state, e);
+        }
         if (refusal == null) {
             refusal = Events.verify(e);
         }
@@ -175,16 +198,96 @@ public final class Relay implements AutoCloseable {
         if (expiration != null && expiration <= now) {
             return "invalid: event has expired";
         }
+        return null;
+    }
+
+    /** NIP-42 write gate and NIP-70: protected events only from their authenticated author. */
+    private String authRefusal(ClientState state, Event e) {
+        if (policy.authRequiredWrites() && !state.isAuthenticated()) {
+            return "auth-required: this relay accepts events only from authenticated clients";
+        }
         if (e.isProtected()) {
-            return "auth-required: this event is protected (NIP-70) and may only be published by its authenticated author";
+            if (!state.isAuthenticated()) {
+                return "auth-required: this event is protected (NIP-70); authenticate as its author to publish it";
+            }
+            if (!state.authenticated.contains(e.pubkey())) {
+                return "restricted: a protected event (NIP-70) may only be published by its author";
+            }
         }
         return null;
     }
 
+    // ---- AUTH (NIP-42)
+
+    private void onAuth(ClientState state, Event e) {
+        String refusal = authEventRefusal(state, e);
+        if (refusal != null) {
+            state.connection.send(RelayMessages.ok(e.id().hex(), false, refusal));
+            return;
+        }
+        state.authenticated.add(e.pubkey());
+        state.connection.send(RelayMessages.ok(e.id().hex(), true, ""));
+    }
+
+    private String authEventRefusal(ClientState state, Event e) {
+        if (e.kind() != AUTH_KIND) {
+            return "invalid: an AUTH event must be kind 22242";
+        }
+        String authentic = Events.verify(e);
+        if (authentic != null) {
+            return authentic;
+        }
+        if (!state.challenge.equals(e.firstTagValue("challenge"))) {
+            return "invalid: the challenge tag does not match this connection's challenge";
+        }
+        long now = nowSeconds.getAsLong();
+        if (Math.abs(e.createdAt() - now) > policy.authWindowSeconds()) {
+            return "invalid: the AUTH event's created_at is more than " + policy.authWindowSeconds()
+                    + " seconds from now";
+        }
+        String relay = e.firstTagValue("relay");
+        if (relay == null || !RelayUrls.sameRelay(relay, policy.relayUrl(), state.connection.host())) {
+            return "invalid: the AUTH event names another relay";
+        }
+        return null;
+    }
+
+    /** Kinds 4, 13 and 1059 go only to their author or an authenticated p-tagged recipient. */
+    static boolean visibleTo(Event e, Set<org.fleetmesh.nostr.PubKey> authenticated) {
+        if (!PRIVATE_KINDS.contains(e.kind())) {
+            return true;
+        }
+        if (authenticated.isEmpty()) {
+            return false;
+        }
+        if (authenticated.contains(e.pubkey())) {
+            return true;
+        }
+        for (List<String> t : e.tags()) {
+            if (t.size() >= 2 && t.get(0).equals("p")) {
+                for (org.fleetmesh.nostr.PubKey k : authenticated) {
+                    if (k.hex().equals(t.get(1))) {
+                        return true;
+                    }
+                }
+            }
+        }
+        return false;
+    }
+
+    /** Cheap test on the stored wire form, which always writes {@code ,"kind":N,}. */
+    private static boolean mayBePrivate(String json) {
+        return json.contains(",\"kind\":4,") || json.contains(",\"kind\":13,") || json.contains(",\"kind\":1059,");
+    }
+
     /** Sends an event to every live subscription that matches it. */
     void broadcast(Event e) {
-        for (Map<String, Subscription> subs : connections.values()) {
-            for (Subscription s : subs.values()) {
+        boolean isPrivate = PRIVATE_KINDS.contains(e.kind());
+        for (ClientState state : connections.values()) {
+            if (isPrivate && !visibleTo(e, state.authenticated)) {
+                continue;
+            }
+            for (Subscription s : state.subscriptions.values()) {
                 if (s.matches(e)) {
                     s.offerLive(e);
                 }
@@ -208,9 +311,31 @@ public final class Relay implements AutoCloseable {
 
     // ---- REQ / CLOSE / COUNT
 
-    private void onReq(Connection c, ClientMessage.Req req) {
-        Map<String, Subscription> subs = connections.get(c.id());
-        if (subs == null) {
+    private String readRefusal(ClientState state, List<Filter> filters) {
+        if (state.isAuthenticated()) {
+            return null;
+        }
+        if (policy.authRequiredReads()) {
+            return "auth-required: this relay serves only authenticated clients";
+        }
+        for (Filter f : filters) {
+            if (f.kinds() == null || !PRIVATE_KINDS.containsAll(f.kinds())) {
+                return null;
+            }
+        }
+        return "auth-required: direct messages and gift wraps are served only to their authenticated recipients";
+    }
+
+    private void onReq(ClientState state, ClientMessage.Req req) {
+        Connection c = state.connection;
+        Map<String, Subscription> subs = state.subscriptions;
+        String refusal = readRefusal(state, req.filters());
+        if (refusal != null) {
+            Subscription old = subs.remove(req.subscriptionId());
+            if (old != null) {
+                old.cancel();
+            }
+            c.send(RelayMessages.closed(req.subscriptionId(), refusal));
             return;
         }
         if (subs.size() >= limits.maxSubscriptions() && !subs.containsKey(req.subscriptionId())) {
@@ -227,7 +352,7 @@ public final class Relay implements AutoCloseable {
             old.cancel(); // a reused id replaces the old subscription
         }
         try {
-            queries.execute(() -> sendStored(c, subs, sub));
+            queries.execute(() -> sendStored(state, sub));
         } catch (RejectedExecutionException e) {
             subs.remove(sub.id, sub);
             sub.cancel();
@@ -235,7 +360,9 @@ public final class Relay implements AutoCloseable {
         }
     }
 
-    private void sendStored(Connection c, Map<String, Subscription> subs, Subscription sub) {
+    private void sendStored(ClientState state, Subscription sub) {
+        Connection c = state.connection;
+        Map<String, Subscription> subs = state.subscriptions;
         Set<EventId> sent = new HashSet<>();
         long now = nowSeconds.getAsLong();
         try {
@@ -249,6 +376,9 @@ public final class Relay implements AutoCloseable {
                 store.query(f, now, (id, json) -> {
                     if (sub.isCancelled()) {
                         return false;
+                    }
+                    if (mayBePrivate(json) && !visiblePrivate(json, state)) {
+                        return true;
                     }
                     if (sent.add(id)) {
                         return c.send(RelayMessages.event(sub.id, json));
@@ -267,17 +397,29 @@ public final class Relay implements AutoCloseable {
         sub.storedPhaseDone(sent);
     }
 
-    private void onClose(Connection c, String subscriptionId) {
-        Map<String, Subscription> subs = connections.get(c.id());
-        if (subs != null) {
-            Subscription s = subs.remove(subscriptionId);
-            if (s != null) {
-                s.cancel();
-            }
+    private boolean visiblePrivate(String json, ClientState state) {
+        try {
+            return visibleTo(parser.parseEvent(json), state.authenticated);
+        } catch (ProtocolException e) {
+            LOG.warnf("unreadable stored event: %s", e.getMessage());
+            return false;
         }
     }
 
-    private void onCount(Connection c, ClientMessage.Count count) {
+    private void onClose(ClientState state, String subscriptionId) {
+        Subscription s = state.subscriptions.remove(subscriptionId);
+        if (s != null) {
+            s.cancel();
+        }
+    }
+
+    private void onCount(ClientState state, ClientMessage.Count count) {
+        Connection c = state.connection;
+        String refusal = readRefusal(state, count.filters());
+        if (refusal != null) {
+            c.send(RelayMessages.closed(count.subscriptionId(), refusal));
+            return;
+        }
         try {
             queries.execute(() -> {
                 long now = nowSeconds.getAsLong();

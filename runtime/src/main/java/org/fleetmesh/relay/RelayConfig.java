@@ -29,6 +29,17 @@ public interface RelayConfig {
     /** NIP-11 {@code icon}. */
     Optional<String> icon();
 
+    /** This relay's public WebSocket URL (e.g. wss://relay.example.com/), which NIP-42 AUTH events must name. */
+    Optional<java.net.URI> url();
+
+    /** NIP-42: REQ and COUNT need an authenticated client. */
+    @WithDefault("false")
+    boolean authRequiredReads();
+
+    /** NIP-42: EVENT needs an authenticated client. */
+    @WithDefault("false")
+    boolean authRequiredWrites();
+
     /** Largest client message, in characters. */
     @WithDefault("524288")
     int maxMessageLength();
@@ -76,6 +87,10 @@ public interface RelayConfig {
     /** Threads answering REQ and COUNT from the store. */
     @WithDefault("8")
     int queryThreads();
+
+    default RelayPolicy policy() {
+        return new RelayPolicy(authRequiredReads(), authRequiredWrites(), url(), 600);
+    }
 
     default RelayLimits limits() {
         return new RelayLimits(maxMessageLength(), maxSubscriptions(), maxFilters(), maxLimit(), defaultLimit(),

@@ -78,6 +78,11 @@ public class RelayEndpoint {
         }
 
         @Override
+        public String host() {
+            return ws.handshakeRequest().host();
+        }
+
+        @Override
         public boolean send(String text) {
             if (dropped.get()) {
                 return false;

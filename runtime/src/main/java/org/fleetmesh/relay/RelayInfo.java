@@ -7,17 +7,19 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** The NIP-11 relay information document. */
 final class RelayInfo {
-    static final List<Integer> SUPPORTED_NIPS = List.of(1, 9, 11, 40, 45);
+    static final List<Integer> SUPPORTED_NIPS = List.of(1, 9, 11, 40, 42, 45, 59, 70);
     static final String SOFTWARE = "https://fleetmesh.org/meshnode";
 
     private RelayInfo() {
     }
 
-    static String document(ObjectMapper mapper, RelayConfig config, RelayLimits limits, String version) {
+    /** @param self the node's own Nostr pubkey (hex): NIP-11 {@code self}; {@code pubkey} is the operator's */
+    static String document(ObjectMapper mapper, RelayConfig config, RelayLimits limits, String self, String version) {
         ObjectNode doc = mapper.createObjectNode();
         doc.put("name", config.name());
         doc.put("description", config.description());
         config.pubkey().ifPresent(p -> doc.put("pubkey", p));
+        doc.put("self", self);
         config.contact().ifPresent(c -> doc.put("contact", c));
         config.icon().ifPresent(i -> doc.put("icon", i));
         SUPPORTED_NIPS.forEach(doc.putArray("supported_nips")::add);
@@ -33,9 +35,9 @@ final class RelayInfo {
         l.put("max_event_tags", limits.maxEventTags());
         l.put("max_content_length", limits.maxContentLength());
         l.put("min_pow_difficulty", 0);
-        l.put("auth_required", false);
+        l.put("auth_required", config.authRequiredReads() || config.authRequiredWrites());
         l.put("payment_required", false);
-        l.put("restricted_writes", false);
+        l.put("restricted_writes", config.authRequiredWrites());
         if (limits.createdAtLowerSkew() > 0) {
             l.put("created_at_lower_limit", limits.createdAtLowerSkew());
         }

@@ -27,6 +27,9 @@ public class RelayInfoRoute {
     @Inject
     ObjectMapper mapper;
 
+    @Inject
+    org.fleetmesh.identity.NodeIdentity identity;
+
     @ConfigProperty(name = "quarkus.application.version", defaultValue = "0.1.0")
     String version;
 
@@ -55,7 +58,8 @@ public class RelayInfoRoute {
         String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
         if (accept != null && accept.contains(NOSTR_JSON)) {
             response.putHeader(HttpHeaders.CONTENT_TYPE, NOSTR_JSON)
-                    .end(RelayInfo.document(mapper, config, config.limits(), version));
+                    .end(RelayInfo.document(mapper, config, config.limits(), identity.secrets().publicKeys().nostr().hex(),
+                            version));
             return;
         }
         response.putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")

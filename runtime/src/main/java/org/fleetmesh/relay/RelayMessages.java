@@ -27,6 +27,10 @@ final class RelayMessages {
         return "[\"NOTICE\"," + NostrJson.quote(message) + "]";
     }
 
+    static String auth(String challenge) {
+        return "[\"AUTH\"," + NostrJson.quote(challenge) + "]";
+    }
+
     static String count(String subscriptionId, long count) {
         return "[\"COUNT\"," + NostrJson.quote(subscriptionId) + ",{\"count\":" + count + "}]";
     }

@@ -33,7 +33,8 @@ public class RelayRuntime {
             synchronized (this) {
                 r = relay;
                 if (r == null) {
-                    r = new Relay(store, config.limits(), config.queryThreads(), () -> System.currentTimeMillis() / 1000);
+                    r = new Relay(store, config.limits(), config.policy(), config.queryThreads(),
+                            () -> System.currentTimeMillis() / 1000);
                     relay = r;
                     LOG.infof("relay ready (libsecp256k1 JNI: %s)", org.fleetmesh.nostr.Schnorr.isNative());
                 }

@@ -31,6 +31,8 @@ class RelayTest {
         final String id;
         volatile boolean refuse;
 
+        String challenge;
+
         Client(String id) {
             this.id = id;
         }
@@ -38,6 +40,11 @@ class RelayTest {
         @Override
         public String id() {
             return id;
+        }
+
+        @Override
+        public String host() {
+            return "relay.test:7777";
         }
 
         @Override
@@ -61,12 +68,19 @@ class RelayTest {
     }
 
     @BeforeEach
-    void start() {
+    void start() throws Exception {
+        startWith(RelayPolicy.OPEN);
+    }
+
+    void startWith(RelayPolicy policy) throws Exception {
+        if (relay != null) {
+            relay.close();
+        }
         store = new MemoryStore();
         RelayLimits l = RelayLimits.DEFAULT;
         RelayLimits small = new RelayLimits(4096, 3, 4, 100, 50, l.maxEventTags(), 1000, 900, 0, l.sendQueueBytes(),
                 l.writeQueueEvents());
-        relay = new Relay(store, small, 2, () -> NOW);
+        relay = new Relay(store, small, policy, 2, () -> NOW);
         client = connect("c1");
     }
 
@@ -75,10 +89,25 @@ class RelayTest {
         relay.close();
     }
 
+    /** Connects and takes the NIP-42 challenge every connection gets first. */
     Client connect(String id) {
         Client c = new Client(id);
         relay.opened(c);
+        String auth = c.received.poll();
+        assertNotNull(auth);
+        assertTrue(auth.matches("\\[\"AUTH\",\"[0-9a-f]{32}\"\\]"), auth);
+        c.challenge = auth.substring(9, 41);
         return c;
+    }
+
+    Event authEvent(byte[] secret, Client c, String relayUrl, long createdAt) {
+        return Events.sign(secret, createdAt, 22242, List.of(List.of("relay", relayUrl), List.of("challenge", c.challenge)), "");
+    }
+
+    void authenticate(Client c, byte[] secret) throws InterruptedException {
+        Event a = authEvent(secret, c, "wss://relay.test/", NOW);
+        relay.handle(c, "[\"AUTH\"," + a.json() + "]");
+        assertEquals("[\"OK\",\"" + a.id().hex() + "\",true,\"\"]", c.next());
     }
 
     Event note(long createdAt, String content, List<List<String>> tags) {
@@ -151,6 +180,111 @@ class RelayTest {
         relay.handle(client, "[\"EVENT\"," + e.json() + "]");
         assertTrue(client.next().contains("false,\"auth-required:"));
         assertTrue(store.events.isEmpty());
+    }
+
+    @Test
+    void protectedEventIsAcceptedFromItsAuthenticatedAuthor() throws Exception {
+        authenticate(client, key);
+        publish(client, note(NOW, "mine only", List.of(List.of("-"))));
+    }
+
+    @Test
+    void protectedEventFromSomeoneElseIsRestricted() throws Exception {
+        authenticate(client, Schnorr.newSecretKey());
+        Event e = note(NOW, "not yours", List.of(List.of("-")));
+        relay.handle(client, "[\"EVENT\"," + e.json() + "]");
+        assertTrue(client.next().contains("false,\"restricted:"));
+    }
+
+    @Test
+    void severalPubkeysMayAuthenticateOnOneConnectionAndAllCount() throws Exception {
+        byte[] other = Schnorr.newSecretKey();
+        authenticate(client, other);
+        authenticate(client, key);
+        publish(client, note(NOW, "first author", List.of(List.of("-"))));
+        publish(client, Events.sign(other, NOW, 1, List.of(List.of("-")), "second author"));
+    }
+
+    @Test
+    void authWithAnotherConnectionsChallengeIsRefused() throws Exception {
+        Client other = connect("c2");
+        Event a = authEvent(key, other, "wss://relay.test/", NOW);
+        relay.handle(client, "[\"AUTH\"," + a.json() + "]");
+        assertTrue(client.next().contains("false,\"invalid: the challenge tag"));
+    }
+
+    @Test
+    void staleAuthIsRefused() throws Exception {
+        Event a = authEvent(key, client, "wss://relay.test/", NOW - 601);
+        relay.handle(client, "[\"AUTH\"," + a.json() + "]");
+        assertTrue(client.next().contains("false,\"invalid: the AUTH event's created_at"));
+    }
+
+    @Test
+    void authForAnotherRelayIsRefused() throws Exception {
+        Event a = authEvent(key, client, "wss://elsewhere.example/", NOW);
+        relay.handle(client, "[\"AUTH\"," + a.json() + "]");
+        assertTrue(client.next().contains("false,\"invalid: the AUTH event names another relay"));
+    }
+
+    @Test
+    void authOfTheWrongKindIsRefused() throws Exception {
+        Event a = Events.sign(key, NOW, 1, List.of(List.of("relay", "wss://relay.test/"), List.of("challenge", client.challenge)), "");
+        relay.handle(client, "[\"AUTH\"," + a.json() + "]");
+        assertTrue(client.next().contains("false,\"invalid: an AUTH event must be kind 22242"));
+    }
+
+    @Test
+    void authRequiredReadsCloseReqAndCountUntilAuthenticated() throws Exception {
+        startWith(new RelayPolicy(true, false, java.util.Optional.empty(), 600));
+        relay.handle(client, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertTrue(client.next().startsWith("[\"CLOSED\",\"s\",\"auth-required:"));
+        relay.handle(client, "[\"COUNT\",\"n\",{}]");
+        assertTrue(client.next().startsWith("[\"CLOSED\",\"n\",\"auth-required:"));
+        authenticate(client, key);
+        relay.handle(client, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", client.next());
+    }
+
+    @Test
+    void authRequiredWritesRefuseEventsUntilAuthenticated() throws Exception {
+        startWith(new RelayPolicy(false, true, java.util.Optional.of(java.net.URI.create("wss://relay.test/")), 600));
+        Event e = note(NOW, "hello");
+        relay.handle(client, "[\"EVENT\"," + e.json() + "]");
+        assertTrue(client.next().contains("false,\"auth-required:"));
+        authenticate(client, key);
+        publish(client, e);
+    }
+
+    @Test
+    void directMessagesGoOnlyToTheirAuthenticatedRecipient() throws Exception {
+        byte[] bob = Schnorr.newSecretKey();
+        String bobHex = org.fleetmesh.nostr.Hex.encode(Schnorr.publicKey(bob));
+        Event dm = Events.sign(key, NOW - 5, 4, List.of(List.of("p", bobHex)), "ciphertext?iv=x");
+        Event wrap = Events.sign(Schnorr.newSecretKey(), NOW - 5, 1059, List.of(List.of("p", bobHex)), "sealed");
+        publish(client, dm);
+        publish(client, wrap);
+        publish(client, note(NOW - 6, "public"));
+
+        Client stranger = connect("s");
+        relay.handle(stranger, "[\"REQ\",\"dm\",{\"kinds\":[4,1059]}]");
+        assertTrue(stranger.next().startsWith("[\"CLOSED\",\"dm\",\"auth-required:"));
+        relay.handle(stranger, "[\"REQ\",\"all\",{}]");
+        assertTrue(stranger.next().contains("public"));
+        assertEquals("[\"EOSE\",\"all\"]", stranger.next());
+
+        Client bobClient = connect("b");
+        authenticate(bobClient, bob);
+        relay.handle(bobClient, "[\"REQ\",\"dm\",{\"kinds\":[4,1059]}]");
+        List<String> got = List.of(bobClient.next(), bobClient.next(), bobClient.next());
+        assertTrue(got.contains(RelayMessages.event("dm", dm.json())), got.toString());
+        assertTrue(got.contains(RelayMessages.event("dm", wrap.json())), got.toString());
+        assertEquals("[\"EOSE\",\"dm\"]", got.get(2));
+
+        Event live = Events.sign(key, NOW, 4, List.of(List.of("p", bobHex)), "live dm");
+        publish(client, live);
+        assertEquals(RelayMessages.event("dm", live.json()), bobClient.next());
+        assertNull(stranger.none(), "a live DM must not reach an unauthenticated subscriber");
     }
 
     @Test

@@ -1,0 +1,31 @@
+package org.fleetmesh.relay;
+
+import java.security.SecureRandom;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.fleetmesh.nostr.Hex;
+import org.fleetmesh.nostr.PubKey;
+
+/** What the relay knows of one connection: its subscriptions, its NIP-42 challenge and pubkeys. */
+final class ClientState {
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    final Connection connection;
+    final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
+    final String challenge;
+    /** NIP-42 allows several pubkeys on one connection; all of them count as authenticated. */
+    final Set<PubKey> authenticated = ConcurrentHashMap.newKeySet();
+
+    ClientState(Connection connection) {
+        this.connection = connection;
+        byte[] b = new byte[16];
+        RANDOM.nextBytes(b);
+        this.challenge = Hex.encode(b);
+    }
+
+    boolean isAuthenticated() {
+        return !authenticated.isEmpty();
+    }
+}
