@@ -46,6 +46,7 @@ public final class Cli {
                 case "import" -> importEvents(args);
                 case "export" -> exportEvents(args);
                 case "bench" -> bench(args);
+                case "did" -> did(args);
                 case "help" -> {
                     usage(System.out);
                     yield 0;
@@ -61,6 +62,65 @@ public final class Cli {
             err.println("meshnode: " + e.getMessage());
             System.exit(2);
         }
+    }
+
+    /**
+     * {@code did [show]} prints this node's DID document (creating the keys on a fresh data dir,
+     * as the first start would); {@code did resolve <did>} resolves any supported DID offline.
+     */
+    static int did(String[] args) {
+        String sub = args.length > 1 ? args[1] : "show";
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
+        try {
+            switch (sub) {
+                case "show" -> {
+                    if (args.length > 2) {
+                        throw new UsageException("did show takes no arguments");
+                    }
+                    Path dataDir = Path.of(setting("fleetmesh.data-dir", "FLEETMESH_DATA_DIR").orElse("./data"));
+                    org.fleetmesh.identity.NodeSecrets secrets = org.fleetmesh.identity.NodeSecrets.loadOrCreate(dataDir,
+                            supplied("NOSTR"), supplied("AGREEMENT"), supplied("TRANSPORT"));
+                    String relay = setting("fleetmesh.relay.url", "FLEETMESH_RELAY_URL").orElse("ws://localhost:"
+                            + setting("quarkus.http.port", "QUARKUS_HTTP_PORT").orElse("7777") + "/");
+                    String base = relay.endsWith("/") ? relay : relay + "/";
+                    String http = base.replaceFirst("^ws", "http");
+                    org.fleetmesh.identity.NodeDidDocument doc = org.fleetmesh.identity.NodeDidDocument.of(
+                            secrets.publicKeys(),
+                            org.fleetmesh.identity.NodeEndpoints.of(base, base + "mesh", http + "didcomm"));
+                    com.fasterxml.jackson.databind.node.ObjectNode out = mapper.createObjectNode();
+                    out.put("did", doc.did());
+                    out.put("shortForm", doc.shortForm());
+                    out.set("alsoKnownAs", mapper.valueToTree(doc.identifiers()));
+                    out.set("didDocument", doc.document());
+                    System.out.println(mapper.writeValueAsString(out));
+                    return 0;
+                }
+                case "resolve" -> {
+                    if (args.length != 3) {
+                        throw new UsageException("did resolve takes one DID");
+                    }
+                    try {
+                        System.out.println(mapper.writeValueAsString(
+                                org.fleetmesh.identity.DidResolver.offline().resolve(args[2])));
+                        return 0;
+                    } catch (org.fleetmesh.identity.DidResolutionException e) {
+                        System.err.println("meshnode: cannot resolve: " + e.getMessage());
+                        return 1;
+                    }
+                }
+                default -> throw new UsageException("did takes show | resolve <did>");
+            }
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static org.fleetmesh.identity.NodeSecrets.Supplied supplied(String role) {
+        String r = role.toLowerCase();
+        return new org.fleetmesh.identity.NodeSecrets.Supplied(
+                setting("fleetmesh.keys." + r, "FLEETMESH_KEYS_" + role),
+                setting("fleetmesh.keys." + r + "-file", "FLEETMESH_KEYS_" + role + "_FILE").map(Path::of));
     }
 
     /** Load drivers for docs/BENCHMARKS.md: {@code bench ingest|corpus|query [--options]}. */
@@ -97,6 +157,7 @@ public final class Cli {
                 usage: meshnode [relay]                      run the node (default)
                        meshnode import < events.jsonl        store events, one JSON object a line
                        meshnode export [--filter JSON]       write stored events as JSONL, newest first
+                       meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
                        meshnode bench ingest|corpus|query    load drivers (see docs/BENCHMARKS.md)
                 environment: FLEETMESH_DATA_DIR (default ./data), QUARKUS_DATASOURCE_JDBC_URL,
                              QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD""");
