@@ -1,0 +1,68 @@
+package org.fleetmesh.identity.didcomm;
+
+import java.util.Optional;
+
+import org.fleetmesh.identity.DidResolutionException;
+import org.fleetmesh.identity.KeyType;
+import org.fleetmesh.identity.Multikey;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/** RFC 8037 OKP JWKs for the two 25519 keys: public ones in DID documents and {@code epk}, private ones as secrets. */
+final class Jwk {
+    private Jwk() {
+    }
+
+    /** {@code {"kty":"OKP","crv":...,"x":...}}: never a {@code d}. */
+    static ObjectNode of(Multikey key) {
+        ObjectNode jwk = DidcommJson.object();
+        jwk.put("kty", "OKP");
+        jwk.put("crv", key.type().curve());
+        jwk.put("x", Base64Url.encode(key.keyBytes()));
+        return jwk;
+    }
+
+    /** The public key of a JWK; a private JWK is accepted and its {@code d} ignored. */
+    static Multikey publicKey(ObjectNode jwk, String where) throws DidcommException {
+        KeyType type = okpType(jwk, where);
+        byte[] x = Base64Url.decode(DidcommJson.requireString(jwk, "x", where), where + " x");
+        try {
+            return Multikey.of(type, x);
+        } catch (DidResolutionException e) {
+            throw DidcommException.malformed(where + ": " + e.getMessage());
+        }
+    }
+
+    static Secret secret(ObjectNode jwk) throws DidcommException {
+        String where = "private JWK";
+        KeyType type = okpType(jwk, where);
+        Optional<String> d = DidcommJson.optionalString(jwk, "d", where);
+        if (d.isEmpty()) {
+            throw DidcommException.malformed(where + " has no 'd': it is a public key");
+        }
+        byte[] secretBytes = Base64Url.decode(d.get(), where + " d");
+        if (secretBytes.length != 32) {
+            throw DidcommException.malformed(where + " d must be 32 bytes for " + type.curve() + ", got " + secretBytes.length);
+        }
+        Secret secret = type == KeyType.X25519 ? X25519Secret.of(secretBytes) : Ed25519Secret.of(secretBytes);
+        if (jwk.has("x") && !publicKey(jwk, where).equals(secret.publicKey())) {
+            throw DidcommException.malformed(where + " x is not the public key of its d");
+        }
+        return secret;
+    }
+
+    private static KeyType okpType(ObjectNode jwk, String where) throws DidcommException {
+        String kty = DidcommJson.requireString(jwk, "kty", where);
+        String crv = DidcommJson.requireString(jwk, "crv", where);
+        if (!"OKP".equals(kty)) {
+            throw DidcommException.unsupported(where + " is kty " + kty + " crv " + crv
+                    + "; only OKP X25519 and Ed25519 keys are supported");
+        }
+        return switch (crv) {
+            case "X25519" -> KeyType.X25519;
+            case "Ed25519" -> KeyType.ED25519;
+            default -> throw DidcommException.unsupported(where + " is OKP crv " + crv
+                    + "; only X25519 and Ed25519 are supported");
+        };
+    }
+}

@@ -1,0 +1,16 @@
+package org.fleetmesh.identity.didcomm;
+
+import java.util.Map;
+import java.util.Optional;
+
+/** The local agent's private keys by key id, for decrypting (X25519) and signing (Ed25519). */
+@FunctionalInterface
+public interface SecretResolver {
+    Optional<Secret> secret(String kid);
+
+    /** A fixed set of secrets. */
+    static SecretResolver of(Map<String, ? extends Secret> secrets) {
+        Map<String, Secret> copy = Map.copyOf(secrets);
+        return kid -> Optional.ofNullable(copy.get(kid));
+    }
+}

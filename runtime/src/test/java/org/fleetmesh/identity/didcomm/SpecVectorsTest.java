@@ -1,0 +1,142 @@
+package org.fleetmesh.identity.didcomm;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.fleetmesh.identity.didcomm.DidcommException.Reason;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** DIDComm Messaging v2.1 Appendix C: every vector over X25519 and Ed25519 opens; the others are refused by name. */
+class SpecVectorsTest {
+    private final Didcomm didcomm = Didcomm.using(Appendix.keys());
+
+    /**
+     * C.1 as the signed and encrypted vectors carry it: they were made when its type was still http://, while C.1
+     * now reads https://; every other header and the body are as C.1 gives them.
+     */
+    private static PlaintextMessage vectorPlaintext() throws DidcommException {
+        return PlaintextMessage.parse(SpecVectors.PLAINTEXT.replace("\"https://example.com/", "\"http://example.com/"));
+    }
+
+    @Test
+    void plaintextVectorReadsAsTheSpecSaysIt() throws Exception {
+        PlaintextMessage m = PlaintextMessage.parse(SpecVectors.PLAINTEXT);
+        assertEquals("1234567890", m.id());
+        assertEquals("https://example.com/protocols/lets_do_lunch/1.0/proposal", m.type());
+        assertEquals(Optional.of(Appendix.ALICE), m.from());
+        assertEquals(List.of(Appendix.BOB), m.to());
+        assertEquals(1516269022L, m.createdTime().getAsLong());
+        assertEquals(1516385931L, m.expiresTime().getAsLong());
+        assertEquals("and its value", m.body().get("messagespecificattribute").asText());
+    }
+
+    @Test
+    void appendixSecretsMatchTheirPublicKeys() {
+        Map<String, Secret> secrets = Appendix.secrets();
+        assertEquals(List.of(Appendix.ALICE_ED25519, Appendix.ALICE_X25519, Appendix.BOB_X25519_1,
+                Appendix.BOB_X25519_2, Appendix.BOB_X25519_3), List.copyOf(secrets.keySet()));
+    }
+
+    @Test
+    void signedEdDsaVectorVerifiesWithAlicesKey1() throws Exception {
+        UnpackedMessage u = didcomm.unpack(SpecVectors.SIGNED_EDDSA, SecretResolver.of(Map.of()));
+        assertEquals(List.of(Protection.SIGNED), u.envelopes());
+        assertEquals(Optional.of(Appendix.ALICE_ED25519), u.signerKid());
+        assertEquals(vectorPlaintext(), u.message());
+        assertTrue(u.senderAuthenticated());
+        assertFalse(u.encrypted());
+    }
+
+    @Test
+    void signedEdDsaVectorHasTheSignatureOfTheSpec() throws Exception {
+        // Ed25519 is deterministic: signing the vector's payload with Alice's key-1 gives the vector's signature
+        SignedMessage vector = SignedMessage.parse(SpecVectors.SIGNED_EDDSA);
+        SignedMessage ours = SignedMessage.sign(vector.payload(), Appendix.ALICE_ED25519,
+                Appendix.ed25519(Appendix.ALICE_ED25519));
+        String signature = Appendix.json(SpecVectors.SIGNED_EDDSA).get("signatures").get(0).get("signature").asText();
+        assertEquals(signature, ours.toJsonNode().get("signatures").get(0).get("signature").asText());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { Appendix.BOB_X25519_1, Appendix.BOB_X25519_2, Appendix.BOB_X25519_3 })
+    void anoncryptX25519Xc20pVectorOpensWithEachOfBobsKeys(String kid) throws Exception {
+        UnpackedMessage u = didcomm.unpack(SpecVectors.ANONCRYPT_X25519_XC20P, Appendix.only(kid));
+        assertEquals(List.of(Protection.ANONCRYPT), u.envelopes());
+        assertEquals(List.of(kid), u.decryptedWith());
+        assertEquals(Optional.empty(), u.senderKid());
+        assertEquals(vectorPlaintext(), u.message());
+        assertFalse(u.senderAuthenticated());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { Appendix.BOB_X25519_1, Appendix.BOB_X25519_2, Appendix.BOB_X25519_3 })
+    void authcryptX25519VectorOpensWithEachOfBobsKeys(String kid) throws Exception {
+        UnpackedMessage u = didcomm.unpack(SpecVectors.AUTHCRYPT_X25519_A256CBC, Appendix.only(kid));
+        assertEquals(List.of(Protection.AUTHCRYPT), u.envelopes());
+        assertEquals(List.of(kid), u.decryptedWith());
+        assertEquals(Optional.of(Appendix.ALICE_X25519), u.senderKid());
+        assertEquals(vectorPlaintext(), u.message());
+        assertTrue(u.senderAuthenticated());
+    }
+
+    @Test
+    void vectorsCarryTheApvOfBobsSortedKids() throws Exception {
+        String expected = Base64Url.encode(EncryptedMessage.apv(
+                List.of(Appendix.BOB_X25519_3, Appendix.BOB_X25519_1, Appendix.BOB_X25519_2)));
+        for (String vector : List.of(SpecVectors.ANONCRYPT_X25519_XC20P, SpecVectors.AUTHCRYPT_X25519_A256CBC)) {
+            String header = new String(Base64Url.decode(Appendix.json(vector).get("protected").asText(), "p"));
+            assertEquals(expected, Appendix.json(header).get("apv").asText());
+        }
+    }
+
+    @Test
+    void authcryptVectorNamesAliceInSkidAndApu() throws Exception {
+        EncryptedMessage m = EncryptedMessage.parse(SpecVectors.AUTHCRYPT_X25519_A256CBC);
+        assertEquals(EncryptedMessage.Algorithm.ECDH_1PU_A256KW, m.algorithm());
+        assertEquals(ContentEncryption.A256CBC_HS512, m.contentEncryption());
+        assertEquals(Optional.of(Appendix.ALICE_X25519), m.skid());
+    }
+
+    @Test
+    void authcryptVectorDoesNotOpenWithoutAlicesRealKey() throws Exception {
+        // Bob's key-x25519-2 posing as Alice's: the static-static half of 1PU no longer matches
+        Didcomm forged = Didcomm.using(new KeyResolver() {
+            @Override
+            public org.fleetmesh.identity.Multikey keyAgreementKey(String kid) throws DidcommException {
+                return Appendix.keys().keyAgreementKey(kid.equals(Appendix.ALICE_X25519) ? Appendix.BOB_X25519_2 : kid);
+            }
+
+            @Override
+            public org.fleetmesh.identity.Multikey authenticationKey(String kid) throws DidcommException {
+                return Appendix.keys().authenticationKey(kid);
+            }
+
+            @Override
+            public List<String> keyAgreementKids(String did) throws DidcommException {
+                return Appendix.keys().keyAgreementKids(did);
+            }
+        });
+        DidcommException e = assertThrows(DidcommException.class,
+                () -> forged.unpack(SpecVectors.AUTHCRYPT_X25519_A256CBC, Appendix.only(Appendix.BOB_X25519_1)));
+        assertEquals(Reason.DECRYPTION_FAILED, e.reason());
+    }
+
+    @Test
+    void nistCurveAndEcdsaVectorsAreRefusedAsUnsupported() {
+        for (String vector : List.of(SpecVectors.ANONCRYPT_P384_A256CBC, SpecVectors.ANONCRYPT_P521_A256GCM,
+                SpecVectors.SIGNED_THEN_AUTHCRYPT_P256, SpecVectors.SIGNED_AUTHCRYPT_THEN_ANONCRYPT_P521,
+                SpecVectors.SIGNED_ES256, SpecVectors.SIGNED_ES256K)) {
+            DidcommException e = assertThrows(DidcommException.class,
+                    () -> didcomm.unpack(vector, SecretResolver.of(Appendix.secrets())));
+            assertEquals(Reason.UNSUPPORTED, e.reason(), e.getMessage());
+        }
+    }
+}
