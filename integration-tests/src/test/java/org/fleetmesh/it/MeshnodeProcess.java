@@ -29,6 +29,20 @@ public final class MeshnodeProcess implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(90);
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+    /** Nodes still running, so that a test JVM that dies early does not leave them behind. */
+    private static final java.util.Set<MeshnodeProcess> RUNNING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            for (MeshnodeProcess p : RUNNING) {
+                if (p.process != null) {
+                    p.process.destroyForcibly();
+                }
+                stopLeftoverPostmasters(p.dataDir);
+            }
+        }, "meshnode-it-cleanup"));
+    }
+
     private final String name;
     private final Path dataDir;
     private final Map<String, String> env;
@@ -102,7 +116,7 @@ public final class MeshnodeProcess implements AutoCloseable {
         try {
             Path logs = targetDir().resolve("it-logs");
             Files.createDirectories(logs);
-            log = logs.resolve(name + "-" + dataDir.getFileName() + "-start" + starts + ".log");
+            log = logs.resolve(dataDir.getFileName() + "-start" + starts + ".log");
             List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             cmd.add("-Xmx512m");
@@ -118,10 +132,23 @@ public final class MeshnodeProcess implements AutoCloseable {
             e.put("FLEETMESH_DATA_DIR", dataDir.toString());
             e.putAll(env);
             process = pb.start();
+            RUNNING.add(this);
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
-        awaitReady(READY_TIMEOUT);
+        try {
+            awaitReady(READY_TIMEOUT);
+        } catch (RuntimeException notReady) {
+            // a node that never became ready must not outlive the test (nor its postmaster)
+            process.destroyForcibly();
+            try {
+                process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            stopLeftoverPostmasters(dataDir);
+            throw notReady;
+        }
     }
 
     private void awaitReady(Duration timeout) {
@@ -147,6 +174,24 @@ public final class MeshnodeProcess implements AutoCloseable {
             sleep(200);
         }
         throw new IllegalStateException(name + " was not ready within " + timeout + "; log " + log + ":\n" + logTail(60));
+    }
+
+    /** The NIP-11 document's text. */
+    public String relayInfo() {
+        try {
+            HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(httpUri())
+                    .header("Accept", "application/nostr+json").timeout(Duration.ofSeconds(10)).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException("NIP-11 answered " + r.statusCode());
+            }
+            return r.body();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     public int port() {
@@ -251,8 +296,21 @@ public final class MeshnodeProcess implements AutoCloseable {
         return pids;
     }
 
+    /** postgresql.conf and postgresql.auto.conf of every cluster under the data dir. */
+    public List<Path> clusterConfigFiles() {
+        try (Stream<Path> files = Files.walk(dataDir, 6)) {
+            return files.filter(f -> f.getFileName().toString().matches("postgresql(\\.auto)?\\.conf")).toList();
+        } catch (IOException | UncheckedIOException e) {
+            return List.of();
+        }
+    }
+
     /** Live postgres server processes whose command line names a directory inside this data dir. */
     public List<ProcessHandle> livePostmasters() {
+        return livePostmasters(dataDir);
+    }
+
+    static List<ProcessHandle> livePostmasters(Path dataDir) {
         String dir = dataDir.toAbsolutePath().toString();
         return ProcessHandle.allProcesses()
                 .filter(ProcessHandle::isAlive)
@@ -283,14 +341,17 @@ public final class MeshnodeProcess implements AutoCloseable {
         if (process != null && process.isAlive()) {
             stop();
         }
-        List<ProcessHandle> leftovers = new ArrayList<>(livePostmasters());
-        for (long pid : postmasterPids()) {
-            ProcessHandle.of(pid).filter(ProcessHandle::isAlive).ifPresent(h -> {
-                if (leftovers.stream().noneMatch(l -> l.pid() == h.pid())) {
-                    leftovers.add(h);
-                }
-            });
-        }
+        stopLeftoverPostmasters(dataDir);
+        RUNNING.remove(this);
+        deleteDataDir(dataDir);
+    }
+
+    /**
+     * Stops postmasters left running in a data dir that a test created (a killed node's, or a
+     * crashed CLI's): only processes whose {@code -D} lies inside that dir.
+     */
+    public static void stopLeftoverPostmasters(Path dataDir) {
+        List<ProcessHandle> leftovers = livePostmasters(dataDir);
         for (ProcessHandle h : leftovers) {
             h.destroy(); // SIGTERM: PostgreSQL's "smart" shutdown
         }
@@ -300,6 +361,31 @@ public final class MeshnodeProcess implements AutoCloseable {
             } catch (Exception e) {
                 h.destroyForcibly();
             }
+        }
+    }
+
+    /** Removes a data dir (the logs stay in target/it-logs) unless -Dmeshnode.it.keep-data=true. */
+    public static void deleteDataDir(Path dir) {
+        if (Boolean.getBoolean("meshnode.it.keep-data") || !Files.isDirectory(dir)) {
+            return;
+        }
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path f : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(f);
+            }
+        } catch (IOException | UncheckedIOException e) {
+            System.err.println("could not delete " + dir + ": " + e);
+        }
+    }
+
+    /** A fresh file under target/it-proc for a child process's output. */
+    public static Path outputFile(String prefix, String suffix) {
+        try {
+            Path dir = targetDir().resolve("it-proc");
+            Files.createDirectories(dir);
+            return Files.createTempFile(dir, prefix, suffix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

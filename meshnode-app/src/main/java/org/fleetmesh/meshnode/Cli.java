@@ -223,18 +223,16 @@ public final class Cli {
         return report.failed > 0 ? 1 : 0;
     }
 
+    /**
+     * The relay's admission rules and signature check. NIP-70 authorship is not asked for: the
+     * operator stands in for the authors, so that export followed by import loses nothing.
+     */
     static String importRefusal(Event e, long now) {
-        if (e.eventClass() == EventClass.EPHEMERAL) {
-            return "invalid: ephemeral events are never stored";
+        String refusal = org.fleetmesh.relay.Admission.refusal(e, org.fleetmesh.relay.RelayLimits.DEFAULT, now);
+        if (refusal == null && e.eventClass() == EventClass.EPHEMERAL) {
+            refusal = "invalid: ephemeral events are never stored";
         }
-        if (e.kind() == 22242) {
-            return "invalid: kind 22242 is only for AUTH messages and is never stored";
-        }
-        Long exp = e.expiration();
-        if (exp != null && exp <= now) {
-            return "invalid: event has expired";
-        }
-        return Events.verify(e);
+        return refusal != null ? refusal : Events.verify(e);
     }
 
     private static void flush(EventStore store, List<Event> batch, ImportReport report) {

@@ -181,24 +181,7 @@ public final class Relay implements AutoCloseable {
 
     /** Checks that need no cryptography, done first so that bad events cost little. */
     String policyRefusal(Event e) {
-        long now = nowSeconds.getAsLong();
-        if (e.kind() == AUTH_KIND) {
-            return "invalid: kind 22242 is only for AUTH messages and is never stored or broadcast";
-        }
-        if (e.createdAt() > now + limits.createdAtUpperSkew()) {
-            return "invalid: created_at is more than " + limits.createdAtUpperSkew() + " seconds in the future";
-        }
-        if (limits.createdAtLowerSkew() > 0 && e.createdAt() < now - limits.createdAtLowerSkew()) {
-            return "invalid: created_at is more than " + limits.createdAtLowerSkew() + " seconds in the past";
-        }
-        if (e.content().length() > limits.maxContentLength()) {
-            return "invalid: content longer than " + limits.maxContentLength() + " characters";
-        }
-        Long expiration = e.expiration();
-        if (expiration != null && expiration <= now) {
-            return "invalid: event has expired";
-        }
-        return null;
+        return Admission.refusal(e, limits, nowSeconds.getAsLong());
     }
 
     /** NIP-42 write gate and NIP-70: protected events only from their authenticated author. */
@@ -427,16 +410,19 @@ public final class Relay implements AutoCloseable {
                     long n;
                     if (count.filters().size() == 1) {
                         Filter f = count.filters().get(0).withLimit(null);
-                        n = f.matchesNothingStored() ? 0 : store.count(f, now);
+                        n = f.matchesNothingStored() ? 0 : store.count(f, now) - hiddenPrivate(state, f, now).size();
                     } else {
                         // several filters count their union once, so overlapping events are not counted twice
                         Set<EventId> ids = new HashSet<>();
+                        Set<EventId> hidden = new HashSet<>();
                         for (Filter f : count.filters()) {
                             Filter all = f.withLimit(null);
                             if (!all.matchesNothingStored()) {
                                 store.enumerate(all, now, (createdAt, id) -> ids.add(id));
+                                hidden.addAll(hiddenPrivate(state, all, now));
                             }
                         }
+                        ids.removeAll(hidden);
                         n = ids.size();
                     }
                     c.send(RelayMessages.count(count.subscriptionId(), n));
@@ -448,6 +434,26 @@ public final class Relay implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             c.send(RelayMessages.closed(count.subscriptionId(), "rate-limited: the relay is busy; try again shortly"));
         }
+    }
+
+    /** The private-kind events (4, 13, 1059) a filter matches that this client may not see. */
+    private Set<EventId> hiddenPrivate(ClientState state, Filter f, long now) {
+        Set<Integer> kinds = new HashSet<>(PRIVATE_KINDS);
+        if (f.kinds() != null) {
+            kinds.retainAll(f.kinds());
+        }
+        Set<EventId> hidden = new HashSet<>();
+        if (kinds.isEmpty()) {
+            return hidden;
+        }
+        Filter privatePart = new Filter(f.ids(), f.authors(), kinds, f.tags(), f.since(), f.until(), null);
+        store.query(privatePart, now, (id, json) -> {
+            if (!visiblePrivate(json, state)) {
+                hidden.add(id);
+            }
+            return true;
+        });
+        return hidden;
     }
 
     private void purgeExpired() {

@@ -1,0 +1,230 @@
+package org.fleetmesh.it;
+
+import static org.fleetmesh.it.Keys.now;
+import static org.fleetmesh.it.Keys.tag;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import org.fleetmesh.nostr.Event;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/** {@code ./meshnode import} and {@code ./meshnode export} on a data dir, run as the operator would. */
+class ImportExportIT {
+    private static final Pattern SUMMARY = Pattern.compile("(?m)^accepted (\\d+), duplicate (\\d+), rejected (\\d+)");
+
+    static Path dataDir;
+    static Path jsonl;
+    static Keys author = Keys.fresh();
+    static Keys other = Keys.fresh();
+    static List<Event> notes = new ArrayList<>();
+    static List<Event> valid = new ArrayList<>();
+
+    record Run(int exit, String stdout, String stderr) {
+        long[] summary() {
+            Matcher m = SUMMARY.matcher(stderr);
+            assertTrue(m.find(), "no 'accepted N, duplicate N, rejected N' line on stderr:\n" + stderr);
+            return new long[] { Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3)) };
+        }
+    }
+
+    @BeforeAll
+    static void writeInput() throws IOException {
+        dataDir = MeshnodeProcess.newDataDir("import");
+        long t = now() - 1000;
+        for (int i = 0; i < 4; i++) {
+            notes.add((i % 2 == 0 ? author : other).note(t + i * 10, "imported note " + i, tag("t", "import")));
+        }
+        Event r1 = author.sign(7, t + 5, "+", tag("e", notes.get(0).id().hex()));
+        Event r2 = other.sign(7, t + 6, "-", tag("e", notes.get(1).id().hex()));
+        Event metaNew = author.sign(0, t + 100, "{\"name\":\"new\"}");
+        Event metaOld = author.sign(0, t + 50, "{\"name\":\"old\"}");
+        valid.addAll(notes);
+        valid.add(r1);
+        valid.add(r2);
+        valid.add(metaNew);
+
+        List<String> lines = new ArrayList<>();
+        notes.forEach(e -> lines.add(e.json()));
+        lines.add(r1.json());
+        lines.add(r2.json());
+        lines.add(metaNew.json());
+        lines.add(notes.get(0).json()); // duplicate
+        lines.add(metaOld.json()); // superseded by metaNew: counted with the duplicates
+        lines.add("");
+        lines.add(Keys.withBrokenSignature(author.note(t, "forged"))); // rejected: bad signature
+        lines.add("this is not json"); // rejected
+        lines.add(author.note(t, "expired", tag("expiration", Long.toString(now() - 5))).json()); // rejected
+        lines.add(author.sign(20001, t, "ephemeral").json()); // rejected: never stored
+        lines.add("{\"id\":\"zz\"}"); // rejected
+        jsonl = dataDir.resolveSibling(dataDir.getFileName() + ".jsonl");
+        Files.write(jsonl, lines, StandardCharsets.UTF_8);
+    }
+
+    @AfterAll
+    static void cleanUp() throws IOException {
+        if (dataDir != null) {
+            MeshnodeProcess.stopLeftoverPostmasters(dataDir);
+            MeshnodeProcess.deleteDataDir(dataDir);
+            Files.deleteIfExists(jsonl);
+        }
+    }
+
+    private static Run meshnode(Path stdin, String... args) throws Exception {
+        return cli(dataDir, stdin, args);
+    }
+
+    /** Runs {@code ./meshnode <args>} on a data dir, with a file (or nothing) as standard input. */
+    private static Run cli(Path dir, Path stdin, String... args) throws Exception {
+        Path root = MeshnodeProcess.projectRoot();
+        Path launcher = root.resolve("meshnode");
+        List<String> cmd = new ArrayList<>();
+        if (!Files.isExecutable(launcher)) {
+            cmd.add("bash");
+        }
+        cmd.add(launcher.toString());
+        cmd.addAll(List.of(args));
+        Path out = MeshnodeProcess.outputFile("meshnode-" + args[0], ".out");
+        Path err = MeshnodeProcess.outputFile("meshnode-" + args[0], ".err");
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.redirectInput(stdin == null ? ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))
+                : ProcessBuilder.Redirect.from(stdin.toFile()));
+        pb.environment().put("FLEETMESH_DATA_DIR", dir.toString());
+        Process p = pb.start();
+        if (!p.waitFor(180, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError("meshnode " + String.join(" ", args) + " did not finish:\n" + Files.readString(err));
+        }
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    private static List<JsonNode> jsonLines(String stdout) {
+        List<JsonNode> l = new ArrayList<>();
+        for (String line : stdout.split("\n")) {
+            if (!line.isBlank()) {
+                l.add(NostrClient.tree(line));
+            }
+        }
+        return l;
+    }
+
+    @Test
+    void importCountsThenExportWritesExactlyTheMatchingEvents() throws Exception {
+        Run first = meshnode(jsonl, "import");
+        assertEquals(0, first.exit(), "import failed:\n" + first.stderr());
+        long[] s = first.summary();
+        assertEquals(7, s[0], "accepted:\n" + first.stderr());
+        assertEquals(2, s[1], "duplicate:\n" + first.stderr());
+        assertEquals(5, s[2], "rejected:\n" + first.stderr());
+        assertTrue(first.stderr().contains("invalid:"), "reasons for the rejected lines:\n" + first.stderr());
+
+        // the same file again: nothing new
+        Run second = meshnode(jsonl, "import");
+        assertEquals(0, second.exit(), second.stderr());
+        long[] s2 = second.summary();
+        assertEquals(List.of(0L, 9L, 5L), List.of(s2[0], s2[1], s2[2]), "second import:\n" + second.stderr());
+
+        Run kind1 = meshnode(null, "export", "--filter", "{\"kinds\":[1]}");
+        assertEquals(0, kind1.exit(), kind1.stderr());
+        List<JsonNode> exported = jsonLines(kind1.stdout());
+        List<Event> expected = new ArrayList<>(notes);
+        expected.sort(Comparator.comparingLong(Event::createdAt).reversed().thenComparing(e -> e.id().hex()));
+        assertEquals(expected.stream().map(e -> NostrClient.tree(e.json())).toList(), exported,
+                "export of kind 1 must be exactly the imported notes, newest first");
+
+        Run byAuthor = meshnode(null, "export", "--filter",
+                "{\"authors\":[\"" + author.pubkey() + "\"],\"kinds\":[0,7]}");
+        assertEquals(0, byAuthor.exit(), byAuthor.stderr());
+        assertEquals(List.of(valid.get(6).id().hex(), valid.get(4).id().hex()),
+                NostrClient.ids(jsonLines(byAuthor.stdout())), "the newest metadata and the reaction, nothing older");
+
+        Run all = meshnode(null, "export");
+        assertEquals(0, all.exit(), all.stderr());
+        List<String> allIds = NostrClient.ids(jsonLines(all.stdout()));
+        assertEquals(valid.stream().map(e -> e.id().hex()).sorted().toList(), allIds.stream().sorted().toList());
+    }
+
+    /** docs/OPERATING.md: import applies the relay's admission rules (NIP-70 authorship aside). */
+    @Test
+    void importRefusesWhatTheRelayRefuses() throws Exception {
+        Path dir = MeshnodeProcess.newDataDir("import-refusals");
+        Path file = dir.resolveSibling(dir.getFileName() + ".jsonl");
+        try {
+            Keys k = Keys.fresh();
+            long now = now();
+            List<String> lines = List.of(
+                    // NIP-70: the operator stands in for the author, so export + import keeps protected events
+                    k.note(now, "protected", tag("-")).json(),
+                    k.note(now + 3600, "an hour ahead").json(), // beyond created_at_upper_limit (900 s)
+                    k.sign(22242, now, "", tag("relay", "ws://x"), tag("challenge", "c")).json(),
+                    k.sign(20001, now, "ephemeral").json(),
+                    k.note(now - 10, "expired", tag("expiration", Long.toString(now - 1))).json(),
+                    k.note(now, "fine").json());
+            Files.write(file, lines, StandardCharsets.UTF_8);
+            Run r = cli(dir, file, "import");
+            assertEquals(0, r.exit(), r.stderr());
+            long[] s = r.summary();
+            assertEquals(List.of(2L, 0L, 4L), List.of(s[0], s[1], s[2]),
+                    "import must refuse what the relay refuses:\n" + r.stderr());
+        } finally {
+            MeshnodeProcess.stopLeftoverPostmasters(dir);
+            MeshnodeProcess.deleteDataDir(dir);
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** docs/OPERATING.md: import and export also run beside a running relay on its data dir. */
+    @Test
+    void importAndExportBesideARunningNode() throws Exception {
+        try (MeshnodeProcess node = MeshnodeProcess.start("import-beside")) {
+            Keys k = Keys.fresh();
+            Event live = k.note(now() - 30, "published over the WebSocket");
+            List<Event> imported = List.of(k.note(now() - 20, "imported 1"), k.note(now() - 10, "imported 2"));
+            Path file = node.dataDir().resolveSibling(node.dataDir().getFileName() + ".jsonl");
+            Files.write(file, imported.stream().map(Event::json).toList(), StandardCharsets.UTF_8);
+            try (NostrClient c = NostrClient.connect(node)) {
+                c.publishAndWait(live).assertAccepted();
+                Run r = cli(node.dataDir(), file, "import");
+                assertEquals(0, r.exit(), r.stderr());
+                long[] s = r.summary();
+                assertEquals(List.of(2L, 0L, 0L), List.of(s[0], s[1], s[2]), r.stderr());
+                assertEquals(List.of(imported.get(1).id().hex(), imported.get(0).id().hex(), live.id().hex()),
+                        NostrClient.ids(c.query("after-import", FilterSpec.of().authors(k))),
+                        "the running node serves what was imported beside it");
+
+                Run e = cli(node.dataDir(), null, "export", "--filter", "{\"authors\":[\"" + k.pubkey() + "\"]}");
+                assertEquals(0, e.exit(), e.stderr());
+                assertEquals(List.of(imported.get(1).id().hex(), imported.get(0).id().hex(), live.id().hex()),
+                        NostrClient.ids(jsonLines(e.stdout())));
+                // the node is still fine and still alone on its cluster
+                c.publishAndWait(k.note(now(), "after the CLI ran")).assertAccepted();
+                assertEquals(1, node.livePostmasters().size(), "the CLI must use the node's cluster, not start another");
+            } finally {
+                Files.deleteIfExists(file);
+            }
+        }
+    }
+
+    @Test
+    void exportWithABadFilterFailsWithUsage() throws Exception {
+        Run bad = meshnode(null, "export", "--filter", "{\"kinds\":\"1\"}");
+        assertTrue(bad.exit() != 0, "a bad filter must fail");
+        assertTrue(bad.stderr().contains("invalid:"), bad.stderr());
+        assertEquals("", bad.stdout());
+    }
+}

@@ -1,0 +1,337 @@
+package org.fleetmesh.it;
+
+import static org.fleetmesh.it.Keys.now;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+import org.fleetmesh.nostr.Event;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Whatever a client sends, the relay answers with the right message type and an {@code invalid:}
+ * reason, keeps the connection open, and keeps the events it accepted before. A client that stops
+ * reading is dropped without hurting the others.
+ */
+class MalformedInputIT {
+    private static final int MAX_MESSAGE = 4096;
+    private static final int SEND_QUEUE = 256 * 1024;
+
+    static MeshnodeProcess node;
+    static Keys witnessKeys = Keys.fresh();
+    static Event witness;
+
+    @BeforeAll
+    static void startNode() {
+        node = MeshnodeProcess.start("malformed", Map.of(
+                "FLEETMESH_RELAY_MAX_MESSAGE_LENGTH", Integer.toString(MAX_MESSAGE),
+                "FLEETMESH_RELAY_SEND_QUEUE_BYTES", Integer.toString(SEND_QUEUE)));
+        witness = witnessKeys.note(now() - 60, "accepted before any garbage");
+        try (NostrClient c = NostrClient.connect(node)) {
+            c.publishAndWait(witness).assertAccepted();
+        }
+    }
+
+    @AfterAll
+    static void stopNode() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    /**
+     * Opens a connection, stores an event, runs the abuse, then proves that the same connection
+     * still answers a REQ and that both the event and the class's witness are still served.
+     */
+    private static void survives(Consumer<NostrClient> abuse) {
+        Keys k = Keys.fresh();
+        Event before = k.note(now() - 5, "before the garbage");
+        try (NostrClient c = NostrClient.connect(node)) {
+            c.publishAndWait(before).assertAccepted();
+            abuse.accept(c);
+            assertTrue(c.isOpen(), "the relay closed the connection: " + c.state());
+            List<JsonNode> got = c.query("alive", FilterSpec.of().ids(before.id().hex(), witness.id().hex()));
+            assertEquals(2, got.size(), "events accepted before must still be served: " + got);
+            List<JsonNode> rest = c.drain();
+            assertTrue(rest.isEmpty(), "unexpected extra messages: " + rest);
+        }
+    }
+
+    private static String notice(NostrClient c) {
+        String text = c.expectNotice();
+        assertTrue(text.startsWith("invalid:"), "NOTICE should say invalid: ... but said: " + text);
+        return text;
+    }
+
+    private static void closed(NostrClient c, String subId) {
+        String reason = c.expectClosed(subId);
+        assertTrue(reason.startsWith("invalid:"), "CLOSED should say invalid: ... but said: " + reason);
+    }
+
+    private static void refusedOk(NostrClient c, String eventId) {
+        c.expectOk(eventId).assertRefused("invalid:");
+    }
+
+    /** The first NOTICE, OK or CLOSED, for cases where the relay may pick between them. */
+    private static JsonNode anyRefusal(NostrClient c) {
+        JsonNode m = c.take(n -> NostrClient.isVerb(n, "NOTICE") || NostrClient.isVerb(n, "OK")
+                || NostrClient.isVerb(n, "CLOSED"), "a NOTICE, OK or CLOSED");
+        String reason = m.get(m.size() - 1).asText();
+        assertTrue(reason.startsWith("invalid:"), "refusal should say invalid: ... but was " + m);
+        if (NostrClient.isVerb(m, "OK")) {
+            assertEquals(false, m.get(2).asBoolean(true), "must be refused: " + m);
+        }
+        return m;
+    }
+
+    @Test
+    void notJson() {
+        survives(c -> {
+            c.send("this is not json");
+            notice(c);
+            c.send("[\"REQ\", \"x\", {\"kinds\": [1]");
+            anyRefusal(c);
+            c.send("");
+            notice(c);
+        });
+    }
+
+    @Test
+    void notAnArrayOrNoVerb() {
+        survives(c -> {
+            c.send("{\"EVENT\": {}}");
+            notice(c);
+            c.send("[]");
+            notice(c);
+            c.send("[1, 2, 3]");
+            notice(c);
+            c.send("\"REQ\"");
+            notice(c);
+        });
+    }
+
+    @Test
+    void unknownVerb() {
+        survives(c -> {
+            c.send("[\"PUBLISH\", {}]");
+            notice(c);
+            c.send("[\"event\", {}]"); // verbs are case-sensitive
+            notice(c);
+        });
+    }
+
+    @Test
+    void wrongArity() {
+        Keys k = Keys.fresh();
+        Event e = k.note(now(), "arity");
+        survives(c -> {
+            c.send("[\"EVENT\"]");
+            notice(c);
+            c.send("[\"EVENT\"," + e.json() + "," + e.json() + "]");
+            refusedOk(c, e.id().hex());
+            c.send("[\"REQ\"]");
+            notice(c);
+            c.send("[\"REQ\",\"nofilter\"]");
+            closed(c, "nofilter");
+            c.send("[\"COUNT\",\"nofilter2\"]");
+            closed(c, "nofilter2");
+            c.send("[\"CLOSE\"]");
+            notice(c);
+            c.send("[\"CLOSE\",\"a\",\"b\"]");
+            notice(c);
+            c.send("[\"REQ\",\"notobj\",[1]]");
+            closed(c, "notobj");
+        });
+        // the event sent with an extra argument was not stored
+        try (NostrClient c = NostrClient.connect(node)) {
+            assertEquals(List.of(), c.query("arity", FilterSpec.of().ids(e)));
+        }
+    }
+
+    @Test
+    void badHex() {
+        Keys k = Keys.fresh();
+        Event e = k.note(now(), "hex");
+        String id = e.id().hex();
+        survives(c -> {
+            // an id that is not lower-case hex cannot be named in an OK
+            c.send("[\"EVENT\"," + e.json().replace(id, id.toUpperCase()) + "]");
+            anyRefusal(c);
+            c.send("[\"EVENT\"," + e.json().replace(id, id.substring(2)) + "]");
+            anyRefusal(c);
+            // a readable id with a bad pubkey or sig: OK false for that id
+            c.send("[\"EVENT\"," + e.json().replace(k.pubkey(), "zz" + k.pubkey().substring(2)) + "]");
+            refusedOk(c, id);
+            c.send("[\"EVENT\"," + e.json().replace(e.sig().hex(), e.sig().hex().substring(0, 100)) + "]");
+            refusedOk(c, id);
+            c.send("[\"REQ\",\"hexsub\",{\"authors\":[\"" + k.pubkey().toUpperCase() + "\"]}]");
+            closed(c, "hexsub");
+            c.send("[\"REQ\",\"hexsub2\",{\"ids\":[\"abc\"]}]");
+            closed(c, "hexsub2");
+        });
+    }
+
+    @Test
+    void wrongFieldTypes() {
+        Keys k = Keys.fresh();
+        Event e = k.note(now(), "types");
+        String id = e.id().hex();
+        survives(c -> {
+            c.send("[\"EVENT\"," + e.json().replace("\"kind\":1", "\"kind\":\"1\"") + "]");
+            refusedOk(c, id);
+            c.send("[\"EVENT\"," + e.json().replace("\"created_at\":" + e.createdAt(), "\"created_at\":-1") + "]");
+            refusedOk(c, id);
+            c.send("[\"EVENT\"," + e.json().replace("\"tags\":[]", "\"tags\":[\"t\"]") + "]");
+            refusedOk(c, id);
+            c.send("[\"EVENT\"," + e.json().replace("\"tags\":[]", "\"tags\":[[1]]") + "]");
+            refusedOk(c, id);
+            c.send("[\"EVENT\"," + e.json().replace("\"content\":\"types\"", "\"content\":null") + "]");
+            refusedOk(c, id);
+            c.send("[\"EVENT\"," + e.json().replace("\"content\":\"types\",", "") + "]");
+            refusedOk(c, id);
+            c.send("[\"REQ\",\"typesub\",{\"limit\":\"ten\"}]");
+            closed(c, "typesub");
+            c.send("[\"REQ\",\"typesub2\",{\"since\":1.5}]");
+            closed(c, "typesub2");
+        });
+        try (NostrClient c = NostrClient.connect(node)) {
+            assertEquals(List.of(), c.query("types", FilterSpec.of().authors(k)));
+        }
+    }
+
+    @Test
+    void badSignature() {
+        Keys k = Keys.fresh();
+        Event e = k.note(now(), "forged");
+        survives(c -> {
+            c.send("[\"EVENT\"," + Keys.withBrokenSignature(e) + "]");
+            refusedOk(c, e.id().hex());
+            // a signature by another key over the same id
+            Event sameByOther = Keys.fresh().note(e.createdAt(), e.content());
+            c.send("[\"EVENT\"," + e.json().replace(e.sig().hex(), sameByOther.sig().hex()) + "]");
+            refusedOk(c, e.id().hex());
+        });
+        try (NostrClient c = NostrClient.connect(node)) {
+            assertEquals(List.of(), c.query("forged", FilterSpec.of().ids(e)));
+        }
+    }
+
+    @Test
+    void oversizeMessage() {
+        Keys k = Keys.fresh();
+        long t = now();
+        // an EVENT message of exactly the limit is accepted; one character more is refused
+        int base = ("[\"EVENT\"," + k.note(t, "").json() + "]").length();
+        Event fits = k.note(t, "a".repeat(MAX_MESSAGE - base));
+        Event tooBig = k.note(t, "b".repeat(MAX_MESSAGE - base + 1));
+        assertEquals(MAX_MESSAGE, ("[\"EVENT\"," + fits.json() + "]").length());
+        survives(c -> {
+            c.publishAndWait(fits).assertAccepted();
+            c.publish(tooBig);
+            notice(c);
+            c.send("[\"REQ\",\"big\",{\"#t\":[\"" + "x".repeat(MAX_MESSAGE) + "\"]}]");
+            notice(c);
+        });
+        try (NostrClient c = NostrClient.connect(node)) {
+            assertEquals(List.of(), c.query("big", FilterSpec.of().ids(tooBig)));
+            assertEquals(1, c.query("fits", FilterSpec.of().ids(fits)).size());
+        }
+    }
+
+    @Test
+    void nip11AdvertisesTheConfiguredMessageLimit() throws Exception {
+        HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(node.httpUri())
+                .header("Accept", "application/nostr+json").timeout(Duration.ofSeconds(10)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(MAX_MESSAGE, NostrClient.tree(r.body()).path("limitation").path("max_message_length").asInt());
+    }
+
+    @Test
+    void subscriptionIdOf65Characters() {
+        String sub64 = "s".repeat(64);
+        String sub65 = "s".repeat(65);
+        survives(c -> {
+            c.sendMessage("REQ", sub65, FilterSpec.of().kinds(1).limit(1).node());
+            anyRefusal(c);
+            c.sendMessage("COUNT", sub65, FilterSpec.of().kinds(1).node());
+            anyRefusal(c);
+            c.sendMessage("REQ", "", FilterSpec.of().kinds(1).limit(1).node());
+            anyRefusal(c);
+            // 64 is still fine
+            c.query(sub64, FilterSpec.of().authors(Keys.fresh()));
+            c.closeSub(sub64);
+        });
+    }
+
+    @Test
+    void deeplyNestedJson() {
+        survives(c -> {
+            c.send("[\"REQ\",\"deep\",{\"#t\":" + "[".repeat(200) + "]".repeat(200) + "}]");
+            anyRefusal(c);
+            c.send("[".repeat(3000)); // deeper than any parser should follow, and never closed
+            notice(c);
+        });
+    }
+
+    @Test
+    void aBurstOfGarbageIsAnsweredOneByOne() {
+        survives(c -> {
+            for (int i = 0; i < 200; i++) {
+                c.send(i % 2 == 0 ? "garbage " + i : "[\"NOPE\"," + i + "]");
+            }
+            for (int i = 0; i < 200; i++) {
+                notice(c);
+            }
+        });
+    }
+
+    @Test
+    void aClientThatStopsReadingIsDroppedAndOthersAreUnaffected() {
+        Keys k = Keys.fresh();
+        long t = now() - 5000;
+        int base = ("[\"EVENT\"," + k.note(t, "").json() + "]").length();
+        List<Event> bulky = new java.util.ArrayList<>();
+        for (int i = 0; i < 250; i++) {
+            bulky.add(k.note(t + i, String.format("%05d", i) + "z".repeat(MAX_MESSAGE - base - 100)));
+        }
+        try (NostrClient writer = NostrClient.connect(node); NostrClient slow = NostrClient.connect(node)) {
+            bulky.forEach(writer::publish);
+            for (Event e : bulky) {
+                writer.expectOk(e.id().hex()).assertAccepted();
+            }
+            // about 30 MB of answers to a client that reads nothing: far beyond socket buffers and the budget
+            slow.pauseReading();
+            for (int i = 0; i < 30; i++) {
+                slow.req("flood" + i, FilterSpec.of().authors(k));
+            }
+            MeshnodeProcess.sleep(3000);
+
+            // meanwhile everybody else is served as usual
+            try (NostrClient other = NostrClient.connect(node)) {
+                assertEquals(2, other.query("others", FilterSpec.of().ids(bulky.get(0).id().hex(), witness.id().hex())).size());
+                other.publishAndWait(Keys.fresh().note(now(), "still writable")).assertAccepted();
+            }
+
+            slow.resumeReading();
+            assertTrue(slow.awaitClosed(Duration.ofSeconds(60)), "the relay kept a client that stopped reading");
+            List<JsonNode> got = slow.drain();
+            long eoses = got.stream().filter(m -> NostrClient.isVerb(m, "EOSE")).count();
+            boolean told = got.stream().anyMatch(m -> NostrClient.isVerb(m, "NOTICE")
+                    && m.get(1).asText().startsWith("error: you are reading too slowly"));
+            assertTrue(told || String.valueOf(slow.closeReason()).startsWith("1008"),
+                    "dropped without the NOTICE or close status 1008: " + slow.state());
+            assertTrue(eoses < 30, "all 30 answers were delivered in full, so nothing was dropped");
+        }
+    }
+}

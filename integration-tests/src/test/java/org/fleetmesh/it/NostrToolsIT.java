@@ -1,0 +1,139 @@
+package org.fleetmesh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Interop with a client nobody here wrote: nostr-tools from npm publishes, authenticates (NIP-42)
+ * to publish a protected event (NIP-70), subscribes (stored events, EOSE, a live event), counts
+ * and reads NIP-11 against a packaged node.
+ */
+class NostrToolsIT {
+    private static final String NOSTR_TOOLS = "2.25.2";
+    private static final String SCRIPT = "nostr-tools-interop.mjs";
+
+    static Path jsDir;
+    static MeshnodeProcess node;
+
+    record Run(int exit, String stdout, String stderr) {
+    }
+
+    private static Run run(Path dir, long timeoutSeconds, String... cmd) throws IOException, InterruptedException {
+        Path out = MeshnodeProcess.outputFile("js-", ".out");
+        Path err = MeshnodeProcess.outputFile("js-", ".err");
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError(String.join(" ", cmd) + " did not finish in " + timeoutSeconds + " s:\n"
+                    + Files.readString(out) + Files.readString(err));
+        }
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    @BeforeAll
+    static void installNostrTools() throws Exception {
+        jsDir = MeshnodeProcess.targetDir().resolve("js");
+        Files.createDirectories(jsDir);
+        try {
+            run(jsDir, 60, "npm", "--version");
+        } catch (IOException noNpm) {
+            Assumptions.abort("npm is not installed, so the nostr-tools interop test cannot run: " + noNpm.getMessage());
+        }
+        Path pkg = jsDir.resolve("node_modules/nostr-tools/package.json");
+        boolean installed = Files.isRegularFile(pkg) && Files.isDirectory(jsDir.resolve("node_modules/ws"))
+                && NostrClient.tree(Files.readString(pkg)).path("version").asText().equals(NOSTR_TOOLS);
+        if (!installed) {
+            if (!Files.exists(jsDir.resolve("package.json"))) {
+                Files.writeString(jsDir.resolve("package.json"),
+                        "{\"name\":\"fleetmesh-it-js\",\"private\":true,\"type\":\"module\"}\n", StandardCharsets.UTF_8);
+            }
+            Run npm = run(jsDir, 300, "npm", "install", "--no-audit", "--no-fund", "nostr-tools@" + NOSTR_TOOLS, "ws");
+            assertEquals(0, npm.exit(), "npm install failed:\n" + npm.stdout() + npm.stderr());
+        }
+        Path src = Path.of(System.getProperty("meshnode.it.js", "src/test/js")).resolve(SCRIPT);
+        Files.copy(src, jsDir.resolve(SCRIPT), StandardCopyOption.REPLACE_EXISTING);
+        node = MeshnodeProcess.start("nostr-tools");
+    }
+
+    @AfterAll
+    static void stopNode() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    @Test
+    void nostrToolsPublishesSubscribesCountsAndReadsNip11() throws Exception {
+        String ws = "ws://127.0.0.1:" + node.port();
+        String http = "http://127.0.0.1:" + node.port() + "/";
+        Run r = run(jsDir, 90, "node", SCRIPT, ws, http);
+        assertEquals(0, r.exit(), "the nostr-tools script failed:\n" + r.stdout() + r.stderr());
+        String line = r.stdout().lines().filter(l -> l.startsWith("RESULT ")).reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("no RESULT line:\n" + r.stdout() + r.stderr()));
+        JsonNode res = NostrClient.tree(line.substring("RESULT ".length()));
+
+        assertTrue(res.path("ok").asBoolean());
+        List<String> published = strings(res.path("published"));
+        assertEquals(3, published.size());
+        assertEquals(new HashSet<>(published), new HashSet<>(strings(res.path("stored"))),
+                "stored events before EOSE must be exactly the published ones");
+        assertEquals(3, strings(res.path("stored")).size(), "each stored event once");
+        assertTrue(res.path("eose").asBoolean(), "EOSE");
+        assertEquals(List.of(res.path("liveId").asText()), strings(res.path("live")), "exactly the live event after EOSE");
+        assertTrue(res.path("closedReason").isNull(), "the subscription was CLOSED: " + res.path("closedReason"));
+        assertTrue(res.path("forgedReason").asText().contains("invalid"), "forged: " + res.path("forgedReason"));
+        assertTrue(res.path("protectedBeforeAuth").asText().startsWith("auth-required:"),
+                "NIP-70 before AUTH: " + res.path("protectedBeforeAuth"));
+        assertTrue(res.path("authReason").isTextual(), "NIP-42 AUTH through nostr-tools: " + res.path("authReason"));
+        assertEquals(5, res.path("count").asInt(), "COUNT after 3 stored + 1 protected + 1 live");
+
+        JsonNode nip11 = res.path("nip11");
+        assertTrue(nip11.path("contentType").asText().startsWith("application/nostr+json"));
+        assertEquals("fleetmesh meshnode", nip11.path("name").asText());
+        Set<Integer> nips = new HashSet<>();
+        nip11.path("supported_nips").forEach(n -> nips.add(n.asInt()));
+        assertTrue(nips.contains(1) && nips.contains(11), "supported_nips " + nips);
+        JsonNode cors = nip11.path("cors");
+        assertEquals("*", cors.path("origin").asText());
+        assertTrue(cors.path("headers").isTextual() && !cors.path("headers").asText().isEmpty(), "CORS headers: " + cors);
+        assertTrue(cors.path("methods").asText().contains("GET"), "CORS methods: " + cors);
+
+        // what nostr-tools wrote, our own client reads back
+        String pubkey = res.path("pubkey").asText();
+        assertNotNull(pubkey);
+        try (NostrClient c = NostrClient.connect(node)) {
+            List<String> ids = NostrClient.ids(c.query("check", FilterSpec.of().authors(pubkey)));
+            List<String> expected = new ArrayList<>(published);
+            expected.add(res.path("liveId").asText());
+            expected.add(res.path("protectedId").asText());
+            assertEquals(new HashSet<>(expected), new HashSet<>(ids));
+            assertEquals(5, ids.size());
+        }
+    }
+
+    private static List<String> strings(JsonNode array) {
+        List<String> l = new ArrayList<>();
+        array.forEach(n -> l.add(n.asText()));
+        return l;
+    }
+}
