@@ -126,7 +126,7 @@ public final class Cli {
     /** Load drivers for docs/BENCHMARKS.md: {@code bench ingest|corpus|query [--options]}. */
     static int bench(String[] args) {
         if (args.length < 2) {
-            throw new UsageException("bench takes ingest | corpus | query");
+            throw new UsageException("bench takes ingest | corpus | query | crypto");
         }
         String[] rest = java.util.Arrays.copyOfRange(args, 2, args.length);
         try {
@@ -134,6 +134,7 @@ public final class Cli {
                 case "ingest" -> org.fleetmesh.meshnode.bench.IngestBench.main(rest);
                 case "corpus" -> org.fleetmesh.meshnode.bench.QueryBench.main(prepend("generate", rest));
                 case "query" -> org.fleetmesh.meshnode.bench.QueryBench.main(prepend("query", rest));
+                case "crypto" -> org.fleetmesh.meshnode.bench.CryptoBench.main(rest);
                 default -> throw new UsageException("unknown bench '" + args[1] + "'");
             }
         } catch (UsageException e) {
@@ -158,7 +159,7 @@ public final class Cli {
                        meshnode import < events.jsonl        store events, one JSON object a line
                        meshnode export [--filter JSON]       write stored events as JSONL, newest first
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
-                       meshnode bench ingest|corpus|query    load drivers (see docs/BENCHMARKS.md)
+                       meshnode bench ingest|corpus|query|crypto  load drivers (see docs/BENCHMARKS.md)
                 environment: FLEETMESH_DATA_DIR (default ./data), QUARKUS_DATASOURCE_JDBC_URL,
                              QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD""");
     }
