@@ -1,5 +1,6 @@
 package org.fleetmesh.deployment;
 
+import org.fleetmesh.identity.DidWellKnownRoute;
 import org.fleetmesh.identity.NodeIdentity;
 import org.fleetmesh.relay.RelayEndpoint;
 import org.fleetmesh.relay.RelayInfoRoute;
@@ -30,7 +31,7 @@ class FleetmeshProcessor {
     AdditionalBeanBuildItem relayBeans() {
         return AdditionalBeanBuildItem.builder()
                 .addBeanClasses(RelayRuntime.class, RelayEndpoint.class, RelayInfoRoute.class, RelayReadiness.class,
-                        NodeIdentity.class)
+                        NodeIdentity.class, DidWellKnownRoute.class)
                 .setUnremovable()
                 .build();
     }
