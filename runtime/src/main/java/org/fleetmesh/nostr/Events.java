@@ -36,14 +36,29 @@ public final class Events {
             // UTF-8 cannot encode a lone surrogate (getBytes writes '?'), so distinct strings would share an id
             return "invalid: content or tags hold an unpaired UTF-16 surrogate";
         }
-        EventId expected = computeId(e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content());
-        if (!expected.equals(e.id())) {
+        if (!idMatches(e.id(), e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content())) {
             return "invalid: event id does not match the canonical serialization";
         }
         if (!Schnorr.verify(e.sig().unsafeBytes(), e.id().unsafeBytes(), e.pubkey().unsafeBytes())) {
             return "invalid: bad signature";
         }
         return null;
+    }
+
+    /**
+     * NIP-01 writes control characters other than \b \t \n \f \r verbatim, but nostr-tools and
+     * rust-nostr hash the backslash-u-00xx form; both denote the same fields, so either id is accepted.
+     */
+    public static boolean idMatches(EventId id, PubKey pubkey, long createdAt, int kind, List<List<String>> tags,
+            String content) {
+        if (computeId(pubkey, createdAt, kind, tags, content).equals(id)) {
+            return true;
+        }
+        if (!NostrJson.hasOtherControlCharacters(tags, content)) {
+            return false;
+        }
+        String alt = NostrJson.canonicalEscapingControls(pubkey, createdAt, kind, tags, content);
+        return new EventId(sha256(alt.getBytes(StandardCharsets.UTF_8))).equals(id);
     }
 
     private static boolean wellFormed(Event e) {

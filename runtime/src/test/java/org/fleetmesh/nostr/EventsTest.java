@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -284,5 +285,29 @@ class EventsTest {
         assertEquals(List.of(List.of("t", "one")), e.tags());
         assertNull(Events.verify(e));
         assertThrows(UnsupportedOperationException.class, () -> e.tags().add(List.of()));
+    }
+
+    @Test
+    void idOverTheEscapedControlCharacterFormIsAcceptedToo() {
+        byte[] sk = Schnorr.newSecretKey();
+        PubKey pk = new PubKey(Schnorr.publicKey(sk));
+        String content = "bell\u0007 and unit separator\u001f";
+        String stringified = NostrJson.canonicalEscapingControls(pk, 1_700_000_000L, 1, List.of(), content);
+        assertTrue(stringified.contains("\\u0007"), stringified);
+        EventId id = new EventId(Events.sha256(stringified.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        Event e = new Event(id, pk, 1_700_000_000L, 1, List.of(), content, new Signature(Schnorr.sign(id.toBytes(), sk)));
+        assertNull(Events.verify(e), "nostr-tools hashes JSON.stringify's form; the same fields must verify");
+        assertNotEquals(Events.computeId(pk, 1_700_000_000L, 1, List.of(), content), id);
+    }
+
+    @Test
+    void escapedFormIsNotAcceptedWithoutControlCharacters() {
+        byte[] sk = Schnorr.newSecretKey();
+        PubKey pk = new PubKey(Schnorr.publicKey(sk));
+        Event good = Events.sign(sk, 1_700_000_000L, 1, List.of(), "plain");
+        EventId other = new EventId(Events.sha256("something else".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        Event forged = new Event(other, pk, good.createdAt(), 1, List.of(), "plain",
+                new Signature(Schnorr.sign(other.toBytes(), sk)));
+        assertEquals("invalid: event id does not match the canonical serialization", Events.verify(forged));
     }
 }

@@ -12,11 +12,51 @@ public final class NostrJson {
      * \n, \", \\, \r, \t, \b and \f are escaped; every other character is written verbatim.
      */
     public static String canonical(PubKey pubkey, long createdAt, int kind, List<List<String>> tags, String content) {
+        return canonical(pubkey, createdAt, kind, tags, content, true);
+    }
+
+    /**
+     * The same array as {@link #canonical} but with every other control character written as
+     * the backslash-u-00xx form: what {@code JSON.stringify} (nostr-tools) and serde_json (rust-nostr) produce.
+     * It differs from the NIP-01 form only when content or tags hold such characters.
+     */
+    public static String canonicalEscapingControls(PubKey pubkey, long createdAt, int kind, List<List<String>> tags,
+            String content) {
+        return canonical(pubkey, createdAt, kind, tags, content, false);
+    }
+
+    /** Whether any string of the event holds a control character NIP-01 leaves unescaped. */
+    public static boolean hasOtherControlCharacters(List<List<String>> tags, String content) {
+        if (hasOtherControl(content)) {
+            return true;
+        }
+        for (List<String> t : tags) {
+            for (String v : t) {
+                if (hasOtherControl(v)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static boolean hasOtherControl(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\b' && c != '\f') {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String canonical(PubKey pubkey, long createdAt, int kind, List<List<String>> tags, String content,
+            boolean nip01) {
         StringBuilder sb = new StringBuilder(128 + content.length());
         sb.append("[0,\"").append(pubkey.hex()).append("\",").append(createdAt).append(',').append(kind).append(',');
-        appendTags(sb, tags, true);
+        appendTags(sb, tags, nip01);
         sb.append(',');
-        appendString(sb, content, true);
+        appendString(sb, content, nip01);
         sb.append(']');
         return sb.toString();
     }

@@ -40,7 +40,7 @@ public record Rumor(EventId id, PubKey pubkey, long createdAt, int kind, List<Li
     }
 
     public boolean hasValidId() {
-        return wellFormed(this) && Events.computeId(pubkey, createdAt, kind, tags, content).equals(id);
+        return wellFormed(this) && Events.idMatches(id, pubkey, createdAt, kind, tags, content);
     }
 
     /** The JSON object NIP-59 encrypts into a seal: an event without {@code sig}. */

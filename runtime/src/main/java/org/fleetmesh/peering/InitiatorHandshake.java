@@ -1,0 +1,100 @@
+package org.fleetmesh.peering;
+
+import java.time.Clock;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Random;
+
+import org.fleetmesh.identity.DidPeer4;
+
+/**
+ * The initiator: waits for MESH-HELLO, picks the highest common version, proves itself, verifies the responder's
+ * proof and sends MESH-OK.
+ */
+final class InitiatorHandshake extends MeshHandshake {
+    private enum State {
+        AWAIT_HELLO, AWAIT_AUTH
+    }
+
+    private final Optional<String> expectedPeer;
+    private State state = State.AWAIT_HELLO;
+    private MeshHello hello;
+    private PeerKeys peerKeys;
+    private Challenge challenge;
+    private int version;
+
+    InitiatorHandshake(MeshSigner self, HandshakeSettings settings, SeenProofs seen, Optional<String> expectedPeer,
+            Clock clock, Random random) {
+        super(self, settings, seen, clock, random);
+        this.expectedPeer = Objects.requireNonNull(expectedPeer, "expectedPeer");
+    }
+
+    @Override
+    public Role role() {
+        return Role.INITIATOR;
+    }
+
+    @Override
+    Step onStart() {
+        return Step.NOTHING;
+    }
+
+    @Override
+    Step onMessage(MeshMessage message) throws MeshRefusedException {
+        return switch (state) {
+            case AWAIT_HELLO -> {
+                if (!(message instanceof MeshHello h)) {
+                    throw refusal(Refusal.Kind.UNEXPECTED, "waiting for MESH-HELLO, got " + message.type());
+                }
+                yield hello(h);
+            }
+            case AWAIT_AUTH -> {
+                if (!(message instanceof MeshAuth auth)) {
+                    throw refusal(Refusal.Kind.UNEXPECTED, "waiting for the responder's MESH-AUTH, got " + message.type());
+                }
+                yield responderProof(auth);
+            }
+        };
+    }
+
+    private Step hello(MeshHello h) throws MeshRefusedException {
+        version = h.versions().stream().filter(VERSIONS::contains).max(Integer::compare)
+                .orElseThrow(() -> refusal(Refusal.Kind.UNSUPPORTED, "versions " + h.versions()
+                        + " offered; this node speaks version " + VERSION));
+        if (expectedPeer.isPresent() && !sameDid(expectedPeer.get(), h.did())) {
+            throw refusal(Refusal.Kind.INVALID, "this node dialled " + MeshJson.clip(expectedPeer.get())
+                    + ", the responder is " + MeshJson.clip(PeerIdentity.shortForm(h.did())));
+        }
+        checkTime(h.time(), "MESH-HELLO");
+        peerKeys = resolvePeer(h.did());
+        hello = h;
+        challenge = Challenge.random(random);
+        state = State.AWAIT_AUTH;
+        return send(prove(version, h.did(), challenge, h.challenge()).encode());
+    }
+
+    private Step responderProof(MeshAuth auth) throws MeshRefusedException {
+        if (auth.version() != version) {
+            throw refusal(Refusal.Kind.INVALID, "the responder's proof is for version " + auth.version()
+                    + ", this link speaks " + version);
+        }
+        if (!auth.did().equals(hello.did())) {
+            throw refusal(Refusal.Kind.INVALID, "MESH-AUTH is signed as " + MeshJson.clip(PeerIdentity.shortForm(auth.did()))
+                    + ", MESH-HELLO named " + MeshJson.clip(PeerIdentity.shortForm(hello.did())));
+        }
+        checkBinding(auth, challenge);
+        if (!auth.challenge().equals(hello.challenge())) {
+            throw refusal(Refusal.Kind.INVALID, "the responder's \"challenge\" is not the one its MESH-HELLO sent");
+        }
+        PeerIdentity peer = verify(auth, peerKeys, self.did(), hello.did(), challenge, hello.challenge());
+        return authenticated(peer, new MeshOk(version).encode());
+    }
+
+    /** The same DID, or a did:peer:4 short form of the presented long form. */
+    private static boolean sameDid(String expected, String presented) {
+        if (expected.equals(presented)) {
+            return true;
+        }
+        return DidPeer4.isShortForm(expected) && expected.equals(PeerIdentity.shortForm(presented));
+    }
+}

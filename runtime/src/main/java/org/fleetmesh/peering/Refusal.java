@@ -1,0 +1,78 @@
+package org.fleetmesh.peering;
+
+import java.util.Objects;
+
+/**
+ * Why a handshake did not authenticate. A refusal this node makes is sent to the peer as
+ * {@code ["MESH-ERR", "<word>: <detail>"]} before the link closes with 1008; a refusal that came from the peer, or
+ * a connection that closed, is only reported locally.
+ */
+public record Refusal(Kind kind, String detail) {
+
+    public enum Kind {
+        /** Not JSON, wrong arity, a missing or mistyped field, bad hex, a message too long. */
+        MALFORMED("malformed", true),
+        /** A protocol version, DID method or message type this node does not speak. */
+        UNSUPPORTED("unsupported", true),
+        /** A proof that does not verify or is bound to another challenge, DID or key. */
+        INVALID("invalid", true),
+        /** A time more than the allowed skew before this node's clock. */
+        EXPIRED("expired", true),
+        /** A time more than the allowed skew after this node's clock. */
+        FUTURE("future", true),
+        /** A proof this node has already accepted once. */
+        REPLAYED("replayed", true),
+        /** The peer presented this node's own DID or key. */
+        SELF("self", true),
+        /** A message that is valid but not the one this side waits for. */
+        UNEXPECTED("unexpected", true),
+        /** The handshake did not complete in time. */
+        TIMEOUT("timeout", true),
+        /** The peer refused us with MESH-ERR; its reason is the detail. */
+        PEER("peer", false),
+        /** The connection closed before the handshake completed. */
+        CLOSED("closed", false);
+
+        private final String word;
+        private final boolean sent;
+
+        Kind(String word, boolean sent) {
+            this.word = word;
+            this.sent = sent;
+        }
+
+        /** The prefix of the MESH-ERR reason. */
+        public String word() {
+            return word;
+        }
+
+        /** Whether this node tells the peer (MESH-ERR, then close 1008). */
+        public boolean sent() {
+            return sent;
+        }
+    }
+
+    public Refusal {
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(detail, "detail");
+    }
+
+    public static Refusal of(Kind kind, String detail) {
+        return new Refusal(kind, detail);
+    }
+
+    /** The MESH-ERR reason, {@code "<word>: <detail>"}; for {@link Kind#PEER} the peer's own reason. */
+    public String reason() {
+        return kind == Kind.PEER ? detail : kind.word() + ": " + detail;
+    }
+
+    /** This refusal as an exception, for code that unwinds. */
+    MeshRefusedException exception() {
+        return new MeshRefusedException(this);
+    }
+
+    @Override
+    public String toString() {
+        return kind == Kind.PEER ? "refused by the peer: " + detail : reason();
+    }
+}
