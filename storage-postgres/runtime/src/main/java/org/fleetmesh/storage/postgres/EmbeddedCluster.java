@@ -100,6 +100,12 @@ public final class EmbeddedCluster implements AutoCloseable {
                     .setServerConfig("full_page_writes", "on")
                     .setServerConfig("listen_addresses", "localhost")
                     .setServerConfig("max_connections", "200")
+                    // a relay writes steadily: fewer, larger checkpoints and a bigger cache than the
+                    // 128 MB / 1 GB defaults (an external server is tuned by its operator)
+                    .setServerConfig("shared_buffers", "256MB")
+                    .setServerConfig("max_wal_size", "4GB")
+                    .setServerConfig("checkpoint_timeout", "15min")
+                    .setServerConfig("wal_buffers", "16MB")
                     // (initdb only, on a fresh dir) byte-wise text comparison: tag values are only
                     // ever compared for equality, the C collation is the fastest and platform-neutral
                     .setLocaleConfig("locale", "C")
