@@ -93,6 +93,8 @@ public final class QueryBench {
         }
         Random r = new Random(42);
         Map<String, java.util.function.Supplier<String>> shapes = new LinkedHashMap<>();
+        // baseline: a REQ that never touches the store, i.e. the WebSocket round trip itself
+        shapes.put("limit 0 (baseline)", () -> "{\"kinds\":[1],\"limit\":0}");
         shapes.put("authors", () -> "{\"authors\":[\"" + pubs[r.nextInt(AUTHORS)] + "\"],\"limit\":100}");
         shapes.put("kinds", () -> "{\"kinds\":[7],\"limit\":100}");
         shapes.put("kinds+until", () -> "{\"kinds\":[7],\"until\":" + (base + r.nextInt((int) SPAN)) + ",\"limit\":100}");
