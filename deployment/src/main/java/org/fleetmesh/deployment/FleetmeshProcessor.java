@@ -31,6 +31,7 @@ class FleetmeshProcessor {
     AdditionalBeanBuildItem relayBeans() {
         return AdditionalBeanBuildItem.builder()
                 .addBeanClasses(RelayRuntime.class, RelayEndpoint.class, RelayInfoRoute.class, RelayReadiness.class,
+                        org.fleetmesh.peering.MeshEndpoint.class,
                         NodeIdentity.class, DidWellKnownRoute.class)
                 .setUnremovable()
                 .build();

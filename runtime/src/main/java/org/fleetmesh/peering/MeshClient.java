@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import org.jboss.logging.Logger;
 
 import io.vertx.core.Vertx;
+import io.vertx.core.http.ClientWebSocket;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
@@ -59,27 +60,25 @@ public final class MeshClient implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        client.connect(options).onComplete(ar -> {
-            if (ar.failed()) {
-                result.completeExceptionally(ar.cause());
-                return;
+        // handlers go on before connecting, so MESH-HELLO cannot arrive ahead of them
+        ClientWebSocket ws = client.webSocket();
+        MeshLink link = new MeshLink(MeshHandshake.initiator(self, settings, seen, expectedPeer), new Socket(ws));
+        ws.textMessageHandler(link::receive);
+        ws.closeHandler(v -> link.closed());
+        ws.exceptionHandler(t -> LOG.debugf("mesh link to %s: %s", url, t.toString()));
+        link.open(); // the handshake timeout counts from here, connecting included
+        long timer = vertx.setTimer(settings.timeout().toMillis(), id -> link.timedOut());
+        link.authenticated().whenComplete((peer, failure) -> {
+            vertx.cancelTimer(timer);
+            if (failure != null) {
+                result.completeExceptionally(failure);
+            } else {
+                result.complete(link);
             }
-            WebSocket ws = ar.result();
-            MeshLink link = new MeshLink(MeshHandshake.initiator(self, settings, seen, expectedPeer),
-                    new Socket(ws));
-            ws.textMessageHandler(link::receive);
-            ws.closeHandler(v -> link.closed());
-            ws.exceptionHandler(t -> LOG.debugf("mesh link to %s: %s", url, t.toString()));
-            long timer = vertx.setTimer(settings.timeout().toMillis(), id -> link.timedOut());
-            link.authenticated().whenComplete((peer, failure) -> {
-                vertx.cancelTimer(timer);
-                if (failure != null) {
-                    result.completeExceptionally(failure);
-                } else {
-                    result.complete(link);
-                }
-            });
-            link.open();
+        });
+        ws.connect(options).onFailure(t -> {
+            vertx.cancelTimer(timer);
+            result.completeExceptionally(t);
         });
         return result;
     }

@@ -70,7 +70,15 @@ public final class MeshLink {
         return handshake.role();
     }
 
-    /** Closes an authenticated link normally. */
+    /** Sends a message of a protocol that runs after MESH-OK. */
+    public void send(String text) {
+        if (handshake.peer().isEmpty()) {
+            throw new IllegalStateException("the link is not authenticated");
+        }
+        socket.send(text);
+    }
+
+    /** Closes the link normally. */
     public void close() {
         socket.close(NORMAL_CLOSURE, "closing");
     }
