@@ -6,6 +6,7 @@ import java.util.Arrays;
 abstract class Bytes32 implements Comparable<Bytes32> {
     final byte[] bytes;
     private final int hash;
+    private String hex; // cached: ids and keys are written as hex on every send
 
     Bytes32(byte[] bytes) {
         if (bytes.length != 32) {
@@ -26,7 +27,17 @@ abstract class Bytes32 implements Comparable<Bytes32> {
     }
 
     public String hex() {
-        return Hex.encode(bytes);
+        String h = hex;
+        if (h == null) {
+            h = Hex.encode(bytes);
+            hex = h;
+        }
+        return h;
+    }
+
+    /** For subclasses built from hex that is already known to be the lower-case form of bytes. */
+    void knownHex(String lowerHex) {
+        hex = lowerHex;
     }
 
     @Override

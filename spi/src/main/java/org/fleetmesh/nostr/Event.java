@@ -15,6 +15,7 @@ public final class Event {
     private final String content;
     private final Signature sig;
     private String json;
+    private String[] escapedBody; // {tags, content} as JSON, shared by the canonical and wire forms
 
     public Event(EventId id, PubKey pubkey, long createdAt, int kind, List<List<String>> tags, String content,
             Signature sig) {
@@ -67,6 +68,23 @@ public final class Event {
             json = j;
         }
         return j;
+    }
+
+    /**
+     * {tags, content} escaped once for both the canonical form (the id) and the wire form, or
+     * null when a string holds a control character the two forms escape differently.
+     */
+    String[] escapedBody() {
+        String[] b = escapedBody;
+        if (b == null && !NostrJson.hasOtherControlCharacters(tags, content)) {
+            StringBuilder t = new StringBuilder(64);
+            NostrJson.appendTags(t, tags, true);
+            StringBuilder c = new StringBuilder(content.length() + 16);
+            NostrJson.appendString(c, content, true);
+            b = new String[] { t.toString(), c.toString() };
+            escapedBody = b;
+        }
+        return b;
     }
 
     /** The value of the first tag named {@code name}, or null. */

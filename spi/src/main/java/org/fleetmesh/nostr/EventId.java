@@ -7,6 +7,8 @@ public final class EventId extends Bytes32 {
     }
 
     public static EventId ofHex(String hex) {
-        return new EventId(Hex.decode(hex, 32));
+        EventId v = new EventId(Hex.decode(hex, 32));
+        v.knownHex(hex); // decode accepted only lower-case hex, so this is the canonical form
+        return v;
     }
 }

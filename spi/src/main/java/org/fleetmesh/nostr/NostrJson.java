@@ -61,8 +61,31 @@ public final class NostrJson {
         return sb.toString();
     }
 
+    /** The NIP-01 canonical form of an event's fields (what its id must hash). */
+    public static String canonical(Event e) {
+        String[] body = e.escapedBody();
+        if (body == null) {
+            return canonical(e.pubkey(), e.createdAt(), e.kind(), e.tags(), e.content(), true);
+        }
+        StringBuilder sb = new StringBuilder(100 + body[0].length() + body[1].length());
+        sb.append("[0,\"").append(e.pubkey().hex()).append("\",").append(e.createdAt()).append(',').append(e.kind())
+                .append(',').append(body[0]).append(',').append(body[1]).append(']');
+        return sb.toString();
+    }
+
     /** The event as a JSON object, every string escaped so that any JSON parser reads it back. */
     public static String eventJson(Event e) {
+        String[] body = e.escapedBody();
+        if (body != null) {
+            StringBuilder sb = new StringBuilder(260 + body[0].length() + body[1].length());
+            return sb.append("{\"id\":\"").append(e.id().hex())
+                    .append("\",\"pubkey\":\"").append(e.pubkey().hex())
+                    .append("\",\"created_at\":").append(e.createdAt())
+                    .append(",\"kind\":").append(e.kind())
+                    .append(",\"tags\":").append(body[0])
+                    .append(",\"content\":").append(body[1])
+                    .append(",\"sig\":\"").append(e.sig().hex()).append("\"}").toString();
+        }
         StringBuilder sb = new StringBuilder(256 + e.content().length());
         sb.append("{\"id\":\"").append(e.id().hex())
                 .append("\",\"pubkey\":\"").append(e.pubkey().hex())

@@ -7,6 +7,8 @@ public final class PubKey extends Bytes32 {
     }
 
     public static PubKey ofHex(String hex) {
-        return new PubKey(Hex.decode(hex, 32));
+        PubKey v = new PubKey(Hex.decode(hex, 32));
+        v.knownHex(hex); // decode accepted only lower-case hex, so this is the canonical form
+        return v;
     }
 }

@@ -5,6 +5,7 @@ import java.util.Arrays;
 /** A 64-byte BIP-340 Schnorr signature. */
 public final class Signature {
     private final byte[] bytes;
+    private String hex;
 
     public Signature(byte[] bytes) {
         if (bytes.length != 64) {
@@ -14,7 +15,9 @@ public final class Signature {
     }
 
     public static Signature ofHex(String hex) {
-        return new Signature(Hex.decode(hex, 64));
+        Signature s = new Signature(Hex.decode(hex, 64));
+        s.hex = hex;
+        return s;
     }
 
     public byte[] unsafeBytes() {
@@ -22,7 +25,12 @@ public final class Signature {
     }
 
     public String hex() {
-        return Hex.encode(bytes);
+        String h = hex;
+        if (h == null) {
+            h = Hex.encode(bytes);
+            hex = h;
+        }
+        return h;
     }
 
     @Override
