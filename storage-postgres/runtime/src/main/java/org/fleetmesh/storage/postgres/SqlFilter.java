@@ -140,17 +140,34 @@ final class SqlFilter {
      */
     private static void eventConditions(Filter f, long now, StringBuilder w, List<Object> params, boolean withAuthors,
             boolean withKinds, boolean withRange, String skipTag) {
+        // one value is written "= ?": PostgreSQL (before 17) cannot read an index in order for
+        // "= any(array)", so a one-author, limit-100 query would fetch and sort all of the author's events
         if (f.ids() != null) {
-            and(w, "e.id = any(?)");
-            params.add(ids(f.ids()));
+            if (f.ids().size() == 1) {
+                and(w, "e.id = ?");
+                params.add(f.ids().iterator().next().toBytes());
+            } else {
+                and(w, "e.id = any(?)");
+                params.add(ids(f.ids()));
+            }
         }
         if (withAuthors && f.authors() != null) {
-            and(w, "e.pubkey = any(?)");
-            params.add(authors(f.authors()));
+            if (f.authors().size() == 1) {
+                and(w, "e.pubkey = ?");
+                params.add(f.authors().iterator().next().toBytes());
+            } else {
+                and(w, "e.pubkey = any(?)");
+                params.add(authors(f.authors()));
+            }
         }
         if (withKinds && f.kinds() != null) {
-            and(w, "e.kind = any(?)");
-            params.add(kinds(f.kinds()));
+            if (f.kinds().size() == 1) {
+                and(w, "e.kind = ?");
+                params.add(f.kinds().iterator().next());
+            } else {
+                and(w, "e.kind = any(?)");
+                params.add(kinds(f.kinds()));
+            }
         }
         if (withRange && f.since() != null) {
             and(w, "e.created_at >= ?");

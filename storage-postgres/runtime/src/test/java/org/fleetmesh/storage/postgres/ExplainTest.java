@@ -105,6 +105,13 @@ class ExplainTest extends PgFixture {
     }
 
     @Test
+    void oneAuthorWithALimitIsReadInIndexOrderWithoutASort() throws Exception {
+        String plan = explain(f(null, Set.of(AUTHORS.get(3)), null, Map.of(), null, null, 20), SqlFilter.Mode.QUERY);
+        assertFalse(plan.contains("Sort"), "one author, limit: the index gives the order, nothing to sort:\n" + plan);
+        assertTrue(plan.contains("Index Scan"), plan);
+    }
+
+    @Test
     void kinds() throws Exception {
         assertIndexed("rare kind", f(null, null, Set.of(30), Map.of(), null, null, null));
         // kinds 1 and 7 are most of the table: only the limited read must use the index
