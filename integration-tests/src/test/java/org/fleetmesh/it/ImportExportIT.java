@@ -227,4 +227,29 @@ class ImportExportIT {
         assertTrue(bad.stderr().contains("invalid:"), bad.stderr());
         assertEquals("", bad.stdout());
     }
+
+    @Test
+    void deleteRemovesExactlyTheMatchingEvents() throws Exception {
+        Path dir = MeshnodeProcess.newDataDir("delete");
+        Path file = dir.resolveSibling(dir.getFileName() + ".jsonl");
+        try {
+            Keys k = Keys.fresh();
+            long now = now();
+            Event note = k.note(now - 20, "a note");
+            Event reaction = k.sign(7, now - 10, "+");
+            Files.write(file, List.of(note.json(), reaction.json()), StandardCharsets.UTF_8);
+            assertEquals(0, cli(dir, file, "import").exit());
+            Run needsFilter = cli(dir, null, "delete");
+            assertTrue(needsFilter.exit() != 0, "delete without --filter must refuse");
+            Run d = cli(dir, null, "delete", "--filter", "{\"kinds\":[7]}");
+            assertEquals(0, d.exit(), d.stderr());
+            assertTrue(d.stderr().contains("deleted 1 events"), d.stderr());
+            Run e = cli(dir, null, "export");
+            assertEquals(List.of(note.id().hex()), NostrClient.ids(jsonLines(e.stdout())));
+        } finally {
+            MeshnodeProcess.stopLeftoverPostmasters(dir);
+            MeshnodeProcess.deleteDataDir(dir);
+            Files.deleteIfExists(file);
+        }
+    }
 }

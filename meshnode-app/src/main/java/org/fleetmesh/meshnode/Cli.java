@@ -45,6 +45,7 @@ public final class Cli {
             int code = switch (args[0]) {
                 case "import" -> importEvents(args);
                 case "export" -> exportEvents(args);
+                case "delete" -> deleteEvents(args);
                 case "bench" -> bench(args);
                 case "did" -> did(args);
                 case "help" -> {
@@ -158,6 +159,7 @@ public final class Cli {
                 usage: meshnode [relay]                      run the node (default)
                        meshnode import < events.jsonl        store events, one JSON object a line
                        meshnode export [--filter JSON]       write stored events as JSONL, newest first
+                       meshnode delete --filter JSON         remove matching stored events (no tombstone)
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
                        meshnode bench ingest|corpus|query|crypto  load drivers (see docs/BENCHMARKS.md)
                 environment: FLEETMESH_DATA_DIR (default ./data), QUARKUS_DATASOURCE_JDBC_URL,
@@ -247,8 +249,8 @@ public final class Cli {
         batch.clear();
     }
 
-    static int exportEvents(String[] args) {
-        Filter filter = Filter.ALL;
+    private static Filter filterArgument(String[] args, String command, boolean required) {
+        Filter filter = null;
         for (int i = 1; i < args.length; i++) {
             if (args[i].equals("--filter") && i + 1 < args.length) {
                 try {
@@ -258,9 +260,35 @@ public final class Cli {
                     throw new UsageException("bad --filter: " + e.getMessage());
                 }
             } else {
-                throw new UsageException("export takes [--filter JSON]");
+                throw new UsageException(command + " takes " + (required ? "--filter JSON" : "[--filter JSON]"));
             }
         }
+        if (filter == null && required) {
+            throw new UsageException(command + " needs --filter JSON (use '{}' to mean every event)");
+        }
+        return filter == null ? Filter.ALL : filter;
+    }
+
+    /** Removes stored events matching a filter (no NIP-09 tombstone: they may be published again). */
+    static int deleteEvents(String[] args) {
+        Filter filter = filterArgument(args, "delete", true);
+        long now = System.currentTimeMillis() / 1000;
+        long deleted = 0;
+        try (EventStore store = openStore()) {
+            if (!filter.matchesNothingStored()) {
+                List<org.fleetmesh.nostr.EventId> ids = new ArrayList<>();
+                store.enumerate(filter, now, (createdAt, id) -> ids.add(id));
+                for (int i = 0; i < ids.size(); i += BATCH) {
+                    deleted += store.delete(ids.subList(i, Math.min(ids.size(), i + BATCH)));
+                }
+            }
+        }
+        System.err.println("deleted " + deleted + " events");
+        return 0;
+    }
+
+    static int exportEvents(String[] args) {
+        Filter filter = filterArgument(args, "export", false);
         long now = System.currentTimeMillis() / 1000;
         long[] written = { 0 };
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);

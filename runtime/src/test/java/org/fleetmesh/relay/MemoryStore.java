@@ -74,6 +74,13 @@ final class MemoryStore implements EventStore {
     }
 
     @Override
+    public int delete(java.util.Collection<org.fleetmesh.nostr.EventId> ids) {
+        int before = events.size();
+        events.removeIf(e -> ids.contains(e.id()));
+        return before - events.size();
+    }
+
+    @Override
     public int purgeExpired(long now) {
         return 0;
     }

@@ -36,6 +36,12 @@ public interface EventStore extends AutoCloseable {
      */
     void enumerate(Filter filter, long now, ItemSink sink);
 
+    /**
+     * Removes the given events (an operator's decision: no tombstone is written, so they may be
+     * published again). Returns how many were removed.
+     */
+    int delete(java.util.Collection<EventId> ids);
+
     /** Removes events whose NIP-40 expiration is before {@code now}; returns how many. */
     int purgeExpired(long now);
 

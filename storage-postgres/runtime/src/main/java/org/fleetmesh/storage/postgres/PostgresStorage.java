@@ -165,6 +165,11 @@ public final class PostgresStorage implements EventStore {
     }
 
     @Override
+    public int delete(java.util.Collection<org.fleetmesh.nostr.EventId> ids) {
+        return store.delete(ids);
+    }
+
+    @Override
     public int purgeExpired(long now) {
         return store.purgeExpired(now);
     }

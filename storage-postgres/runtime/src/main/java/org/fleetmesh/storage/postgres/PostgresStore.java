@@ -1039,6 +1039,25 @@ public final class PostgresStore implements EventStore {
     }
 
     @Override
+    public int delete(java.util.Collection<EventId> ids) {
+        if (ids.isEmpty()) {
+            return 0;
+        }
+        byte[][] raw = ids.stream().map(EventId::toBytes).toArray(byte[][]::new);
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("with d as (delete from event where id = any(?) returning id),"
+                        + " t as (delete from tag where event_id in (select id from d)) select count(*) from d")) {
+            ps.setArray(1, c.createArrayOf("bytea", raw));
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("deleting " + ids.size() + " events failed", e);
+        }
+    }
+
+    @Override
     public boolean isHealthy() {
         if (closed) {
             return false;

@@ -70,6 +70,19 @@ class PostgresStoreTest extends PgFixture {
     }
 
     @Test
+    void operatorDeleteRemovesEventsAndTheirTagsWithoutATombstone() {
+        PubKey a = Ev.author();
+        Event keep = ev(a, NOW - 10, 1, "keep", tag("t", "x"));
+        Event drop = ev(a, NOW - 5, 1, "drop", tag("t", "x"));
+        store.save(List.of(keep, drop));
+        assertEquals(1, store.delete(List.of(drop.id())));
+        assertEquals(idsOf(keep), ids(authors(a)));
+        assertEquals(idsOf(keep), ids(tags("t", "x")), "the deleted event's tag rows are gone too");
+        assertEquals(0, store.delete(List.of(drop.id())));
+        assertEquals(List.of(STORED), store.save(List.of(drop)), "no tombstone: it may come back");
+    }
+
+    @Test
     void ephemeralIsRejected() {
         Event eph = ev(Ev.author(), NOW, 20001, "x");
         assertThrows(IllegalArgumentException.class, () -> store.save(List.of(eph)));
