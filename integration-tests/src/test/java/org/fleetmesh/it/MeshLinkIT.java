@@ -1,0 +1,105 @@
+package org.fleetmesh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+import org.fleetmesh.identity.NodeEndpoints;
+import org.fleetmesh.identity.NodeSecrets;
+import org.fleetmesh.peering.HandshakeSettings;
+import org.fleetmesh.peering.MeshClient;
+import org.fleetmesh.peering.MeshSigner;
+import org.fleetmesh.peering.PeerIdentity;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.WebSocketConnectOptions;
+
+/** The /mesh link of a packaged node: mutual DID authentication against a real process. */
+class MeshLinkIT {
+    static MeshnodeProcess node;
+    static Vertx vertx;
+    static Path ourDir;
+    static MeshSigner us;
+
+    @BeforeAll
+    static void start() throws Exception {
+        node = MeshnodeProcess.start("mesh-link");
+        vertx = Vertx.vertx();
+        ourDir = Files.createTempDirectory("mesh-initiator");
+        NodeSecrets secrets = NodeSecrets.loadOrCreate(ourDir, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE,
+                NodeSecrets.Supplied.NONE);
+        us = MeshSigner.forNode(secrets, NodeEndpoints.of("ws://127.0.0.1:1/", "ws://127.0.0.1:1/mesh",
+                "http://127.0.0.1:1/didcomm"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (vertx != null) {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+        if (node != null) {
+            node.close();
+        }
+        MeshnodeProcess.deleteDataDir(ourDir);
+    }
+
+    URI meshUri() {
+        return URI.create("ws://127.0.0.1:" + node.port() + "/mesh");
+    }
+
+    @Test
+    void aPeerLearnsTheNodesDidAndNostrKeyBoundTogether() throws Exception {
+        try (MeshClient client = new MeshClient(vertx, us, HandshakeSettings.DEFAULTS)) {
+            PeerIdentity peer = client.authenticate(meshUri()).toCompletableFuture().get(20, TimeUnit.SECONDS);
+            assertTrue(peer.did().startsWith("did:peer:4"), peer.did());
+            JsonNode info = NostrClient.JSON.readTree(node.relayInfo());
+            assertEquals(info.path("self").asText(), peer.nostr().orElseThrow().hex(),
+                    "the /mesh identity and the NIP-11 self key are the same node");
+        }
+    }
+
+    @Test
+    void aMalformedOpeningIsRefusedWithMeshErrAndAClose() throws Exception {
+        CompletableFuture<String> firstAfterHello = new CompletableFuture<>();
+        CompletableFuture<Short> closed = new CompletableFuture<>();
+        // handlers before connecting: the node sends MESH-HELLO as soon as the socket opens
+        var ws = vertx.createWebSocketClient().webSocket();
+        ws.textMessageHandler(m -> {
+            if (m.startsWith("[\"MESH-HELLO\"")) {
+                ws.writeTextMessage("[\"MESH-AUTH\",{\"not\":\"a proof\"}]");
+            } else {
+                firstAfterHello.complete(m);
+            }
+        });
+        ws.closeHandler(v -> closed.complete(ws.closeStatusCode()));
+        ws.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.port()).setURI("/mesh"))
+                .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        String err = firstAfterHello.get(10, TimeUnit.SECONDS);
+        assertTrue(err.startsWith("[\"MESH-ERR\",\"malformed:"), err);
+        assertEquals((short) 1008, closed.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aProofForAnotherNodeIsRefused() throws Exception {
+        // expecting a different DID than the node presents: the initiator itself must refuse
+        try (MeshClient client = new MeshClient(vertx, us, HandshakeSettings.DEFAULTS)) {
+            try {
+                client.connect(meshUri(), java.util.Optional.of(us.did())).toCompletableFuture().get(20, TimeUnit.SECONDS);
+                throw new AssertionError("connecting while expecting another DID must fail");
+            } catch (java.util.concurrent.ExecutionException | CompletionException e) {
+                assertTrue(String.valueOf(e.getCause()).length() > 0);
+            }
+        }
+    }
+}
