@@ -49,7 +49,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * and each side must refuse the other's payload with one flipped byte.
  */
 class IdentityInteropIT {
-    private static final String NOSTR_TOOLS = "2.25.2";
     private static final String SCRIPT = "nip44-nip59-interop.mjs";
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final MessageParser PARSER = new MessageParser(MessageParser.Limits.DEFAULT);
@@ -64,9 +63,6 @@ class IdentityInteropIT {
         SIZES.put("65,535 bytes", 65_535);
         SIZES.put("65,536 bytes", 65_536);
         SIZES.put("100,000 bytes", 100_000);
-    }
-
-    record Run(int exit, String stdout, String stderr) {
     }
 
     record Plain(String label, String text, String payload) {
@@ -85,13 +81,13 @@ class IdentityInteropIT {
     static ObjectNode controlCharTemplate;
     static Event javaControlCharWrap;
 
-    static Run node;
+    static NodeJs.Run node;
     static long nodeMillis;
     static JsonNode out;
 
     @BeforeAll
     static void runNostrTools() throws Exception {
-        Path jsDir = installNostrTools();
+        Path jsDir = NodeJs.withNostrTools(SCRIPT);
         prepareJavaSide();
 
         ObjectNode in = NostrClient.JSON.createObjectNode();
@@ -116,9 +112,9 @@ class IdentityInteropIT {
         Files.writeString(outFile, "");
 
         long t0 = System.nanoTime();
-        node = run(jsDir, 60, "node", SCRIPT, inFile.toString(), outFile.toString());
+        node = NodeJs.run(jsDir, 60, "node", SCRIPT, inFile.toString(), outFile.toString());
         nodeMillis = (System.nanoTime() - t0) / 1_000_000;
-        System.out.println("nostr-tools " + NOSTR_TOOLS + " NIP-44/NIP-59 script ran in " + nodeMillis + " ms, exit "
+        System.out.println("nostr-tools " + NodeJs.NOSTR_TOOLS + " NIP-44/NIP-59 script ran in " + nodeMillis + " ms, exit "
                 + node.exit() + "\n" + node.stdout() + node.stderr());
         String json = Files.readString(outFile, StandardCharsets.UTF_8);
         out = json.isBlank() ? null : NostrClient.tree(json);
@@ -403,42 +399,4 @@ class IdentityInteropIT {
         return out;
     }
 
-    // ---- nostr-tools, as NostrToolsIT installs it
-
-    private static Path installNostrTools() throws Exception {
-        Path jsDir = MeshnodeProcess.targetDir().resolve("js");
-        Files.createDirectories(jsDir);
-        try {
-            run(jsDir, 60, "npm", "--version");
-        } catch (IOException noNpm) {
-            Assumptions.abort("npm is not installed, so the nostr-tools interop test cannot run: " + noNpm.getMessage());
-        }
-        Path pkg = jsDir.resolve("node_modules/nostr-tools/package.json");
-        boolean installed = Files.isRegularFile(pkg) && Files.isDirectory(jsDir.resolve("node_modules/ws"))
-                && NostrClient.tree(Files.readString(pkg)).path("version").asText().equals(NOSTR_TOOLS);
-        if (!installed) {
-            if (!Files.exists(jsDir.resolve("package.json"))) {
-                Files.writeString(jsDir.resolve("package.json"),
-                        "{\"name\":\"fleetmesh-it-js\",\"private\":true,\"type\":\"module\"}\n", StandardCharsets.UTF_8);
-            }
-            Run npm = run(jsDir, 300, "npm", "install", "--no-audit", "--no-fund", "nostr-tools@" + NOSTR_TOOLS, "ws");
-            assertEquals(0, npm.exit(), "npm install failed:\n" + npm.stdout() + npm.stderr());
-        }
-        Path src = Path.of(System.getProperty("meshnode.it.js", "src/test/js")).resolve(SCRIPT);
-        Files.copy(src, jsDir.resolve(SCRIPT), StandardCopyOption.REPLACE_EXISTING);
-        return jsDir;
-    }
-
-    private static Run run(Path dir, long timeoutSeconds, String... cmd) throws IOException, InterruptedException {
-        Path stdout = MeshnodeProcess.outputFile("js-", ".out");
-        Path stderr = MeshnodeProcess.outputFile("js-", ".err");
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile())
-                .redirectOutput(stdout.toFile()).redirectError(stderr.toFile()).start();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            throw new AssertionError(String.join(" ", cmd) + " did not finish in " + timeoutSeconds + " s:\n"
-                    + Files.readString(stdout) + Files.readString(stderr));
-        }
-        return new Run(p.exitValue(), Files.readString(stdout), Files.readString(stderr));
-    }
 }

@@ -28,50 +28,14 @@ import com.fasterxml.jackson.databind.JsonNode;
  * and reads NIP-11 against a packaged node.
  */
 class NostrToolsIT {
-    private static final String NOSTR_TOOLS = "2.25.2";
     private static final String SCRIPT = "nostr-tools-interop.mjs";
 
     static Path jsDir;
     static MeshnodeProcess node;
 
-    record Run(int exit, String stdout, String stderr) {
-    }
-
-    private static Run run(Path dir, long timeoutSeconds, String... cmd) throws IOException, InterruptedException {
-        Path out = MeshnodeProcess.outputFile("js-", ".out");
-        Path err = MeshnodeProcess.outputFile("js-", ".err");
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            throw new AssertionError(String.join(" ", cmd) + " did not finish in " + timeoutSeconds + " s:\n"
-                    + Files.readString(out) + Files.readString(err));
-        }
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
-    }
-
     @BeforeAll
     static void installNostrTools() throws Exception {
-        jsDir = MeshnodeProcess.targetDir().resolve("js");
-        Files.createDirectories(jsDir);
-        try {
-            run(jsDir, 60, "npm", "--version");
-        } catch (IOException noNpm) {
-            Assumptions.abort("npm is not installed, so the nostr-tools interop test cannot run: " + noNpm.getMessage());
-        }
-        Path pkg = jsDir.resolve("node_modules/nostr-tools/package.json");
-        boolean installed = Files.isRegularFile(pkg) && Files.isDirectory(jsDir.resolve("node_modules/ws"))
-                && NostrClient.tree(Files.readString(pkg)).path("version").asText().equals(NOSTR_TOOLS);
-        if (!installed) {
-            if (!Files.exists(jsDir.resolve("package.json"))) {
-                Files.writeString(jsDir.resolve("package.json"),
-                        "{\"name\":\"fleetmesh-it-js\",\"private\":true,\"type\":\"module\"}\n", StandardCharsets.UTF_8);
-            }
-            Run npm = run(jsDir, 300, "npm", "install", "--no-audit", "--no-fund", "nostr-tools@" + NOSTR_TOOLS, "ws");
-            assertEquals(0, npm.exit(), "npm install failed:\n" + npm.stdout() + npm.stderr());
-        }
-        Path src = Path.of(System.getProperty("meshnode.it.js", "src/test/js")).resolve(SCRIPT);
-        Files.copy(src, jsDir.resolve(SCRIPT), StandardCopyOption.REPLACE_EXISTING);
+        jsDir = NodeJs.withNostrTools(SCRIPT);
         node = MeshnodeProcess.start("nostr-tools");
     }
 
@@ -86,7 +50,7 @@ class NostrToolsIT {
     void nostrToolsPublishesSubscribesCountsAndReadsNip11() throws Exception {
         String ws = "ws://127.0.0.1:" + node.port();
         String http = "http://127.0.0.1:" + node.port() + "/";
-        Run r = run(jsDir, 90, "node", SCRIPT, ws, http);
+        NodeJs.Run r = NodeJs.run(jsDir, 90, "node", SCRIPT, ws, http);
         assertEquals(0, r.exit(), "the nostr-tools script failed:\n" + r.stdout() + r.stderr());
         String line = r.stdout().lines().filter(l -> l.startsWith("RESULT ")).reduce((a, b) -> b)
                 .orElseThrow(() -> new AssertionError("no RESULT line:\n" + r.stdout() + r.stderr()));

@@ -1,0 +1,64 @@
+package org.fleetmesh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Assumptions;
+
+/** Node.js scripts beside the tests, with nostr-tools from npm as the independent client. */
+final class NodeJs {
+    static final String NOSTR_TOOLS = "2.25.2";
+
+    record Run(int exit, String stdout, String stderr) {
+    }
+
+    private NodeJs() {
+    }
+
+    static Run run(Path dir, long timeoutSeconds, String... cmd) throws IOException, InterruptedException {
+        Path out = MeshnodeProcess.outputFile("js-", ".out");
+        Path err = MeshnodeProcess.outputFile("js-", ".err");
+        Process p = new ProcessBuilder(cmd).directory(dir.toFile())
+                .redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            throw new AssertionError(String.join(" ", cmd) + " did not finish in " + timeoutSeconds + " s:\n"
+                    + Files.readString(out) + Files.readString(err));
+        }
+        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    }
+
+    /**
+     * Installs nostr-tools (and ws) into target/js once, copies {@code script} from src/test/js
+     * there, and returns the directory. Aborts the test (skipped, with the reason) without npm.
+     */
+    static Path withNostrTools(String script) throws Exception {
+        Path jsDir = MeshnodeProcess.targetDir().resolve("js");
+        Files.createDirectories(jsDir);
+        try {
+            run(jsDir, 60, "npm", "--version");
+        } catch (IOException noNpm) {
+            Assumptions.abort("npm is not installed, so the nostr-tools interop test cannot run: " + noNpm.getMessage());
+        }
+        Path pkg = jsDir.resolve("node_modules/nostr-tools/package.json");
+        boolean installed = Files.isRegularFile(pkg) && Files.isDirectory(jsDir.resolve("node_modules/ws"))
+                && NostrClient.tree(Files.readString(pkg)).path("version").asText().equals(NOSTR_TOOLS);
+        if (!installed) {
+            if (!Files.exists(jsDir.resolve("package.json"))) {
+                Files.writeString(jsDir.resolve("package.json"),
+                        "{\"name\":\"fleetmesh-it-js\",\"private\":true,\"type\":\"module\"}\n", StandardCharsets.UTF_8);
+            }
+            Run npm = run(jsDir, 300, "npm", "install", "--no-audit", "--no-fund", "nostr-tools@" + NOSTR_TOOLS, "ws");
+            assertEquals(0, npm.exit(), "npm install failed:\n" + npm.stdout() + npm.stderr());
+        }
+        Path src = Path.of(System.getProperty("meshnode.it.js", "src/test/js")).resolve(script);
+        Files.copy(src, jsDir.resolve(script), StandardCopyOption.REPLACE_EXISTING);
+        return jsDir;
+    }
+}
