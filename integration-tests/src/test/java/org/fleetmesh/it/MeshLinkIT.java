@@ -66,6 +66,15 @@ class MeshLinkIT {
             JsonNode info = NostrClient.JSON.readTree(node.relayInfo());
             assertEquals(info.path("self").asText(), peer.nostr().orElseThrow().hex(),
                     "the /mesh identity and the NIP-11 self key are the same node");
+            // and it is the DID the operator sees with `./meshnode did show` for this data dir and port
+            ProcessBuilder pb = new ProcessBuilder(MeshnodeProcess.projectRoot().resolve("meshnode").toString(), "did", "show");
+            pb.environment().put("FLEETMESH_DATA_DIR", node.dataDir().toString());
+            pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(node.port()));
+            pb.redirectError(ProcessBuilder.Redirect.DISCARD);
+            Process show = pb.start();
+            String out = new String(show.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(0, show.waitFor());
+            assertEquals(NostrClient.JSON.readTree(out).path("did").asText(), peer.did());
         }
     }
 

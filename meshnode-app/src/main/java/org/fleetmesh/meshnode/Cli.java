@@ -82,13 +82,10 @@ public final class Cli {
                     Path dataDir = Path.of(setting("fleetmesh.data-dir", "FLEETMESH_DATA_DIR").orElse("./data"));
                     org.fleetmesh.identity.NodeSecrets secrets = org.fleetmesh.identity.NodeSecrets.loadOrCreate(dataDir,
                             supplied("NOSTR"), supplied("AGREEMENT"), supplied("TRANSPORT"));
-                    String relay = setting("fleetmesh.relay.url", "FLEETMESH_RELAY_URL").orElse("ws://localhost:"
-                            + setting("quarkus.http.port", "QUARKUS_HTTP_PORT").orElse("7777") + "/");
-                    String base = relay.endsWith("/") ? relay : relay + "/";
-                    String http = base.replaceFirst("^ws", "http");
                     org.fleetmesh.identity.NodeDidDocument doc = org.fleetmesh.identity.NodeDidDocument.of(
-                            secrets.publicKeys(),
-                            org.fleetmesh.identity.NodeEndpoints.of(base, base + "mesh", http + "didcomm"));
+                            secrets.publicKeys(), org.fleetmesh.identity.NodeEndpoints.forRelay(
+                                    setting("fleetmesh.relay.url", "FLEETMESH_RELAY_URL").map(java.net.URI::create),
+                                    Integer.parseInt(setting("quarkus.http.port", "QUARKUS_HTTP_PORT").orElse("7777"))));
                     com.fasterxml.jackson.databind.node.ObjectNode out = mapper.createObjectNode();
                     out.put("did", doc.did());
                     out.put("shortForm", doc.shortForm());

@@ -24,6 +24,9 @@ public class DidWellKnownRoute {
     @ConfigProperty(name = "fleetmesh.relay.url")
     Optional<URI> publicUrl;
 
+    @ConfigProperty(name = "quarkus.http.port", defaultValue = "7777")
+    int httpPort;
+
     void routes(@Observes Router router) {
         router.get(PREFIX + ":file").handler(this::handle);
     }
@@ -37,10 +40,7 @@ public class DidWellKnownRoute {
                     .end("not found: this node serves only its own did:nostr document\n");
             return;
         }
-        String relay = publicUrl.map(URI::toString).orElseGet(() -> "ws://" + ctx.request().authority() + "/");
-        String base = relay.endsWith("/") ? relay : relay + "/";
-        NodeDidDocument doc = NodeDidDocument.of(secrets.publicKeys(),
-                NodeEndpoints.of(base, base + "mesh", base.replaceFirst("^ws", "http") + "didcomm"));
+        NodeDidDocument doc = NodeDidDocument.of(secrets.publicKeys(), NodeEndpoints.forRelay(publicUrl, httpPort));
         response.putHeader(HttpHeaders.CONTENT_TYPE, "application/did+json").end(doc.didNostrDocument().toString());
     }
 }

@@ -17,6 +17,18 @@ public record NodeEndpoints(URI relay, URI mesh, URI didcomm) {
         didcomm = requireScheme(didcomm, "didcomm", List.of("http", "https", "ws", "wss"));
     }
 
+    /**
+     * The endpoints every part of a node derives from its relay URL: {@code fleetmesh.relay.url}
+     * when configured, else {@code ws://localhost:<http port>/}; the peer link is {@code <relay>mesh}
+     * and DIDComm {@code http(s)://.../didcomm}. One rule, so that the DID a node prints, serves
+     * and presents on /mesh is the same.
+     */
+    public static NodeEndpoints forRelay(java.util.Optional<URI> configuredRelayUrl, int httpPort) {
+        String relay = configuredRelayUrl.map(URI::toString).orElse("ws://localhost:" + httpPort + "/");
+        String base = relay.endsWith("/") ? relay : relay + "/";
+        return of(base, base + "mesh", base.replaceFirst("^ws", "http") + "didcomm");
+    }
+
     public static NodeEndpoints of(String relay, String mesh, String didcomm) {
         return new NodeEndpoints(URI.create(relay), URI.create(mesh), URI.create(didcomm));
     }

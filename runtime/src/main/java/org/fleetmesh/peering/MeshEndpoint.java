@@ -101,7 +101,7 @@ public class MeshEndpoint {
             synchronized (this) {
                 s = signer;
                 if (s == null) {
-                    s = MeshSigner.forNode(identity.secrets(), endpoints(relay.url(), httpPort));
+                    s = MeshSigner.forNode(identity.secrets(), NodeEndpoints.forRelay(relay.url(), httpPort));
                     signer = s;
                     LOG.infof("mesh link answers as %s", PeerIdentity.shortForm(s.did()));
                 }
@@ -122,14 +122,6 @@ public class MeshEndpoint {
             }
         }
         return s;
-    }
-
-    /** The node's endpoints as {@code ./meshnode did show} derives them, so the DID here is the one it prints. */
-    static NodeEndpoints endpoints(Optional<URI> relayUrl, int httpPort) {
-        String relayBase = relayUrl.map(URI::toString).orElse("ws://localhost:" + httpPort + "/");
-        String base = relayBase.endsWith("/") ? relayBase : relayBase + "/";
-        String http = base.replaceFirst("^ws", "http");
-        return NodeEndpoints.of(base, base + "mesh", http + "didcomm");
     }
 
     /** Sends and closes through websockets-next; a close waits for the sends before it. */
