@@ -48,6 +48,7 @@ public final class Cli {
                 case "delete" -> deleteEvents(args);
                 case "bench" -> bench(args);
                 case "did" -> did(args);
+                case "bolt11" -> bolt11(args);
                 case "help" -> {
                     usage(System.out);
                     yield 0;
@@ -114,6 +115,26 @@ public final class Cli {
         }
     }
 
+    /** {@code bolt11 decode <invoice>}: the decoded invoice as JSON, or the reason it is invalid. */
+    static int bolt11(String[] args) {
+        if (args.length != 3 || !args[1].equals("decode")) {
+            throw new UsageException("bolt11 takes: decode <invoice>");
+        }
+        try {
+            org.fleetmesh.settlement.lightning.bolt11.Invoice invoice = org.fleetmesh.settlement.lightning.bolt11.Bolt11
+                    .decode(args[2].trim());
+            System.out.println(new com.fasterxml.jackson.databind.ObjectMapper()
+                    .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
+                    .writeValueAsString(invoice.toJson()));
+            return 0;
+        } catch (org.fleetmesh.settlement.lightning.bolt11.Bolt11Exception e) {
+            System.err.println("meshnode: invalid invoice: " + e.getMessage());
+            return 1;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static org.fleetmesh.identity.NodeSecrets.Supplied supplied(String role) {
         String r = role.toLowerCase();
         return new org.fleetmesh.identity.NodeSecrets.Supplied(
@@ -158,6 +179,7 @@ public final class Cli {
                        meshnode export [--filter JSON]       write stored events as JSONL, newest first
                        meshnode delete --filter JSON         remove matching stored events (no tombstone)
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
+                       meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
                        meshnode bench ingest|corpus|query|crypto  load drivers (see docs/BENCHMARKS.md)
                 environment: FLEETMESH_DATA_DIR (default ./data), QUARKUS_DATASOURCE_JDBC_URL,
                              QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD""");
