@@ -49,6 +49,14 @@ public final class Cli {
                 case "bench" -> bench(args);
                 case "did" -> did(args);
                 case "bolt11" -> bolt11(args);
+                case "negentropy-harness" -> {
+                    try {
+                        org.fleetmesh.negentropy.Harness.main(java.util.Arrays.copyOfRange(args, 1, args.length));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                    yield 0;
+                }
                 case "help" -> {
                     usage(System.out);
                     yield 0;
@@ -180,6 +188,7 @@ public final class Cli {
                        meshnode delete --filter JSON         remove matching stored events (no tombstone)
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
+                       meshnode negentropy-harness           the negentropy reference test-harness stdio protocol
                        meshnode bench ingest|corpus|query|crypto  load drivers (see docs/BENCHMARKS.md)
                 environment: FLEETMESH_DATA_DIR (default ./data), QUARKUS_DATASOURCE_JDBC_URL,
                              QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD""");
