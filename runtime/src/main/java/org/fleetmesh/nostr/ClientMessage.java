@@ -19,4 +19,14 @@ public sealed interface ClientMessage {
 
     record Auth(Event event) implements ClientMessage {
     }
+
+    /** NIP-77: open a Negentropy session over the events matching {@code filter}. */
+    record NegOpen(String subscriptionId, Filter filter, byte[] message) implements ClientMessage {
+    }
+
+    record NegMsg(String subscriptionId, byte[] message) implements ClientMessage {
+    }
+
+    record NegClose(String subscriptionId) implements ClientMessage {
+    }
 }

@@ -55,6 +55,25 @@ public final class MessageParser {
                     String sub = readSubscriptionId(p, verb);
                     yield new ClientMessage.Count(sub, readFilters(p, verb, sub));
                 }
+                case "NEG-OPEN" -> {
+                    String sub = readSubscriptionId(p, verb);
+                    if (p.nextToken() != JsonToken.START_OBJECT) {
+                        throw new ProtocolException(verb, null, sub, "invalid: NEG-OPEN needs a filter object");
+                    }
+                    Filter f = readFilter(p, verb, sub);
+                    yield new ClientMessage.NegOpen(sub, f, readHexPayload(p, verb, sub));
+                }
+                case "NEG-MSG" -> {
+                    String sub = readSubscriptionId(p, verb);
+                    yield new ClientMessage.NegMsg(sub, readHexPayload(p, verb, sub));
+                }
+                case "NEG-CLOSE" -> {
+                    String sub = readSubscriptionId(p, verb);
+                    if (p.nextToken() != JsonToken.END_ARRAY) {
+                        throw new ProtocolException(verb, null, sub, "invalid: NEG-CLOSE takes only a subscription id");
+                    }
+                    yield new ClientMessage.NegClose(sub);
+                }
                 case "CLOSE" -> {
                     String sub = readSubscriptionId(p, verb);
                     if (p.nextToken() != JsonToken.END_ARRAY) {
@@ -222,6 +241,21 @@ public final class MessageParser {
         if (t == JsonToken.START_ARRAY || t == JsonToken.START_OBJECT) {
             p.skipChildren();
         }
+    }
+
+    /** A hex-encoded Negentropy message, the last element of NEG-OPEN and NEG-MSG. */
+    private static byte[] readHexPayload(JsonParser p, String verb, String sub) throws IOException, ProtocolException {
+        if (p.nextToken() != JsonToken.VALUE_STRING) {
+            throw new ProtocolException(verb, null, sub, "invalid: " + verb + " needs a hex-encoded message");
+        }
+        String hex = p.getText().toLowerCase(java.util.Locale.ROOT);
+        if (hex.isEmpty() || (hex.length() & 1) != 0 || !Hex.isLowerHex(hex, hex.length())) {
+            throw new ProtocolException(verb, null, sub, "invalid: the message is not hex");
+        }
+        if (p.nextToken() != JsonToken.END_ARRAY) {
+            throw new ProtocolException(verb, null, sub, "invalid: trailing elements after the message");
+        }
+        return Hex.decodeLower(hex);
     }
 
     private static String readSubscriptionId(JsonParser p, String verb) throws IOException, ProtocolException {

@@ -14,6 +14,8 @@ final class ClientState {
 
     final Connection connection;
     final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
+    /** NIP-77 sessions by subscription id. */
+    final Map<String, NegSession> negSessions = new ConcurrentHashMap<>();
     final String challenge;
     /** NIP-42 allows several pubkeys on one connection; all of them count as authenticated. */
     final Set<PubKey> authenticated = ConcurrentHashMap.newKeySet();

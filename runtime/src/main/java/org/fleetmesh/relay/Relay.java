@@ -72,6 +72,7 @@ public final class Relay implements AutoCloseable {
             return t;
         });
         housekeeping.scheduleWithFixedDelay(this::purgeExpired, 60, 60, TimeUnit.SECONDS);
+        housekeeping.scheduleWithFixedDelay(this::closeIdleNegSessions, 5, 5, TimeUnit.SECONDS);
         store.onForeignEvents(this::foreignEvents);
     }
 
@@ -133,6 +134,12 @@ public final class Relay implements AutoCloseable {
                 onClose(state, close.subscriptionId());
             } else if (m instanceof ClientMessage.Auth auth) {
                 onAuth(state, auth.event());
+            } else if (m instanceof ClientMessage.NegOpen open) {
+                onNegOpen(state, open);
+            } else if (m instanceof ClientMessage.NegMsg msg) {
+                onNegMsg(state, msg);
+            } else if (m instanceof ClientMessage.NegClose close) {
+                state.negSessions.remove(close.subscriptionId());
             }
         } catch (RuntimeException e) {
             LOG.errorf(e, "handling a %s message failed", m.getClass().getSimpleName());
@@ -146,6 +153,8 @@ public final class Relay implements AutoCloseable {
             c.send(RelayMessages.ok(e.eventId(), false, e.getMessage()));
         } else if (("REQ".equals(verb) || "COUNT".equals(verb)) && e.subscriptionId() != null) {
             c.send(RelayMessages.closed(e.subscriptionId(), e.getMessage()));
+        } else if (verb != null && verb.startsWith("NEG-") && e.subscriptionId() != null) {
+            c.send(RelayMessages.negErr(e.subscriptionId(), e.getMessage()));
         } else {
             c.send(RelayMessages.notice(e.getMessage()));
         }
@@ -454,6 +463,100 @@ public final class Relay implements AutoCloseable {
             return true;
         });
         return hidden;
+    }
+
+    // ---- NIP-77
+
+    private void onNegOpen(ClientState state, ClientMessage.NegOpen open) {
+        Connection c = state.connection;
+        String sub = open.subscriptionId();
+        state.negSessions.remove(sub); // a reused id replaces the session
+        String refusal = readRefusal(state, List.of(open.filter()));
+        if (refusal != null) {
+            c.send(RelayMessages.negErr(sub, refusal));
+            return;
+        }
+        if (state.negSessions.size() >= limits.maxSubscriptions()) {
+            c.send(RelayMessages.negErr(sub, "blocked: too many open negentropy sessions (at most "
+                    + limits.maxSubscriptions() + ")"));
+            return;
+        }
+        try {
+            queries.execute(() -> {
+                try {
+                    openNegSession(state, open);
+                } catch (RuntimeException e) {
+                    LOG.errorf(e, "NEG-OPEN %s failed", sub);
+                    c.send(RelayMessages.negErr(sub, "error: could not open the negentropy session"));
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            c.send(RelayMessages.negErr(sub, "blocked: the relay is busy; try again shortly"));
+        }
+    }
+
+    /** Snapshots the matching events (in-memory sorted vector, capped) and answers the first message. */
+    private void openNegSession(ClientState state, ClientMessage.NegOpen open) {
+        Connection c = state.connection;
+        String sub = open.subscriptionId();
+        long now = nowSeconds.getAsLong();
+        Filter f = open.filter();
+        org.fleetmesh.negentropy.SortedVector.Builder items = org.fleetmesh.negentropy.SortedVector.builder();
+        int[] count = { 0 };
+        boolean[] tooMany = { false };
+        if (!f.matchesNothingStored()) {
+            // events this client may not read (NIP-42 private kinds) are not even announced by id
+            Set<EventId> hidden = hiddenPrivate(state, f.withLimit(null), now);
+            store.enumerate(f, now, (createdAt, id) -> {
+                if (tooMany[0] || hidden.contains(id)) {
+                    return;
+                }
+                if (++count[0] > limits.negMaxItems()) {
+                    tooMany[0] = true;
+                    return;
+                }
+                items.insert(createdAt, org.fleetmesh.negentropy.Id.of(id.toBytes()));
+            });
+        }
+        if (tooMany[0]) {
+            c.send(RelayMessages.negErr(sub, "blocked: too many query results (at most " + limits.negMaxItems() + ")"));
+            return;
+        }
+        NegSession session = new NegSession(sub, new org.fleetmesh.negentropy.Negentropy(items.seal(),
+                limits.negFrameSizeLimit()));
+        try {
+            byte[] reply = session.reconcile(open.message());
+            state.negSessions.put(sub, session);
+            c.send(RelayMessages.negMsg(sub, reply));
+        } catch (org.fleetmesh.negentropy.NegentropyException e) {
+            c.send(RelayMessages.negErr(sub, "invalid: " + e.getMessage()));
+        }
+    }
+
+    private void onNegMsg(ClientState state, ClientMessage.NegMsg msg) {
+        Connection c = state.connection;
+        NegSession session = state.negSessions.get(msg.subscriptionId());
+        if (session == null) {
+            c.send(RelayMessages.negErr(msg.subscriptionId(), "closed: no open negentropy session with this id"));
+            return;
+        }
+        try {
+            c.send(RelayMessages.negMsg(msg.subscriptionId(), session.reconcile(msg.message())));
+        } catch (org.fleetmesh.negentropy.NegentropyException e) {
+            state.negSessions.remove(msg.subscriptionId(), session);
+            c.send(RelayMessages.negErr(msg.subscriptionId(), "invalid: " + e.getMessage()));
+        }
+    }
+
+    private void closeIdleNegSessions() {
+        for (ClientState state : connections.values()) {
+            for (NegSession s : state.negSessions.values()) {
+                if (s.idleLongerThan(limits.negIdleSeconds()) && state.negSessions.remove(s.id, s)) {
+                    state.connection.send(RelayMessages.negErr(s.id, "closed: idle for more than "
+                            + limits.negIdleSeconds() + " seconds"));
+                }
+            }
+        }
     }
 
     private void purgeExpired() {

@@ -84,6 +84,18 @@ public interface RelayConfig {
     @WithDefault("50000")
     int writeQueueEvents();
 
+    /** NIP-77: events one Negentropy session may cover; larger queries get NEG-ERR "blocked:". */
+    @WithDefault("1000000")
+    int negMaxItems();
+
+    /** NIP-77: largest Negentropy message this relay sends, in bytes before hex encoding (0: no limit, else at least 4096). */
+    @WithDefault("200000")
+    int negFrameSizeLimit();
+
+    /** NIP-77: seconds after which an idle session is closed with NEG-ERR "closed:". */
+    @WithDefault("60")
+    int negIdleSeconds();
+
     /** Threads answering REQ and COUNT from the store. */
     @WithDefault("8")
     int queryThreads();
@@ -95,6 +107,6 @@ public interface RelayConfig {
     default RelayLimits limits() {
         return new RelayLimits(maxMessageLength(), maxSubscriptions(), maxFilters(), maxLimit(), defaultLimit(),
                 maxEventTags(), maxContentLength(), createdAtUpperSkew(), createdAtLowerSkew(), sendQueueBytes(),
-                writeQueueEvents());
+                writeQueueEvents(), negMaxItems(), negFrameSizeLimit(), negIdleSeconds());
     }
 }

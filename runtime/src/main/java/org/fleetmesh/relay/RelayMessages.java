@@ -27,6 +27,14 @@ final class RelayMessages {
         return "[\"NOTICE\"," + NostrJson.quote(message) + "]";
     }
 
+    static String negMsg(String subscriptionId, byte[] message) {
+        return "[\"NEG-MSG\"," + NostrJson.quote(subscriptionId) + ",\"" + org.fleetmesh.nostr.Hex.encode(message) + "\"]";
+    }
+
+    static String negErr(String subscriptionId, String reason) {
+        return "[\"NEG-ERR\"," + NostrJson.quote(subscriptionId) + "," + NostrJson.quote(reason) + "]";
+    }
+
     static String auth(String challenge) {
         return "[\"AUTH\"," + NostrJson.quote(challenge) + "]";
     }

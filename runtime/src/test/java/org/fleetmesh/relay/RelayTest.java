@@ -79,7 +79,7 @@ class RelayTest {
         store = new MemoryStore();
         RelayLimits l = RelayLimits.DEFAULT;
         RelayLimits small = new RelayLimits(4096, 3, 4, 100, 50, l.maxEventTags(), 1000, 900, 0, l.sendQueueBytes(),
-                l.writeQueueEvents());
+                l.writeQueueEvents(), 50, 4096, 60);
         relay = new Relay(store, small, policy, 2, () -> NOW);
         client = connect("c1");
     }
@@ -436,5 +436,90 @@ class RelayTest {
         publish(writer, note(NOW, "after disconnect"));
         assertNull(client.none());
         assertFalse(relay.connectionCount() > 1);
+    }
+
+    // ---- NIP-77
+
+    static org.fleetmesh.negentropy.Negentropy initiatorOver(List<Event> events) {
+        var b = org.fleetmesh.negentropy.SortedVector.builder();
+        for (Event e : events) {
+            b.insert(e.createdAt(), org.fleetmesh.negentropy.Id.of(e.id().toBytes()));
+        }
+        return new org.fleetmesh.negentropy.Negentropy(b.seal());
+    }
+
+    static String hexOf(String negMsg) {
+        return negMsg.substring(negMsg.lastIndexOf(",\"") + 2, negMsg.length() - 2);
+    }
+
+    @Test
+    void negentropyFindsWhatEachSideLacks() throws Exception {
+        List<Event> relayOnly = new java.util.ArrayList<>(), both = new java.util.ArrayList<>(), clientOnly = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            relayOnly.add(note(NOW - 100 - i, "relay " + i));
+            both.add(note(NOW - 200 - i, "both " + i));
+            clientOnly.add(note(NOW - 300 - i, "client " + i));
+        }
+        for (Event e : relayOnly) {
+            publish(client, e);
+        }
+        for (Event e : both) {
+            publish(client, e);
+        }
+        List<Event> clientSet = new java.util.ArrayList<>(both);
+        clientSet.addAll(clientOnly);
+        var neg = initiatorOver(clientSet);
+        relay.handle(client, "[\"NEG-OPEN\",\"n1\",{\"kinds\":[1]},\"" + org.fleetmesh.nostr.Hex.encode(neg.initiate()) + "\"]");
+        for (int round = 0; round < 20; round++) {
+            String reply = client.next();
+            assertTrue(reply.startsWith("[\"NEG-MSG\",\"n1\",\""), reply);
+            byte[] next = neg.reconcile(org.fleetmesh.nostr.Hex.decodeLower(hexOf(reply)));
+            if (next == null) {
+                break;
+            }
+            relay.handle(client, "[\"NEG-MSG\",\"n1\",\"" + org.fleetmesh.nostr.Hex.encode(next) + "\"]");
+        }
+        java.util.Set<String> need = new java.util.TreeSet<>(), have = new java.util.TreeSet<>();
+        neg.needIds().forEach(id -> need.add(id.toHex()));
+        neg.haveIds().forEach(id -> have.add(id.toHex()));
+        assertEquals(new java.util.TreeSet<>(relayOnly.stream().map(e -> e.id().hex()).toList()), need);
+        assertEquals(new java.util.TreeSet<>(clientOnly.stream().map(e -> e.id().hex()).toList()), have);
+        relay.handle(client, "[\"NEG-CLOSE\",\"n1\"]");
+        relay.handle(client, "[\"NEG-MSG\",\"n1\",\"61\"]");
+        assertTrue(client.next().startsWith("[\"NEG-ERR\",\"n1\",\"closed:"));
+    }
+
+    @Test
+    void negOpenOverTooManyEventsIsBlocked() throws Exception {
+        for (int i = 0; i < 51; i++) {
+            publish(client, note(NOW - i, "n" + i));
+        }
+        var neg = initiatorOver(List.of());
+        relay.handle(client, "[\"NEG-OPEN\",\"big\",{},\"" + org.fleetmesh.nostr.Hex.encode(neg.initiate()) + "\"]");
+        assertEquals("[\"NEG-ERR\",\"big\",\"blocked: too many query results (at most 50)\"]", client.next());
+    }
+
+    @Test
+    void malformedNegMessagesGetNegErrAndTheConnectionGoesOn() throws Exception {
+        relay.handle(client, "[\"NEG-OPEN\",\"x\",{},\"zz\"]");
+        assertTrue(client.next().startsWith("[\"NEG-ERR\",\"x\",\"invalid:"));
+        relay.handle(client, "[\"NEG-OPEN\",\"x\",{},\"6101\"]"); // truncated bound
+        assertTrue(client.next().startsWith("[\"NEG-ERR\",\"x\",\"invalid:"));
+        relay.handle(client, "[\"NEG-MSG\",\"never-opened\",\"61\"]");
+        assertTrue(client.next().startsWith("[\"NEG-ERR\",\"never-opened\",\"closed:"));
+        publish(client, note(NOW, "still here"));
+    }
+
+    @Test
+    void unknownNegentropyVersionIsAnsweredWithOurs() throws Exception {
+        relay.handle(client, "[\"NEG-OPEN\",\"v\",{},\"62\"]");
+        assertEquals("[\"NEG-MSG\",\"v\",\"61\"]", client.next());
+    }
+
+    @Test
+    void negOpenObeysTheReadGate() throws Exception {
+        startWith(new RelayPolicy(true, false, java.util.Optional.empty(), 600));
+        relay.handle(client, "[\"NEG-OPEN\",\"g\",{},\"" + org.fleetmesh.nostr.Hex.encode(initiatorOver(List.of()).initiate()) + "\"]");
+        assertTrue(client.next().startsWith("[\"NEG-ERR\",\"g\",\"auth-required:"));
     }
 }
