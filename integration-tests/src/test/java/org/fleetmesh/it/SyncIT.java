@@ -227,6 +227,23 @@ class SyncIT {
         Run again = cli(d, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "down");
         assertEquals(0, again.exit(), again.stderr());
         again.assertCounts(0, 0, 0, 0, 0);
+
+        // one new event on each side among 1200 shared ones: found in several rounds, moved both ways
+        Event newOnD = alice.note(t + 600, "new on D", tag("t", topic));
+        Event newOnB = bob.note(t + 601, "new on B", tag("t", topic));
+        importInto(d, List.of(newOnD));
+        try (NostrClient client = NostrClient.connect(relay)) {
+            client.publishAndWait(newOnB).assertAccepted();
+        }
+        Run both = cli(d, null, "sync", relay.wsUri().toString(), "--filter", filter, "--frame-size", "4096");
+        assertEquals(0, both.exit(), both.stderr());
+        both.assertCounts(1, 1, 1, 1, 0);
+        assertTrue(both.summary().path("rounds").asLong() >= 2, "several rounds: " + both.stdout() + both.stderr());
+        Set<String> expected = ids(events);
+        expected.add(newOnD.id().hex());
+        expected.add(newOnB.id().hex());
+        assertEquals(expected, exportedIds(d, filter), "D after sync both");
+        assertEquals(expected, exportedIds(relay.dataDir(), filter), "B after sync both");
     }
 
     /** An endpoint that answers NEG-OPEN with a NOTICE (as a relay without NIP-77 does): exit 3. */
@@ -270,6 +287,25 @@ class SyncIT {
         Run r = cli(a, null, "sync", "ws://127.0.0.1:" + relay.port() + "/mesh", "--timeout", "10");
         assertEquals(3, r.exit(), "exit code:\n" + r.stderr());
         assertTrue(r.stderr().contains("does not speak NIP-77"), r.stderr());
+    }
+
+    /** An event the relay refuses (NIP-70 protected, no AUTH): counted as failed with the reason, exit 1. */
+    @Test
+    void aRefusedUploadIsCountedAndExitsOne() throws Exception {
+        String topic = "sync-refused";
+        Event fine = alice.note(now() - 100, "fine", tag("t", topic));
+        Event protectedNote = alice.note(now() - 99, "protected", tag("t", topic), tag("-"));
+        Path a = freshDir("sync-refused");
+        importInto(a, List.of(fine, protectedNote));
+        String filter = "{\"#t\":[\"" + topic + "\"]}";
+        Run r = cli(a, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "up");
+        assertEquals(1, r.exit(), "exit code:\n" + r.stderr());
+        r.assertCounts(2, 0, 0, 1, 1);
+        assertTrue(r.stderr().contains("auth-required"), "the relay's reason:\n" + r.stderr());
+        // state is the stores: a rerun tries only what is still missing
+        Run again = cli(a, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "up");
+        assertEquals(1, again.exit(), again.stderr());
+        again.assertCounts(1, 0, 0, 0, 1);
     }
 
     @Test

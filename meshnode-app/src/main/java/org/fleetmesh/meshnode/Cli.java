@@ -46,6 +46,7 @@ public final class Cli {
                 case "import" -> importEvents(args);
                 case "export" -> exportEvents(args);
                 case "delete" -> deleteEvents(args);
+                case "sync" -> org.fleetmesh.meshnode.sync.SyncCommand.run(args);
                 case "bench" -> bench(args);
                 case "did" -> did(args);
                 case "bolt11" -> bolt11(args);
@@ -186,6 +187,7 @@ public final class Cli {
                        meshnode import < events.jsonl        store events, one JSON object a line
                        meshnode export [--filter JSON]       write stored events as JSONL, newest first
                        meshnode delete --filter JSON         remove matching stored events (no tombstone)
+                       meshnode sync <ws-url> [--filter JSON] [--dir down|up|both]   NIP-77 sync with a relay
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
                        meshnode negentropy-harness           the negentropy reference test-harness stdio protocol
