@@ -10,6 +10,13 @@ public final class Accumulator {
     /** Four 64-bit limbs, least significant first. */
     private final long[] limbs = new long[4];
 
+    /** An accumulator holding a sum already computed (four little-endian limbs). */
+    static Accumulator ofLimbs(long[] limbs) {
+        Accumulator a = new Accumulator();
+        System.arraycopy(limbs, 0, a.limbs, 0, 4);
+        return a;
+    }
+
     public Accumulator add(Id id) {
         ByteBuffer in = ByteBuffer.wrap(id.raw()).order(ByteOrder.LITTLE_ENDIAN);
         long carry = 0;

@@ -6,9 +6,31 @@ import java.util.List;
 /** Items in a sorted array, built once by a {@link Builder} and sealed. */
 public final class SortedVector implements Storage {
     private final Item[] items;
+    /**
+     * prefix[4i..4i+3] = sum of ids [0, i) mod 2^256 as four little-endian 64-bit limbs, so that a
+     * range's sum is one subtraction: the reference re-adds the range on every call, which makes
+     * frame-limited syncs of large sets quadratic; the fingerprints (and so the bytes) are the same.
+     */
+    private final long[] prefix;
 
     private SortedVector(Item[] items) {
         this.items = items;
+        this.prefix = new long[4 * (items.length + 1)];
+        java.nio.ByteBuffer buf;
+        for (int i = 0; i < items.length; i++) {
+            buf = java.nio.ByteBuffer.wrap(items[i].id().raw()).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+            long carry = 0;
+            for (int l = 0; l < 4; l++) {
+                long a = prefix[4 * i + l];
+                long b = buf.getLong();
+                long sum = a + b;
+                long c1 = Long.compareUnsigned(sum, a) < 0 ? 1 : 0;
+                long sum2 = sum + carry;
+                long c2 = Long.compareUnsigned(sum2, sum) < 0 ? 1 : 0;
+                prefix[4 * (i + 1) + l] = sum2;
+                carry = c1 | c2;
+            }
+        }
     }
 
     public static Builder builder() {
@@ -85,11 +107,19 @@ public final class SortedVector implements Storage {
     @Override
     public Fingerprint fingerprint(int begin, int end) {
         checkBounds(begin, end);
-        Accumulator sum = new Accumulator();
-        for (int i = begin; i < end; i++) {
-            sum.add(items[i].id());
+        long[] diff = new long[4];
+        long borrow = 0;
+        for (int l = 0; l < 4; l++) {
+            long a = prefix[4 * end + l];
+            long b = prefix[4 * begin + l];
+            long d = a - b;
+            long b1 = Long.compareUnsigned(a, b) < 0 ? 1 : 0;
+            long d2 = d - borrow;
+            long b2 = Long.compareUnsigned(d, borrow) < 0 ? 1 : 0;
+            diff[l] = d2;
+            borrow = b1 | b2;
         }
-        return sum.fingerprint(end - begin);
+        return Accumulator.ofLimbs(diff).fingerprint(end - begin);
     }
 
     private void checkBounds(int begin, int end) {
