@@ -79,7 +79,12 @@ public final class CryptoBench {
         double tokens = rate("capability-token-verify", seconds,
                 () -> sink = verifier.authorize(token, CapabilityRequest.compute(400, Instant.now())));
 
-        System.out.printf("{\"bip340_verify_per_s\":%.0f,\"nip44_1kib_pairs_per_s\":%.0f,\"nip44_ratio\":%.2f,"
+        String invoice = "lnbc1pvjluezsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygspp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdpl2pkx2ctnv5sxxmmwwd5kgetjypeh2ursdae8g6twvus8g6rfwvs8qun0dfjkxaq9qrsgq357wnc5r2ueh7ck6q93dj32dlqnls087fxdwk8qakdyafkq3yap9us6v52vjjsrvywa6rt52cm9r9zqt8r2t7mlcwspyetp5h2tztugp9lfyql";
+        double bolt11 = rate("bolt11-decode (BOLT #11 donation example)", seconds,
+                () -> sink = org.fleetmesh.settlement.lightning.bolt11.Bolt11.decode(invoice));
+
+        System.out.printf("{\"bolt11_decode_per_s\":%.0f,\"bolt11_ratio\":%.2f,", bolt11, bolt11 / verify);
+        System.out.printf("\"bip340_verify_per_s\":%.0f,\"nip44_1kib_pairs_per_s\":%.0f,\"nip44_ratio\":%.2f,"
                 + "\"didcomm_authcrypt_pairs_per_s\":%.0f,\"didcomm_ratio\":%.3f,\"didcomm_cold_pairs_per_s\":%.0f,\"token_verify_per_s\":%.0f,"
                 + "\"token_ratio\":%.3f}%n", verify, nip44, nip44 / verify, didcommRate, didcommRate / verify, didcommCold, tokens,
                 tokens / verify);
