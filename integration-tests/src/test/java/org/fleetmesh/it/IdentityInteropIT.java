@@ -8,18 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Events;
@@ -33,7 +30,6 @@ import org.fleetmesh.nostr.nip44.Nip44Exception;
 import org.fleetmesh.nostr.nip59.GiftWrap;
 import org.fleetmesh.nostr.nip59.GiftWrapException;
 import org.fleetmesh.nostr.nip59.Rumor;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 

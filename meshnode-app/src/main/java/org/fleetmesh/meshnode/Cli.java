@@ -196,7 +196,8 @@ public final class Cli {
                              QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD""");
     }
 
-    static EventStore openStore() {
+    /** The storage backend this build carries, configured from the environment as the relay is. */
+    public static EventStore openStore() {
         EventStoreProvider provider = ServiceLoader.load(EventStoreProvider.class).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no storage backend in this build"));
         return provider.open(Path.of(setting("fleetmesh.data-dir", "FLEETMESH_DATA_DIR").orElse("./data")),
@@ -260,7 +261,7 @@ public final class Cli {
      * The relay's admission rules and signature check. NIP-70 authorship is not asked for: the
      * operator stands in for the authors, so that export followed by import loses nothing.
      */
-    static String importRefusal(Event e, long now) {
+    public static String importRefusal(Event e, long now) {
         String refusal = org.fleetmesh.relay.Admission.refusal(e, org.fleetmesh.relay.RelayLimits.DEFAULT, now);
         if (refusal == null && e.eventClass() == EventClass.EPHEMERAL) {
             refusal = "invalid: ephemeral events are never stored";

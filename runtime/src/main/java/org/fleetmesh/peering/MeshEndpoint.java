@@ -1,7 +1,5 @@
 package org.fleetmesh.peering;
 
-import java.net.URI;
-import java.util.Optional;
 
 import jakarta.inject.Inject;
 

@@ -13,7 +13,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
-import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.Schnorr;

@@ -2,15 +2,12 @@ package org.fleetmesh.meshnode.sync;
 
 import java.io.PrintStream;
 import java.net.URI;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
@@ -21,14 +18,11 @@ import org.fleetmesh.negentropy.Negentropy;
 import org.fleetmesh.negentropy.NegentropyException;
 import org.fleetmesh.negentropy.SortedVector;
 import org.fleetmesh.nostr.Event;
-import org.fleetmesh.nostr.EventClass;
 import org.fleetmesh.nostr.EventId;
-import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
 import org.fleetmesh.spi.storage.EventStore;
-import org.fleetmesh.spi.storage.EventStoreProvider;
 import org.fleetmesh.spi.storage.SaveOutcome;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -235,7 +229,7 @@ public final class SyncCommand {
         long started = System.nanoTime();
         long now = System.currentTimeMillis() / 1000;
         int code;
-        try (EventStore store = openStore()) {
+        try (EventStore store = org.fleetmesh.meshnode.Cli.openStore()) {
             SortedVector items = localItems(store, now);
             err.println("sync: " + items.size() + " local events match " + filterJson + "; reconciling with " + url);
             RelayLink link;
@@ -289,23 +283,6 @@ public final class SyncCommand {
 
     // ---------------------------------------------------------------- local store
 
-    static EventStore openStore() {
-        EventStoreProvider provider = ServiceLoader.load(EventStoreProvider.class).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no storage backend in this build"));
-        return provider.open(Path.of(setting("fleetmesh.data-dir", "FLEETMESH_DATA_DIR").orElse("./data")),
-                setting("quarkus.datasource.jdbc.url", "QUARKUS_DATASOURCE_JDBC_URL"),
-                setting("quarkus.datasource.username", "QUARKUS_DATASOURCE_USERNAME"),
-                setting("quarkus.datasource.password", "QUARKUS_DATASOURCE_PASSWORD"));
-    }
-
-    private static Optional<String> setting(String property, String env) {
-        String v = System.getProperty(property);
-        if (v == null || v.isBlank()) {
-            v = System.getenv(env);
-        }
-        return v == null || v.isBlank() ? Optional.empty() : Optional.of(v);
-    }
-
     private SortedVector localItems(EventStore store, long now) {
         SortedVector.Builder b = SortedVector.builder();
         if (!filter.matchesNothingStored()) {
@@ -315,12 +292,9 @@ public final class SyncCommand {
     }
 
     /** The relay's admission rules and the signature, as {@code import} checks them; null if acceptable. */
+    /** What `import` refuses, the sync refuses: a relay's events are checked like any other input. */
     static String refusal(Event e, long now) {
-        String refusal = org.fleetmesh.relay.Admission.refusal(e, org.fleetmesh.relay.RelayLimits.DEFAULT, now);
-        if (refusal == null && e.eventClass() == EventClass.EPHEMERAL) {
-            refusal = "invalid: ephemeral events are never stored";
-        }
-        return refusal != null ? refusal : Events.verify(e);
+        return org.fleetmesh.meshnode.Cli.importRefusal(e, now);
     }
 
     // ---------------------------------------------------------------- reconciliation
