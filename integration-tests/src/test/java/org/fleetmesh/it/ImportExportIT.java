@@ -12,9 +12,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import org.fleetmesh.nostr.Event;
 import org.junit.jupiter.api.AfterAll;
@@ -25,7 +22,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 /** {@code ./meshnode import} and {@code ./meshnode export} on a data dir, run as the operator would. */
 class ImportExportIT {
-    private static final Pattern SUMMARY = Pattern.compile("(?m)^accepted (\\d+), duplicate (\\d+), rejected (\\d+)");
 
     static Path dataDir;
     static Path jsonl;
@@ -34,13 +30,6 @@ class ImportExportIT {
     static List<Event> notes = new ArrayList<>();
     static List<Event> valid = new ArrayList<>();
 
-    record Run(int exit, String stdout, String stderr) {
-        long[] summary() {
-            Matcher m = SUMMARY.matcher(stderr);
-            assertTrue(m.find(), "no 'accepted N, duplicate N, rejected N' line on stderr:\n" + stderr);
-            return new long[] { Long.parseLong(m.group(1)), Long.parseLong(m.group(2)), Long.parseLong(m.group(3)) };
-        }
-    }
 
     @BeforeAll
     static void writeInput() throws IOException {
@@ -84,33 +73,8 @@ class ImportExportIT {
         }
     }
 
-    private static Run meshnode(Path stdin, String... args) throws Exception {
-        return cli(dataDir, stdin, args);
-    }
-
-    /** Runs {@code ./meshnode <args>} on a data dir, with a file (or nothing) as standard input. */
-    private static Run cli(Path dir, Path stdin, String... args) throws Exception {
-        Path root = MeshnodeProcess.projectRoot();
-        Path launcher = root.resolve("meshnode");
-        List<String> cmd = new ArrayList<>();
-        if (!Files.isExecutable(launcher)) {
-            cmd.add("bash");
-        }
-        cmd.add(launcher.toString());
-        cmd.addAll(List.of(args));
-        Path out = MeshnodeProcess.outputFile("meshnode-" + args[0], ".out");
-        Path err = MeshnodeProcess.outputFile("meshnode-" + args[0], ".err");
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile());
-        pb.redirectInput(stdin == null ? ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))
-                : ProcessBuilder.Redirect.from(stdin.toFile()));
-        pb.environment().put("FLEETMESH_DATA_DIR", dir.toString());
-        Process p = pb.start();
-        if (!p.waitFor(180, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("meshnode " + String.join(" ", args) + " did not finish:\n" + Files.readString(err));
-        }
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
+    private static Launcher.Run meshnode(Path stdin, String... args) throws Exception {
+        return Launcher.run(dataDir, stdin, args);
     }
 
     private static List<JsonNode> jsonLines(String stdout) {
@@ -125,7 +89,7 @@ class ImportExportIT {
 
     @Test
     void importCountsThenExportWritesExactlyTheMatchingEvents() throws Exception {
-        Run first = meshnode(jsonl, "import");
+        Launcher.Run first = meshnode(jsonl, "import");
         assertEquals(0, first.exit(), "import failed:\n" + first.stderr());
         long[] s = first.summary();
         assertEquals(7, s[0], "accepted:\n" + first.stderr());
@@ -134,12 +98,12 @@ class ImportExportIT {
         assertTrue(first.stderr().contains("invalid:"), "reasons for the rejected lines:\n" + first.stderr());
 
         // the same file again: nothing new
-        Run second = meshnode(jsonl, "import");
+        Launcher.Run second = meshnode(jsonl, "import");
         assertEquals(0, second.exit(), second.stderr());
         long[] s2 = second.summary();
         assertEquals(List.of(0L, 9L, 5L), List.of(s2[0], s2[1], s2[2]), "second import:\n" + second.stderr());
 
-        Run kind1 = meshnode(null, "export", "--filter", "{\"kinds\":[1]}");
+        Launcher.Run kind1 = meshnode(null, "export", "--filter", "{\"kinds\":[1]}");
         assertEquals(0, kind1.exit(), kind1.stderr());
         List<JsonNode> exported = jsonLines(kind1.stdout());
         List<Event> expected = new ArrayList<>(notes);
@@ -147,13 +111,13 @@ class ImportExportIT {
         assertEquals(expected.stream().map(e -> NostrClient.tree(e.json())).toList(), exported,
                 "export of kind 1 must be exactly the imported notes, newest first");
 
-        Run byAuthor = meshnode(null, "export", "--filter",
+        Launcher.Run byAuthor = meshnode(null, "export", "--filter",
                 "{\"authors\":[\"" + author.pubkey() + "\"],\"kinds\":[0,7]}");
         assertEquals(0, byAuthor.exit(), byAuthor.stderr());
         assertEquals(List.of(valid.get(6).id().hex(), valid.get(4).id().hex()),
                 NostrClient.ids(jsonLines(byAuthor.stdout())), "the newest metadata and the reaction, nothing older");
 
-        Run all = meshnode(null, "export");
+        Launcher.Run all = meshnode(null, "export");
         assertEquals(0, all.exit(), all.stderr());
         List<String> allIds = NostrClient.ids(jsonLines(all.stdout()));
         assertEquals(valid.stream().map(e -> e.id().hex()).sorted().toList(), allIds.stream().sorted().toList());
@@ -176,7 +140,7 @@ class ImportExportIT {
                     k.note(now - 10, "expired", tag("expiration", Long.toString(now - 1))).json(),
                     k.note(now, "fine").json());
             Files.write(file, lines, StandardCharsets.UTF_8);
-            Run r = cli(dir, file, "import");
+            Launcher.Run r = Launcher.run(dir, file, "import");
             assertEquals(0, r.exit(), r.stderr());
             long[] s = r.summary();
             assertEquals(List.of(2L, 0L, 4L), List.of(s[0], s[1], s[2]),
@@ -199,7 +163,7 @@ class ImportExportIT {
             Files.write(file, imported.stream().map(Event::json).toList(), StandardCharsets.UTF_8);
             try (NostrClient c = NostrClient.connect(node)) {
                 c.publishAndWait(live).assertAccepted();
-                Run r = cli(node.dataDir(), file, "import");
+                Launcher.Run r = Launcher.run(node.dataDir(), file, "import");
                 assertEquals(0, r.exit(), r.stderr());
                 long[] s = r.summary();
                 assertEquals(List.of(2L, 0L, 0L), List.of(s[0], s[1], s[2]), r.stderr());
@@ -207,7 +171,7 @@ class ImportExportIT {
                         NostrClient.ids(c.query("after-import", FilterSpec.of().authors(k))),
                         "the running node serves what was imported beside it");
 
-                Run e = cli(node.dataDir(), null, "export", "--filter", "{\"authors\":[\"" + k.pubkey() + "\"]}");
+                Launcher.Run e = Launcher.run(node.dataDir(), null, "export", "--filter", "{\"authors\":[\"" + k.pubkey() + "\"]}");
                 assertEquals(0, e.exit(), e.stderr());
                 assertEquals(List.of(imported.get(1).id().hex(), imported.get(0).id().hex(), live.id().hex()),
                         NostrClient.ids(jsonLines(e.stdout())));
@@ -222,7 +186,7 @@ class ImportExportIT {
 
     @Test
     void exportWithABadFilterFailsWithUsage() throws Exception {
-        Run bad = meshnode(null, "export", "--filter", "{\"kinds\":\"1\"}");
+        Launcher.Run bad = meshnode(null, "export", "--filter", "{\"kinds\":\"1\"}");
         assertTrue(bad.exit() != 0, "a bad filter must fail");
         assertTrue(bad.stderr().contains("invalid:"), bad.stderr());
         assertEquals("", bad.stdout());
@@ -238,13 +202,13 @@ class ImportExportIT {
             Event note = k.note(now - 20, "a note");
             Event reaction = k.sign(7, now - 10, "+");
             Files.write(file, List.of(note.json(), reaction.json()), StandardCharsets.UTF_8);
-            assertEquals(0, cli(dir, file, "import").exit());
-            Run needsFilter = cli(dir, null, "delete");
+            assertEquals(0, Launcher.run(dir, file, "import").exit());
+            Launcher.Run needsFilter = Launcher.run(dir, null, "delete");
             assertTrue(needsFilter.exit() != 0, "delete without --filter must refuse");
-            Run d = cli(dir, null, "delete", "--filter", "{\"kinds\":[7]}");
+            Launcher.Run d = Launcher.run(dir, null, "delete", "--filter", "{\"kinds\":[7]}");
             assertEquals(0, d.exit(), d.stderr());
             assertTrue(d.stderr().contains("deleted 1 events"), d.stderr());
-            Run e = cli(dir, null, "export");
+            Launcher.Run e = Launcher.run(dir, null, "export");
             assertEquals(List.of(note.id().hex()), NostrClient.ids(jsonLines(e.stdout())));
         } finally {
             MeshnodeProcess.stopLeftoverPostmasters(dir);

@@ -5,7 +5,6 @@ import static org.fleetmesh.it.Keys.tag;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import com.fasterxml.jackson.databind.JsonNode;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
@@ -36,30 +34,6 @@ class SyncIT {
     static final Keys alice = Keys.fresh();
     static final Keys bob = Keys.fresh();
 
-    record Run(int exit, String stdout, String stderr) {
-        JsonNode summary() {
-            String last = null;
-            for (String line : stdout.split("\n")) {
-                if (line.startsWith("{")) {
-                    last = line;
-                }
-            }
-            assertTrue(last != null, "no JSON summary on stdout:\n" + stdout + "\nstderr:\n" + stderr);
-            return NostrClient.tree(last);
-        }
-
-        void assertCounts(long have, long need, long downloaded, long uploaded, long failed) {
-            JsonNode s = summary();
-            String ctx = "summary " + s + "\nstderr:\n" + stderr;
-            assertEquals(have, s.path("have").asLong(-1), "have: " + ctx);
-            assertEquals(need, s.path("need").asLong(-1), "need: " + ctx);
-            assertEquals(downloaded, s.path("downloaded").asLong(-1), "downloaded: " + ctx);
-            assertEquals(uploaded, s.path("uploaded").asLong(-1), "uploaded: " + ctx);
-            assertEquals(failed, s.path("failed").asLong(-1), "failed: " + ctx);
-            assertTrue(s.path("rounds").asLong(0) >= 1, "rounds: " + ctx);
-            assertTrue(s.has("seconds"), "seconds: " + ctx);
-        }
-    }
 
     @BeforeAll
     static void startRelay() {
@@ -83,52 +57,11 @@ class SyncIT {
         return d;
     }
 
-    /** Runs the CLI on a data dir: {@code ./meshnode sync ...} once the launcher knows it, else the class directly. */
-    static Run cli(Path dir, Path stdin, String... args) throws Exception {
-        Path root = MeshnodeProcess.projectRoot();
-        Path launcher = root.resolve("meshnode");
-        List<String> cmd = new ArrayList<>();
-        boolean direct = args[0].equals("sync") && !launcherKnowsSync(launcher);
-        if (direct) {
-            Path app = MeshnodeProcess.appDir().toAbsolutePath();
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-            cmd.add("-Djava.util.logging.manager=org.jboss.logmanager.LogManager");
-            cmd.add("-cp");
-            cmd.add(app.resolve("lib/boot") + "/*:" + app.resolve("lib/main") + "/*:" + app.resolve("app") + "/*");
-            cmd.add("org.fleetmesh.meshnode.sync.SyncCommand");
-            cmd.addAll(List.of(args).subList(1, args.length));
-        } else {
-            if (!Files.isExecutable(launcher)) {
-                cmd.add("bash");
-            }
-            cmd.add(launcher.toString());
-            cmd.addAll(List.of(args));
-        }
-        Path out = MeshnodeProcess.outputFile("meshnode-" + args[0], ".out");
-        Path err = MeshnodeProcess.outputFile("meshnode-" + args[0], ".err");
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile())
-                .redirectOutput(out.toFile()).redirectError(err.toFile());
-        pb.redirectInput(stdin == null ? ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))
-                : ProcessBuilder.Redirect.from(stdin.toFile()));
-        pb.environment().put("FLEETMESH_DATA_DIR", dir.toString());
-        Process p = pb.start();
-        if (!p.waitFor(240, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new AssertionError("meshnode " + String.join(" ", args) + " did not finish:\n" + Files.readString(err));
-        }
-        return new Run(p.exitValue(), Files.readString(out), Files.readString(err));
-    }
-
-    private static boolean launcherKnowsSync(Path launcher) throws IOException {
-        return Files.readAllLines(launcher).stream()
-                .anyMatch(l -> l.trim().matches("^[a-z0-9|-]*\\bsync\\b[a-z0-9|-]*\\).*"));
-    }
-
     static void importInto(Path dir, List<Event> events) throws Exception {
         Path file = dir.resolveSibling(dir.getFileName() + "-" + System.nanoTime() + ".jsonl");
         Files.write(file, events.stream().map(Event::json).toList(), StandardCharsets.UTF_8);
         try {
-            Run r = cli(dir, file, "import");
+            Launcher.Run r = Launcher.run(dir, file, "import");
             assertEquals(0, r.exit(), "import failed:\n" + r.stderr());
             assertTrue(r.stderr().contains("accepted " + events.size() + ","), "import must accept all:\n" + r.stderr());
         } finally {
@@ -137,7 +70,7 @@ class SyncIT {
     }
 
     static Set<String> exportedIds(Path dir, String filter) throws Exception {
-        Run r = cli(dir, null, "export", "--filter", filter);
+        Launcher.Run r = Launcher.run(dir, null, "export", "--filter", filter);
         assertEquals(0, r.exit(), r.stderr());
         Set<String> ids = new TreeSet<>();
         for (String line : r.stdout().split("\n")) {
@@ -184,7 +117,7 @@ class SyncIT {
         importInto(a, inA);
 
         String filter = "{\"#t\":[\"" + topic + "\"]}";
-        Run first = cli(a, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "both");
+        Launcher.Run first = Launcher.run(a, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "both");
         assertEquals(0, first.exit(), "sync failed:\n" + first.stderr() + first.stdout());
         first.assertCounts(3, 4, 4, 3, 0);
 
@@ -194,7 +127,7 @@ class SyncIT {
         assertEquals(all, exportedIds(a, filter), "A after sync");
         assertEquals(all, exportedIds(relay.dataDir(), filter), "B after sync");
 
-        Run second = cli(a, null, "sync", relay.wsUri().toString(), "--filter", filter);
+        Launcher.Run second = Launcher.run(a, null, "sync", relay.wsUri().toString(), "--filter", filter);
         assertEquals(0, second.exit(), "second sync failed:\n" + second.stderr());
         second.assertCounts(0, 0, 0, 0, 0);
     }
@@ -211,20 +144,20 @@ class SyncIT {
         String filter = "{\"#t\":[\"" + topic + "\"]}";
         Path c = freshDir("sync-c");
         importInto(c, events);
-        Run up = cli(c, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "up",
+        Launcher.Run up = Launcher.run(c, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "up",
                 "--frame-size", "4096");
         assertEquals(0, up.exit(), "sync up failed:\n" + up.stderr());
         up.assertCounts(1200, 0, 0, 1200, 0);
         assertEquals(ids(events), exportedIds(relay.dataDir(), filter), "B after sync up");
 
         Path d = freshDir("sync-d");
-        Run down = cli(d, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "down",
+        Launcher.Run down = Launcher.run(d, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "down",
                 "--frame-size", "4096");
         assertEquals(0, down.exit(), "sync down failed:\n" + down.stderr());
         down.assertCounts(0, 1200, 1200, 0, 0);
         assertEquals(ids(events), exportedIds(d, filter), "D after sync down");
 
-        Run again = cli(d, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "down");
+        Launcher.Run again = Launcher.run(d, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "down");
         assertEquals(0, again.exit(), again.stderr());
         again.assertCounts(0, 0, 0, 0, 0);
 
@@ -235,10 +168,10 @@ class SyncIT {
         try (NostrClient client = NostrClient.connect(relay)) {
             client.publishAndWait(newOnB).assertAccepted();
         }
-        Run both = cli(d, null, "sync", relay.wsUri().toString(), "--filter", filter, "--frame-size", "4096");
+        Launcher.Run both = Launcher.run(d, null, "sync", relay.wsUri().toString(), "--filter", filter, "--frame-size", "4096");
         assertEquals(0, both.exit(), both.stderr());
         both.assertCounts(1, 1, 1, 1, 0);
-        assertTrue(both.summary().path("rounds").asLong() >= 2, "several rounds: " + both.stdout() + both.stderr());
+        assertTrue(both.syncSummary().path("rounds").asLong() >= 2, "several rounds: " + both.stdout() + both.stderr());
         Set<String> expected = ids(events);
         expected.add(newOnD.id().hex());
         expected.add(newOnB.id().hex());
@@ -260,18 +193,18 @@ class SyncIT {
             int port = server.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS)
                     .actualPort();
             Path a = freshDir("sync-nonip77");
-            Run r = cli(a, null, "sync", "ws://127.0.0.1:" + port + "/");
+            Launcher.Run r = Launcher.run(a, null, "sync", "ws://127.0.0.1:" + port + "/");
             assertEquals(3, r.exit(), "exit code:\n" + r.stderr());
             assertTrue(r.stderr().contains("does not speak NIP-77") && r.stderr().contains("unknown message type"),
                     "a clear message with what the relay said:\n" + r.stderr());
-            r.summary();
+            r.syncSummary();
 
             // a silent endpoint: the timeout says the same
             HttpServer silent = vertx.createHttpServer().webSocketHandler(ws -> ws.textMessageHandler(text -> {
             }));
             int silentPort = silent.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture()
                     .get(10, TimeUnit.SECONDS).actualPort();
-            Run quiet = cli(a, null, "sync", "ws://127.0.0.1:" + silentPort + "/", "--timeout", "2");
+            Launcher.Run quiet = Launcher.run(a, null, "sync", "ws://127.0.0.1:" + silentPort + "/", "--timeout", "2");
             assertEquals(3, quiet.exit(), "exit code:\n" + quiet.stderr());
             assertTrue(quiet.stderr().contains("does not speak NIP-77") && quiet.stderr().contains("within 2 s"),
                     quiet.stderr());
@@ -284,7 +217,7 @@ class SyncIT {
     @Test
     void theMeshEndpointIsNotANip77Relay() throws Exception {
         Path a = freshDir("sync-mesh");
-        Run r = cli(a, null, "sync", "ws://127.0.0.1:" + relay.port() + "/mesh", "--timeout", "10");
+        Launcher.Run r = Launcher.run(a, null, "sync", "ws://127.0.0.1:" + relay.port() + "/mesh", "--timeout", "10");
         assertEquals(3, r.exit(), "exit code:\n" + r.stderr());
         assertTrue(r.stderr().contains("does not speak NIP-77"), r.stderr());
     }
@@ -298,12 +231,12 @@ class SyncIT {
         Path a = freshDir("sync-refused");
         importInto(a, List.of(fine, protectedNote));
         String filter = "{\"#t\":[\"" + topic + "\"]}";
-        Run r = cli(a, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "up");
+        Launcher.Run r = Launcher.run(a, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "up");
         assertEquals(1, r.exit(), "exit code:\n" + r.stderr());
         r.assertCounts(2, 0, 0, 1, 1);
         assertTrue(r.stderr().contains("auth-required"), "the relay's reason:\n" + r.stderr());
         // state is the stores: a rerun tries only what is still missing
-        Run again = cli(a, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "up");
+        Launcher.Run again = Launcher.run(a, null, "sync", relay.wsUri().toString(), "--filter", filter, "--dir", "up");
         assertEquals(1, again.exit(), again.stderr());
         again.assertCounts(1, 0, 0, 0, 1);
     }
@@ -311,10 +244,10 @@ class SyncIT {
     @Test
     void usageErrorsExitTwo() throws Exception {
         Path a = freshDir("sync-usage");
-        assertEquals(2, cli(a, null, "sync").exit());
-        assertEquals(2, cli(a, null, "sync", "http://127.0.0.1:1/").exit());
-        assertEquals(2, cli(a, null, "sync", "ws://127.0.0.1:1/", "--dir", "sideways").exit());
-        assertEquals(2, cli(a, null, "sync", "ws://127.0.0.1:1/", "--frame-size", "100").exit());
-        assertEquals(2, cli(a, null, "sync", "ws://127.0.0.1:1/", "--filter", "[1]").exit());
+        assertEquals(2, Launcher.run(a, null, "sync").exit());
+        assertEquals(2, Launcher.run(a, null, "sync", "http://127.0.0.1:1/").exit());
+        assertEquals(2, Launcher.run(a, null, "sync", "ws://127.0.0.1:1/", "--dir", "sideways").exit());
+        assertEquals(2, Launcher.run(a, null, "sync", "ws://127.0.0.1:1/", "--frame-size", "100").exit());
+        assertEquals(2, Launcher.run(a, null, "sync", "ws://127.0.0.1:1/", "--filter", "[1]").exit());
     }
 }
