@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -103,12 +102,10 @@ class DidKeyVectorsTest {
     }
 
     private static Stream<DynamicTest> perVector(String file, Predicate<Vector> which, Check check) throws IOException {
-        String dir = System.getProperty("fleetmesh.vectors.dir");
-        Path path = dir == null || dir.isBlank() ? null : Path.of(dir).resolve(file);
-        if (path == null || !Files.isRegularFile(path)) {
-            String why = path == null ? "system property fleetmesh.vectors.dir is not set; skipping the did:key vectors"
-                    : "did:key vectors not found at " + path.toAbsolutePath().normalize() + "; skipping them";
-            return Stream.of(dynamicTest("vectors absent", () -> Assumptions.assumeTrue(false, why)));
+        org.fleetmesh.VectorFile vf = org.fleetmesh.VectorFile.named(file, "did:key");
+        Path path = vf.path();
+        if (path == null) {
+            return Stream.of(dynamicTest("vectors absent", () -> Assumptions.assumeTrue(false, vf.absence())));
         }
         List<Vector> vectors = load(MAPPER.readTree(path.toFile())).stream().filter(which).toList();
         assertFalse(vectors.isEmpty(), file + " holds no vectors");

@@ -38,21 +38,9 @@ class SchnorrBip340VectorsTest {
     }
 
     /** The vector file, or null with the reason in {@link #ABSENCE} when it is not there. */
-    private static final Path FILE_PATH;
-    private static final String ABSENCE;
-
-    static {
-        String dir = System.getProperty("fleetmesh.vectors.dir");
-        Path f = dir == null || dir.isBlank() ? null : Path.of(dir).resolve(FILE);
-        if (f == null) {
-            ABSENCE = "system property fleetmesh.vectors.dir is not set; skipping the BIP-340 vectors";
-        } else if (!Files.isRegularFile(f)) {
-            ABSENCE = "BIP-340 vectors not found at " + f.toAbsolutePath().normalize() + "; skipping them";
-        } else {
-            ABSENCE = null;
-        }
-        FILE_PATH = ABSENCE == null ? f : null;
-    }
+    private static final org.fleetmesh.VectorFile VECTORS = org.fleetmesh.VectorFile.named(FILE, "BIP-340");
+    private static final Path FILE_PATH = VECTORS.path();
+    private static final String ABSENCE = VECTORS.absence();
 
     /** One dynamic test per vector, or a single skipped test saying why there are none. */
     private static Stream<DynamicTest> perVector(Predicate<Vector> which,

@@ -52,21 +52,9 @@ class Nip44VectorsTest {
             "invalid padding", "invalid padding",
             "invalid payload length", "invalid payload size");
 
-    private static final Path FILE_PATH;
-    private static final String ABSENCE;
-
-    static {
-        String dir = System.getProperty("fleetmesh.vectors.dir");
-        Path f = dir == null || dir.isBlank() ? null : Path.of(dir).resolve(FILE);
-        if (f == null) {
-            ABSENCE = "system property fleetmesh.vectors.dir is not set; skipping the NIP-44 vectors";
-        } else if (!Files.isRegularFile(f)) {
-            ABSENCE = "NIP-44 vectors not found at " + f.toAbsolutePath().normalize() + "; skipping them";
-        } else {
-            ABSENCE = null;
-        }
-        FILE_PATH = ABSENCE == null ? f : null;
-    }
+    private static final org.fleetmesh.VectorFile VECTORS = org.fleetmesh.VectorFile.named(FILE, "NIP-44");
+    private static final Path FILE_PATH = VECTORS.path();
+    private static final String ABSENCE = VECTORS.absence();
 
     private static JsonNode vectors;
 
