@@ -51,6 +51,17 @@ public interface EventStore extends AutoCloseable {
     /** Tells nodes sharing this store about an ephemeral event, which is never stored. */
     void announceEphemeral(Event event);
 
+    /**
+     * Registers a listener told, after each commit made through this store object, which events
+     * became stored and which stopped being stored (replaced, deleted by NIP-09 or by the operator,
+     * purged after NIP-40 expiration). Live indexes (the Negentropy fingerprint trees) follow the
+     * store with it. Changes committed by other nodes sharing the database are not reported.
+     * Returns false if this store cannot report changes.
+     */
+    default boolean onCommitted(ChangeListener listener) {
+        return false;
+    }
+
     /** Cheap liveness probe for health checks. */
     boolean isHealthy();
 
@@ -61,6 +72,16 @@ public interface EventStore extends AutoCloseable {
     interface EventSink {
         /** Returns false to stop the stream. */
         boolean accept(EventId id, String json);
+    }
+
+    /** An event as a live index sees it. */
+    record StoredItem(long createdAt, EventId id, int kind) {
+    }
+
+    @FunctionalInterface
+    interface ChangeListener {
+        /** Called on the committing thread, after the commit; must be quick and must not throw. */
+        void committed(List<StoredItem> added, List<StoredItem> removed);
     }
 
     @FunctionalInterface

@@ -175,6 +175,11 @@ public final class PostgresStorage implements EventStore {
     }
 
     @Override
+    public boolean onCommitted(ChangeListener listener) {
+        return store.onCommitted(listener);
+    }
+
+    @Override
     public void onForeignEvents(Consumer<List<String>> listener) {
         store.onForeignEvents(listener);
     }

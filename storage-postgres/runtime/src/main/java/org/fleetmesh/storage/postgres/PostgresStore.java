@@ -74,6 +74,7 @@ public final class PostgresStore implements EventStore {
     private final AutoCloseable ownedPool;
     private final String origin = UUID.randomUUID().toString();
     private final List<Consumer<List<String>>> listeners = new CopyOnWriteArrayList<>();
+    private final List<ChangeListener> changeListeners = new CopyOnWriteArrayList<>();
     /** Batches retried after a deadlock/serialization failure/unique violation (for tests and metrics). */
     final java.util.concurrent.atomic.AtomicLong retries = new java.util.concurrent.atomic.AtomicLong();
     private ForeignListener listener;
@@ -194,6 +195,8 @@ public final class PostgresStore implements EventStore {
         final List<byte[]> eTargets;
         final List<Address> aTargets;
         int duplicateOf = -1;
+        /** A row for this event was inserted by the current attempt (an addressable event that lost to a later one in its batch is STORED but never inserted). */
+        boolean inserted;
 
         Item(int index, Event e) {
             this.index = index;
@@ -342,10 +345,14 @@ public final class PostgresStore implements EventStore {
         SQLException last = null;
         for (int attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
             SaveOutcome[] out = new SaveOutcome[items.size()];
+            List<StoredItem> removed = new ArrayList<>();
+            for (Item it : items) {
+                it.inserted = false; // a retried attempt starts over
+            }
             try (Connection c = ds.getConnection()) {
                 try {
                     c.setAutoCommit(false);
-                    saveInTransaction(c, items, out);
+                    saveInTransaction(c, items, out, removed);
                     c.commit();
                 } catch (SQLException | RuntimeException e) {
                     rollbackQuietly(c);
@@ -360,6 +367,15 @@ public final class PostgresStore implements EventStore {
                     }
                 }
                 announce(c, items, out);
+                if (!changeListeners.isEmpty()) {
+                    List<StoredItem> added = new ArrayList<>();
+                    for (Item it : items) {
+                        if (it.inserted) {
+                            added.add(new StoredItem(it.e.createdAt(), it.e.id(), it.e.kind()));
+                        }
+                    }
+                    publish(added, removed);
+                }
                 return Arrays.asList(out);
             } catch (SQLException e) {
                 last = e;
@@ -392,7 +408,8 @@ public final class PostgresStore implements EventStore {
         return "40P01".equals(s) || "40001".equals(s) || "23505".equals(s);
     }
 
-    private void saveInTransaction(Connection c, List<Item> items, SaveOutcome[] out) throws SQLException {
+    private void saveInTransaction(Connection c, List<Item> items, SaveOutcome[] out, List<StoredItem> removed)
+            throws SQLException {
         lockAddresses(c, items);
         List<Item> segment = new ArrayList<>();
         for (Item it : items) {
@@ -400,14 +417,14 @@ public final class PostgresStore implements EventStore {
                 continue;
             }
             if (it.e.kind() == 5) {
-                flush(c, segment, out);
+                flush(c, segment, out, removed);
                 segment.clear();
-                applyDeletion(c, it, out);
+                applyDeletion(c, it, out, removed);
             } else {
                 segment.add(it);
             }
         }
-        flush(c, segment, out);
+        flush(c, segment, out, removed);
     }
 
     /** Serialises writers of the same addresses across transactions and nodes; sorted: no deadlock. */
@@ -436,7 +453,7 @@ public final class PostgresStore implements EventStore {
     }
 
     /** Writes a run of non-deletion events. */
-    private void flush(Connection c, List<Item> segment, SaveOutcome[] out) throws SQLException {
+    private void flush(Connection c, List<Item> segment, SaveOutcome[] out, List<StoredItem> removed) throws SQLException {
         if (segment.isEmpty()) {
             return;
         }
@@ -450,7 +467,7 @@ public final class PostgresStore implements EventStore {
             }
         }
         if (!addressed.isEmpty()) {
-            resolveAddressed(c, addressed, out, toInsert);
+            resolveAddressed(c, addressed, out, toInsert, removed);
         }
         if (toInsert.isEmpty()) {
             return;
@@ -458,6 +475,7 @@ public final class PostgresStore implements EventStore {
         InsertResult r = insert(c, toInsert);
         for (Item it : toInsert) {
             EventId id = it.e.id();
+            it.inserted = r.inserted.contains(id);
             if (it.dKey != null) {
                 // replaceable winner: its outcome is already STORED
                 if (!r.inserted.contains(id)) {
@@ -478,7 +496,8 @@ public final class PostgresStore implements EventStore {
      * this transaction holds the addresses' advisory locks), deletes superseded heads and adds the
      * final winners to {@code toInsert}.
      */
-    private static void resolveAddressed(Connection c, List<Item> addressed, SaveOutcome[] out, List<Item> toInsert)
+    private static void resolveAddressed(Connection c, List<Item> addressed, SaveOutcome[] out, List<Item> toInsert,
+            List<StoredItem> removed)
             throws SQLException {
         LinkedHashSet<Address> addrs = new LinkedHashSet<>();
         for (Item it : addressed) {
@@ -567,10 +586,11 @@ public final class PostgresStore implements EventStore {
             }
         }
         if (!replaced.isEmpty()) {
-            try (PreparedStatement ps = c.prepareStatement("with d as (delete from event where id = any(?) returning id)"
-                    + " delete from tag where event_id in (select id from d)")) {
+            try (PreparedStatement ps = c.prepareStatement("with d as (delete from event where id = any(?)"
+                    + " returning id, created_at, kind), t as (delete from tag where event_id in (select id from d))"
+                    + " select id, created_at, kind from d")) {
                 ps.setArray(1, c.createArrayOf("bytea", replaced.toArray(new byte[0][])));
-                ps.executeUpdate();
+                readRemoved(ps, removed);
             }
         }
         for (Item it : addressed) {
@@ -670,9 +690,10 @@ public final class PostgresStore implements EventStore {
     }
 
     /** NIP-09: stores the deletion, deletes the author's targets, records tombstones. */
-    private static void applyDeletion(Connection c, Item d, SaveOutcome[] out) throws SQLException {
+    private static void applyDeletion(Connection c, Item d, SaveOutcome[] out, List<StoredItem> removed) throws SQLException {
         InsertResult r = insert(c, List.of(d));
-        if (!r.inserted.contains(d.e.id())) {
+        d.inserted = r.inserted.contains(d.e.id());
+        if (!d.inserted) {
             out[d.index] = SaveOutcome.DUPLICATE; // already applied when first stored
             return;
         }
@@ -681,15 +702,15 @@ public final class PostgresStore implements EventStore {
             byte[][] sorted = d.eTargets.toArray(new byte[0][]);
             Arrays.sort(sorted, Arrays::compareUnsigned);
             try (PreparedStatement ps = c.prepareStatement("with del as ("
-                    + " delete from event where id = any(?) and pubkey = ? and kind <> 5 returning id"
+                    + " delete from event where id = any(?) and pubkey = ? and kind <> 5 returning id, created_at, kind"
                     + "), deltags as (delete from tag where event_id in (select id from del)"
-                    + ") insert into deleted_event (id, pubkey) select x, ? from unnest(?::bytea[]) as x"
-                    + " on conflict do nothing")) {
+                    + "), tomb as (insert into deleted_event (id, pubkey) select x, ? from unnest(?::bytea[]) as x"
+                    + " on conflict do nothing) select id, created_at, kind from del")) {
                 ps.setArray(1, c.createArrayOf("bytea", sorted));
                 ps.setBytes(2, d.pubkey);
                 ps.setBytes(3, d.pubkey);
                 ps.setArray(4, c.createArrayOf("bytea", sorted));
-                ps.executeUpdate();
+                readRemoved(ps, removed);
             }
         }
         if (!d.aTargets.isEmpty()) {
@@ -703,19 +724,20 @@ public final class PostgresStore implements EventStore {
                     + " select * from unnest(?::int4[], ?::text[]) as k(kind, d_tag)"
                     + "), del as ("
                     + " delete from event e using k where e.pubkey = ? and e.kind = k.kind and e.d_tag = k.d_tag"
-                    + "   and e.created_at <= ? returning e.id"
+                    + "   and e.created_at <= ? returning e.id, e.created_at, e.kind"
                     + "), deltags as (delete from tag where event_id in (select id from del)"
-                    + ") insert into deleted_address (pubkey, kind, d_tag, until_created_at)"
+                    + "), tomb as (insert into deleted_address (pubkey, kind, d_tag, until_created_at)"
                     + " select ?, k.kind, k.d_tag, ? from k"
                     + " on conflict (pubkey, kind, d_tag) do update"
-                    + " set until_created_at = greatest(deleted_address.until_created_at, excluded.until_created_at)")) {
+                    + " set until_created_at = greatest(deleted_address.until_created_at, excluded.until_created_at))"
+                    + " select id, created_at, kind from del")) {
                 ps.setArray(1, c.createArrayOf("int4", kinds));
                 ps.setArray(2, c.createArrayOf("text", dTags));
                 ps.setBytes(3, d.pubkey);
                 ps.setLong(4, d.e.createdAt());
                 ps.setBytes(5, d.pubkey);
                 ps.setLong(6, d.e.createdAt());
-                ps.executeUpdate();
+                readRemoved(ps, removed);
             }
         }
     }
@@ -788,6 +810,34 @@ public final class PostgresStore implements EventStore {
             notify(c, EPHEMERAL_CHANNEL, List.of(payload));
         } catch (SQLException e) {
             LOG.warnf(e, "could not announce ephemeral event %s to sibling nodes", event.id());
+        }
+    }
+
+    @Override
+    public boolean onCommitted(ChangeListener listener) {
+        changeListeners.add(listener);
+        return true;
+    }
+
+    /** Tells change listeners what a committed transaction did. */
+    private void publish(List<StoredItem> added, List<StoredItem> removed) {
+        if (changeListeners.isEmpty() || (added.isEmpty() && removed.isEmpty())) {
+            return;
+        }
+        for (ChangeListener l : changeListeners) {
+            try {
+                l.committed(added, removed);
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "change listener failed");
+            }
+        }
+    }
+
+    private static void readRemoved(PreparedStatement ps, List<StoredItem> removed) throws SQLException {
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                removed.add(new StoredItem(rs.getLong(2), new EventId(rs.getBytes(1)), rs.getInt(3)));
+            }
         }
     }
 
@@ -1020,15 +1070,15 @@ public final class PostgresStore implements EventStore {
         int total = 0;
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("with d as (delete from event where id in (select id from event"
-                        + " where expires_at is not null and expires_at <= ? limit 5000) returning id),"
-                        + " t as (delete from tag where event_id in (select id from d)) select count(*) from d")) {
+                        + " where expires_at is not null and expires_at <= ? limit 5000) returning id, created_at, kind),"
+                        + " t as (delete from tag where event_id in (select id from d)) select id, created_at, kind from d")) {
             ps.setLong(1, now);
             int n;
             do {
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    n = rs.getInt(1);
-                }
+                List<StoredItem> removed = new ArrayList<>();
+                readRemoved(ps, removed);
+                n = removed.size();
+                publish(List.of(), removed);
                 total += n;
             } while (n > 0);
             return total;
@@ -1045,13 +1095,14 @@ public final class PostgresStore implements EventStore {
         }
         byte[][] raw = ids.stream().map(EventId::toBytes).toArray(byte[][]::new);
         try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("with d as (delete from event where id = any(?) returning id),"
-                        + " t as (delete from tag where event_id in (select id from d)) select count(*) from d")) {
+                PreparedStatement ps = c.prepareStatement("with d as (delete from event where id = any(?)"
+                        + " returning id, created_at, kind), t as (delete from tag where event_id in (select id from d))"
+                        + " select id, created_at, kind from d")) {
             ps.setArray(1, c.createArrayOf("bytea", raw));
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getInt(1);
-            }
+            List<StoredItem> removed = new ArrayList<>();
+            readRemoved(ps, removed);
+            publish(List.of(), removed);
+            return removed.size();
         } catch (SQLException e) {
             throw new IllegalStateException("deleting " + ids.size() + " events failed", e);
         }
