@@ -80,8 +80,11 @@ public interface EventStore extends AutoCloseable {
 
     @FunctionalInterface
     interface ChangeListener {
-        /** Called on the committing thread, after the commit; must be quick and must not throw. */
-        void committed(List<StoredItem> added, List<StoredItem> removed);
+        /**
+         * Called on the committing thread, after the commit; must be quick and must not throw.
+         * {@code added}: the events now stored; {@code removed}: what stopped being stored.
+         */
+        void committed(List<Event> added, List<StoredItem> removed);
     }
 
     @FunctionalInterface

@@ -368,10 +368,10 @@ public final class PostgresStore implements EventStore {
                 }
                 announce(c, items, out);
                 if (!changeListeners.isEmpty()) {
-                    List<StoredItem> added = new ArrayList<>();
+                    List<Event> added = new ArrayList<>();
                     for (Item it : items) {
                         if (it.inserted) {
-                            added.add(new StoredItem(it.e.createdAt(), it.e.id(), it.e.kind()));
+                            added.add(it.e);
                         }
                     }
                     publish(added, removed);
@@ -820,7 +820,7 @@ public final class PostgresStore implements EventStore {
     }
 
     /** Tells change listeners what a committed transaction did. */
-    private void publish(List<StoredItem> added, List<StoredItem> removed) {
+    private void publish(List<Event> added, List<StoredItem> removed) {
         if (changeListeners.isEmpty() || (added.isEmpty() && removed.isEmpty())) {
             return;
         }

@@ -37,8 +37,8 @@ class ChangeFeedTest extends PgFixture {
                     assertTrue(mirror.remove(key(r.createdAt(), r.id().hex())), "removed an item it had added: " + r);
                     removedReports++;
                 }
-                for (StoredItem a : added) {
-                    assertTrue(mirror.add(key(a.createdAt(), a.id().hex())), "added twice: " + a);
+                for (Event a : added) {
+                    assertTrue(mirror.add(key(a.createdAt(), a.id().hex())), "added twice: " + a.id());
                 }
             }
         }));
