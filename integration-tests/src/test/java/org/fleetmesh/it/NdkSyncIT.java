@@ -29,7 +29,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * The independent npm package @nostr-dev-kit/sync (NDK's NIP-77 implementation) in both roles:
  * <ul>
  * <li>as the NIP-77 client ({@code NDKSync.sync}, its local set taken from an NDK cache) against a
- * running meshnode, for several overlaps of a few thousand events and a filter-scoped sync;</li>
+ * running meshnode, for several overlaps of a few thousand events and a filter-scoped sync. The
+ * package sends NEG-OPEN with an array of filters where NIP-77 has one filter object, which meshnode
+ * refuses (see the disabled {@link #ndkSyncAsShippedOpensWithAFilterArray}); these cases run with a
+ * shim in the script that sends the single filter as an object, all else being the package's;</li>
  * <li>its exported negentropy engine ({@code Negentropy}/{@code NegentropyStorage}) against
  * {@code ./meshnode negentropy-harness} over the reference harness stdio protocol, with either side
  * initiating. The package has no relay-side (NEG-OPEN answering) code, so this is the only way to
@@ -181,8 +184,8 @@ class NdkSyncIT {
     }
 
     /**
-     * The package exactly as shipped, without the NEG-OPEN shim of the test above.
-     * @nostr-dev-kit/sync 1.0.0 sends {@code ["NEG-OPEN", id, [filter], hex]} (its filter array,
+     * The package exactly as shipped, without the NEG-OPEN shim of the test above. The package
+     * (1.0.0) sends {@code ["NEG-OPEN", id, [filter], hex]} (its filter array,
      * SyncSession.start), where NIP-77 has a filter object; strfry accepts both (it runs the value
      * through NostrFilterGroup::unwrapped), meshnode answers {@code ["NEG-ERR", id, "invalid: NEG-OPEN
      * needs a filter object"]}, so NDKSync.sync against meshnode reports the relay as failed and
@@ -266,9 +269,19 @@ class NdkSyncIT {
         List<String[]> expected = new ArrayList<>(); // name, initiator, set
         for (String initiator : List.of("meshnode", "package")) {
             for (Map.Entry<String, List<List<Item>>> s : sets.entrySet()) {
-                int[][] limits = s.getKey().equals("half") || s.getKey().equals("disjoint")
-                        ? new int[][] { { 0, 0 }, { 4096, 4096 }, { 0, 4096 }, { 4096, 0 } }
-                        : new int[][] { { 0, 0 }, { 4096, 4096 } };
+                boolean big = s.getKey().equals("half") || s.getKey().equals("disjoint");
+                // {harness limit, package limit}. The package answers (meshnode initiates) only without a
+                // frame size limit, because of a bug of @nostr-dev-kit/sync 1.0.0 (not of meshnode): when its
+                // responder cuts an IdList short at the limit (Negentropy.handleIdListAsResponder) it does not
+                // shrink the range's upper index as the reference implementations do ("upper = index; //
+                // shrink upper so that remaining range gets correct fingerprint"), so its closing fingerprint
+                // for [cut, infinity) leaves out the ids it did not send. E.g. meshnode initiating with no
+                // items against the package with 1500 items, both limits 4096: the harness learns 122 needs
+                // instead of 1500, in one round (the closing fingerprint is the empty set's, equal to the
+                // initiator's own); with the upper index carried back into reconcile(), all 1500 in 13 rounds.
+                int[][] limits = initiator.equals("meshnode") ? new int[][] { { 0, 0 }, { 4096, 0 } }
+                        : big ? new int[][] { { 0, 0 }, { 4096, 4096 }, { 0, 4096 }, { 4096, 0 } }
+                                : new int[][] { { 0, 0 }, { 4096, 4096 } };
                 for (int[] l : limits) {
                     String name = initiator + "-initiates/" + s.getKey() + "/harness-limit-" + l[0] + "/package-limit-" + l[1];
                     ObjectNode o = cs.addObject();
