@@ -14,6 +14,9 @@ import org.junit.jupiter.api.Assumptions;
 /** Node.js scripts beside the tests, with nostr-tools from npm as the independent client. */
 final class NodeJs {
     static final String NOSTR_TOOLS = "2.25.2";
+    /** @nostr-dev-kit/sync and its peer dependency NDK (3.x), for {@link #withNdkSync}. */
+    static final String NDK_SYNC = "1.0.0";
+    static final String NDK = "3.0.3";
 
     record Run(int exit, String stdout, String stderr) {
     }
@@ -60,5 +63,30 @@ final class NodeJs {
         Path src = Path.of(System.getProperty("meshnode.it.js", "src/test/js")).resolve(script);
         Files.copy(src, jsDir.resolve(script), StandardCopyOption.REPLACE_EXISTING);
         return jsDir;
+    }
+
+    /**
+     * As {@link #withNostrTools}, and also installs @nostr-dev-kit/sync with NDK (pinned versions)
+     * into the same target/js, then copies every script there.
+     */
+    static Path withNdkSync(String... scripts) throws Exception {
+        Path jsDir = withNostrTools(scripts[0]);
+        boolean installed = version(jsDir, "@nostr-dev-kit/sync").equals(NDK_SYNC)
+                && version(jsDir, "@nostr-dev-kit/ndk").equals(NDK);
+        if (!installed) {
+            Run npm = run(jsDir, 300, "npm", "install", "--no-audit", "--no-fund", "nostr-tools@" + NOSTR_TOOLS, "ws",
+                    "@nostr-dev-kit/sync@" + NDK_SYNC, "@nostr-dev-kit/ndk@" + NDK);
+            assertEquals(0, npm.exit(), "npm install failed:\n" + npm.stdout() + npm.stderr());
+        }
+        for (String script : scripts) {
+            Path src = Path.of(System.getProperty("meshnode.it.js", "src/test/js")).resolve(script);
+            Files.copy(src, jsDir.resolve(script), StandardCopyOption.REPLACE_EXISTING);
+        }
+        return jsDir;
+    }
+
+    private static String version(Path jsDir, String pkg) throws IOException {
+        Path json = jsDir.resolve("node_modules").resolve(pkg).resolve("package.json");
+        return Files.isRegularFile(json) ? NostrClient.tree(Files.readString(json)).path("version").asText() : "";
     }
 }
