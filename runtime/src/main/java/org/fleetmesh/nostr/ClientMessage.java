@@ -21,7 +21,8 @@ public sealed interface ClientMessage {
     }
 
     /** NIP-77: open a Negentropy session over the events matching {@code filter}. */
-    record NegOpen(String subscriptionId, Filter filter, byte[] message) implements ClientMessage {
+    /** {@code filters}: one filter as NIP-77 has it, or several (their union), as strfry also accepts. */
+    record NegOpen(String subscriptionId, java.util.List<Filter> filters, byte[] message) implements ClientMessage {
     }
 
     record NegMsg(String subscriptionId, byte[] message) implements ClientMessage {

@@ -57,11 +57,17 @@ public final class MessageParser {
                 }
                 case "NEG-OPEN" -> {
                     String sub = readSubscriptionId(p, verb);
-                    if (p.nextToken() != JsonToken.START_OBJECT) {
-                        throw new ProtocolException(verb, null, sub, "invalid: NEG-OPEN needs a filter object");
+                    JsonToken t = p.nextToken();
+                    List<Filter> fs;
+                    if (t == JsonToken.START_OBJECT) {
+                        fs = List.of(readFilter(p, verb, sub));
+                    } else if (t == JsonToken.START_ARRAY) {
+                        // NIP-77 says one filter; strfry and @nostr-dev-kit/sync also use an array of filters (their union)
+                        fs = readFilters(p, verb, sub);
+                    } else {
+                        throw new ProtocolException(verb, null, sub, "invalid: NEG-OPEN needs a filter object (or an array of filters)");
                     }
-                    Filter f = readFilter(p, verb, sub);
-                    yield new ClientMessage.NegOpen(sub, f, readHexPayload(p, verb, sub));
+                    yield new ClientMessage.NegOpen(sub, fs, readHexPayload(p, verb, sub));
                 }
                 case "NEG-MSG" -> {
                     String sub = readSubscriptionId(p, verb);

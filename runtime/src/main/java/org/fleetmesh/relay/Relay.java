@@ -336,7 +336,7 @@ public final class Relay implements AutoCloseable {
             return;
         }
         List<Filter> filters = req.filters().stream()
-                .map(f -> f.limit() == null ? f.withLimit(limits.defaultLimit()) : f)
+                .map(f -> f.limit() == null ? f.withLimit(defaultLimitFor(f)) : f)
                 .toList();
         Subscription sub = new Subscription(req.subscriptionId(), filters, c);
         Subscription old = subs.put(sub.id, sub);
@@ -465,13 +465,24 @@ public final class Relay implements AutoCloseable {
         return hidden;
     }
 
+    /**
+     * The limit of a filter that names none: the default, except that a filter by ids gets room for
+     * all of them (up to the maximum), so that fetching a Negentropy "need" list in one REQ is not cut short.
+     */
+    private int defaultLimitFor(Filter f) {
+        if (f.ids() != null && f.ids().size() > limits.defaultLimit()) {
+            return Math.min(f.ids().size(), limits.maxLimit());
+        }
+        return limits.defaultLimit();
+    }
+
     // ---- NIP-77
 
     private void onNegOpen(ClientState state, ClientMessage.NegOpen open) {
         Connection c = state.connection;
         String sub = open.subscriptionId();
         state.negSessions.remove(sub); // a reused id replaces the session
-        String refusal = readRefusal(state, List.of(open.filter()));
+        String refusal = readRefusal(state, open.filters());
         if (refusal != null) {
             c.send(RelayMessages.negErr(sub, refusal));
             return;
@@ -500,15 +511,18 @@ public final class Relay implements AutoCloseable {
         Connection c = state.connection;
         String sub = open.subscriptionId();
         long now = nowSeconds.getAsLong();
-        Filter f = open.filter();
         org.fleetmesh.negentropy.SortedVector.Builder items = org.fleetmesh.negentropy.SortedVector.builder();
+        Set<EventId> seen = open.filters().size() > 1 ? new HashSet<>() : null; // a union: each event once
         int[] count = { 0 };
         boolean[] tooMany = { false };
-        if (!f.matchesNothingStored()) {
+        for (Filter f : open.filters()) {
+            if (f.matchesNothingStored() || tooMany[0]) {
+                continue;
+            }
             // events this client may not read (NIP-42 private kinds) are not even announced by id
             Set<EventId> hidden = hiddenPrivate(state, f.withLimit(null), now);
             store.enumerate(f, now, (createdAt, id) -> {
-                if (tooMany[0] || hidden.contains(id)) {
+                if (tooMany[0] || hidden.contains(id) || (seen != null && !seen.add(id))) {
                     return;
                 }
                 if (++count[0] > limits.negMaxItems()) {

@@ -453,6 +453,31 @@ class RelayTest {
     }
 
     @Test
+    void aReqByIdsWithoutLimitGetsThemAllNotTheDefaultLimit() throws Exception {
+        List<Event> notes = new java.util.ArrayList<>();
+        for (int i = 0; i < 55; i++) { // default limit here is 50, max 100
+            Event e = note(NOW - 1000 - i, "need " + i);
+            notes.add(e);
+            publish(client, e);
+        }
+        String ids = String.join(",", notes.stream().map(e -> "\"" + e.id().hex() + "\"").toList());
+        relay.handle(client, "[\"REQ\",\"byids\",{\"ids\":[" + ids + "]}]");
+        java.util.Set<String> got = new java.util.HashSet<>();
+        String m;
+        while ((m = client.next()).startsWith("[\"EVENT\"")) {
+            got.add(m);
+        }
+        assertEquals("[\"EOSE\",\"byids\"]", m);
+        assertEquals(55, got.size(), "a need list fetched in one REQ is not cut at the default limit");
+        relay.handle(client, "[\"REQ\",\"plain\",{\"kinds\":[1]}]");
+        int plain = 0;
+        while (client.next().startsWith("[\"EVENT\"")) {
+            plain++;
+        }
+        assertEquals(50, plain, "other filters without limit still get the default");
+    }
+
+    @Test
     void negentropyFindsWhatEachSideLacks() throws Exception {
         List<Event> relayOnly = new java.util.ArrayList<>(), both = new java.util.ArrayList<>(), clientOnly = new java.util.ArrayList<>();
         for (int i = 0; i < 10; i++) {
@@ -468,22 +493,28 @@ class RelayTest {
         }
         List<Event> clientSet = new java.util.ArrayList<>(both);
         clientSet.addAll(clientOnly);
-        var neg = initiatorOver(clientSet);
-        relay.handle(client, "[\"NEG-OPEN\",\"n1\",{\"kinds\":[1]},\"" + org.fleetmesh.nostr.Hex.encode(neg.initiate()) + "\"]");
-        for (int round = 0; round < 20; round++) {
-            String reply = client.next();
-            assertTrue(reply.startsWith("[\"NEG-MSG\",\"n1\",\""), reply);
-            byte[] next = neg.reconcile(org.fleetmesh.nostr.Hex.decodeLower(hexOf(reply)));
-            if (next == null) {
-                break;
+        java.util.Set<String> relayOnlyIds = new java.util.TreeSet<>(relayOnly.stream().map(e -> e.id().hex()).toList());
+        java.util.Set<String> clientOnlyIds = new java.util.TreeSet<>(clientOnly.stream().map(e -> e.id().hex()).toList());
+        // NIP-77's filter object; an array of one filter; an overlapping union (strfry and @nostr-dev-kit/sync send arrays)
+        for (String filter : List.of("{\"kinds\":[1]}", "[{\"kinds\":[1]}]",
+                "[{\"kinds\":[1],\"until\":" + (NOW - 150) + "},{\"kinds\":[1],\"since\":" + (NOW - 250) + "}]")) {
+            var neg = initiatorOver(clientSet);
+            relay.handle(client, "[\"NEG-OPEN\",\"n1\"," + filter + ",\"" + org.fleetmesh.nostr.Hex.encode(neg.initiate()) + "\"]");
+            for (int round = 0; round < 20; round++) {
+                String reply = client.next();
+                assertTrue(reply.startsWith("[\"NEG-MSG\",\"n1\",\""), reply);
+                byte[] next = neg.reconcile(org.fleetmesh.nostr.Hex.decodeLower(hexOf(reply)));
+                if (next == null) {
+                    break;
+                }
+                relay.handle(client, "[\"NEG-MSG\",\"n1\",\"" + org.fleetmesh.nostr.Hex.encode(next) + "\"]");
             }
-            relay.handle(client, "[\"NEG-MSG\",\"n1\",\"" + org.fleetmesh.nostr.Hex.encode(next) + "\"]");
+            java.util.Set<String> need = new java.util.TreeSet<>(), have = new java.util.TreeSet<>();
+            neg.needIds().forEach(id -> need.add(id.toHex()));
+            neg.haveIds().forEach(id -> have.add(id.toHex()));
+            assertEquals(relayOnlyIds, need, filter);
+            assertEquals(clientOnlyIds, have, filter);
         }
-        java.util.Set<String> need = new java.util.TreeSet<>(), have = new java.util.TreeSet<>();
-        neg.needIds().forEach(id -> need.add(id.toHex()));
-        neg.haveIds().forEach(id -> have.add(id.toHex()));
-        assertEquals(new java.util.TreeSet<>(relayOnly.stream().map(e -> e.id().hex()).toList()), need);
-        assertEquals(new java.util.TreeSet<>(clientOnly.stream().map(e -> e.id().hex()).toList()), have);
         relay.handle(client, "[\"NEG-CLOSE\",\"n1\"]");
         relay.handle(client, "[\"NEG-MSG\",\"n1\",\"61\"]");
         assertTrue(client.next().startsWith("[\"NEG-ERR\",\"n1\",\"closed:"));
