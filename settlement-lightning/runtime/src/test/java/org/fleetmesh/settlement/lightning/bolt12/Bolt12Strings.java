@@ -54,12 +54,13 @@ final class Bolt12Strings {
         return NodeId.fromSecretKey(secretKey);
     }
 
-    /** Appends a type-240 BIP-340 signature over the records' Merkle root for {@code messageName}. */
+    /** Adds, in type order, a type-240 BIP-340 signature over the records' Merkle root for {@code messageName}. */
     static List<Tlv> signed(String messageName, List<Tlv> records, byte[] secretKey) {
         byte[] message = Merkle.signatureMessage(messageName, "signature", Merkle.root(records));
         byte[] sig = Secp256k1.get().signSchnorr(message, secretKey, null);
         List<Tlv> out = new ArrayList<>(records);
         out.add(Tlv.of(240, sig));
+        out.sort((a, b) -> Long.compareUnsigned(a.type(), b.type()));
         return out;
     }
 
