@@ -50,6 +50,7 @@ public final class Cli {
                 case "bench" -> bench(args);
                 case "did" -> did(args);
                 case "bolt11" -> bolt11(args);
+                case "bolt12" -> bolt12(args);
                 case "negentropy-harness" -> {
                     try {
                         org.fleetmesh.negentropy.Harness.main(java.util.Arrays.copyOfRange(args, 1, args.length));
@@ -144,6 +145,26 @@ public final class Cli {
         }
     }
 
+    /** {@code bolt12 decode <offer|invoice_request|invoice>}: the decoded message as JSON, or the reason it is invalid. */
+    static int bolt12(String[] args) {
+        if (args.length != 3 || !args[1].equals("decode")) {
+            throw new UsageException("bolt12 takes: decode <string>");
+        }
+        try {
+            org.fleetmesh.settlement.lightning.bolt12.Bolt12Message message = org.fleetmesh.settlement.lightning.bolt12.Bolt12
+                    .decode(args[2].trim());
+            System.out.println(new com.fasterxml.jackson.databind.ObjectMapper()
+                    .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
+                    .writeValueAsString(message.toJson()));
+            return 0;
+        } catch (org.fleetmesh.settlement.lightning.bolt12.Bolt12Exception e) {
+            System.err.println("meshnode: invalid bolt12 string: " + e.getMessage());
+            return 1;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static org.fleetmesh.identity.NodeSecrets.Supplied supplied(String role) {
         String r = role.toLowerCase();
         return new org.fleetmesh.identity.NodeSecrets.Supplied(
@@ -191,6 +212,7 @@ public final class Cli {
                        meshnode sync <ws-url> [--filter JSON] [--dir down|up|both]   NIP-77 sync with a relay
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
+                       meshnode bolt12 decode <string>       a BOLT-12 offer/invoice_request/invoice as JSON (exit 1 if invalid)
                        meshnode negentropy-harness           the negentropy reference test-harness stdio protocol
                        meshnode bench ingest|corpus|query|crypto|ledger  load drivers (see docs/BENCHMARKS.md)
                 environment: FLEETMESH_DATA_DIR (default ./data), QUARKUS_DATASOURCE_JDBC_URL,

@@ -118,6 +118,27 @@ public final class Bech32 {
         return chk;
     }
 
+    /** The 5-bit value of a lower-case bech32 character, or -1 for any other character. */
+    public static int valueOf(char c) {
+        return c < 128 ? VALUES[c] : -1;
+    }
+
+    /**
+     * 5-bit groups to bytes the strict way of BIP-173's {@code convertbits(data, 5, 8, false)}: null when the
+     * groups leave 5 or more bits over (a whole superfluous group) or any left-over padding bit is 1.
+     * BOLT #12 strings carry no checksum, so this is their only guard against a stray trailing character.
+     */
+    public static byte[] toBytesStrict(byte[] groups) {
+        int spare = groups.length * 5 % 8;
+        if (spare >= 5) {
+            return null;
+        }
+        if (spare > 0 && (groups[groups.length - 1] & ((1 << spare) - 1)) != 0) {
+            return null;
+        }
+        return toBytes(groups, 0, groups.length, false);
+    }
+
     /** 5-bit groups to bytes; trailing bits that do not fill a byte are dropped, as BOLT #11 pads with 0s. */
     static byte[] toBytes(byte[] groups, int from, int count) {
         return toBytes(groups, from, count, false);
