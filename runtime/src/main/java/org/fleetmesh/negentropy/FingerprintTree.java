@@ -27,9 +27,11 @@ public final class FingerprintTree {
     static final int INNER_MAX = 32;
     /** An inner node (other than the root) below this many children merges with a sibling. */
     static final int INNER_MIN = INNER_MAX / 4;
+    /** A leaf keeps the running id sum at every GROUP-th item, so a prefix sum adds at most GROUP/2 ids. */
+    static final int GROUP = 8;
 
     private static final VarHandle LIMB = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final Leaf EMPTY = new Leaf(new Item[0], new long[4]);
+    private static final Leaf EMPTY = Leaf.of(new Item[0]);
 
     private volatile Node root;
 
@@ -141,9 +143,7 @@ public final class FingerprintTree {
                 int half = grown.length / 2;
                 return new Node[] {Leaf.of(Arrays.copyOf(grown, half)), Leaf.of(Arrays.copyOfRange(grown, half, grown.length))};
             }
-            long[] sum = leaf.sum.clone();
-            addId(sum, item.id().raw());
-            return new Node[] {new Leaf(grown, sum)};
+            return new Node[] {Leaf.of(grown)};
         }
         Inner in = (Inner) n;
         int c = Math.max(0, in.childFor(item));
@@ -174,9 +174,7 @@ public final class FingerprintTree {
             Item[] shrunk = new Item[items.length - 1];
             System.arraycopy(items, 0, shrunk, 0, pos);
             System.arraycopy(items, pos + 1, shrunk, pos, items.length - pos - 1);
-            long[] sum = leaf.sum.clone();
-            subId(sum, item.id().raw());
-            return new Leaf(shrunk, sum);
+            return Leaf.of(shrunk);
         }
         Inner in = (Inner) n;
         int c = in.childFor(item);
@@ -242,19 +240,28 @@ public final class FingerprintTree {
     private static final class Leaf extends Node {
         final Item[] items;
         /** Sum of the ids, four little-endian limbs. */
-        final long[] sum;
+        /**
+         * cum[4g .. 4g+3] = sum of the ids [0, GROUP * g) as four little-endian limbs, for g below
+         * the number of groups; the last four limbs are the sum of all the ids.
+         */
+        final long[] cum;
 
-        Leaf(Item[] items, long[] sum) {
+        private Leaf(Item[] items, long[] cum) {
             this.items = items;
-            this.sum = sum;
+            this.cum = cum;
         }
 
         static Leaf of(Item[] items) {
+            int groups = (items.length + GROUP - 1) / GROUP;
+            long[] cum = new long[4 * (groups + 1)];
             long[] sum = new long[4];
-            for (Item item : items) {
-                addId(sum, item.id().raw());
+            for (int i = 0; i < items.length; i++) {
+                addId(sum, items[i].id().raw());
+                if ((i + 1) % GROUP == 0 || i + 1 == items.length) {
+                    System.arraycopy(sum, 0, cum, 4 * ((i + GROUP) / GROUP), 4);
+                }
             }
-            return new Leaf(items, sum);
+            return new Leaf(items, cum);
         }
 
         @Override
@@ -269,7 +276,7 @@ public final class FingerprintTree {
 
         @Override
         long total(int l) {
-            return sum[l];
+            return cum[cum.length - 4 + l];
         }
 
         @Override
@@ -489,8 +496,17 @@ public final class FingerprintTree {
             }
             Leaf leaf = (Leaf) n;
             Item[] items = leaf.items;
-            if (index <= items.length / 2) {
-                for (int i = 0; i < index; i++) {
+            if (index >= items.length) {
+                addOrSub(acc, leaf.cum, leaf.cum.length - 4, subtract);
+                return;
+            }
+            int g = index / GROUP;
+            int lo = g * GROUP;
+            int hi = Math.min(lo + GROUP, items.length);
+            if (index - lo <= hi - index) {
+                // the running sum at the group start plus the ids from there to index
+                addOrSub(acc, leaf.cum, 4 * g, subtract);
+                for (int i = lo; i < index; i++) {
                     if (subtract) {
                         subId(acc, items[i].id().raw());
                     } else {
@@ -498,9 +514,9 @@ public final class FingerprintTree {
                     }
                 }
             } else {
-                // nearer the end: the leaf's sum less the ids from index on
-                addOrSub(acc, leaf.sum, 0, subtract);
-                for (int i = index; i < items.length; i++) {
+                // the running sum at the group end less the ids from index to there
+                addOrSub(acc, leaf.cum, 4 * (g + 1), subtract);
+                for (int i = index; i < hi; i++) {
                     if (subtract) {
                         addId(acc, items[i].id().raw());
                     } else {
@@ -583,15 +599,13 @@ public final class FingerprintTree {
             if (items.length > LEAF_MAX || (!isRoot && items.length < LEAF_MIN)) {
                 throw new IllegalStateException("leaf of " + items.length);
             }
-            long[] sum = new long[4];
-            for (int i = 0; i < items.length; i++) {
-                if (i > 0 && items[i - 1].compareTo(items[i]) >= 0) {
+            for (int i = 1; i < items.length; i++) {
+                if (items[i - 1].compareTo(items[i]) >= 0) {
                     throw new IllegalStateException("leaf out of order at " + i);
                 }
-                addId(sum, items[i].id().raw());
             }
-            if (!Arrays.equals(sum, leaf.sum)) {
-                throw new IllegalStateException("leaf sum wrong");
+            if (!Arrays.equals(Leaf.of(items).cum, leaf.cum)) {
+                throw new IllegalStateException("leaf running sums wrong");
             }
             return 0;
         }
