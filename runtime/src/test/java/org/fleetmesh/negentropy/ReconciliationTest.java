@@ -72,6 +72,7 @@ class ReconciliationTest {
         "20000, 0, 0", "20000, 50, 0", "20000, 99, 0", "20000, 100, 0",
         "20000, 0, 4096", "20000, 50, 4096", "20000, 95, 4096",
         "20000, 0, 60000", "20000, 50, 60000", "20000, 100, 60000",
+        "100000, 0, 0", "100000, 50, 4096", "100000, 90, 60000", "100000, 99, 0", "100000, 100, 4096",
     })
     void endsWithExactlyTheSymmetricDifference(int count, int sharedPercent, long frameSizeLimit) {
         Random random = new Random(count * 1000L + sharedPercent * 10L + frameSizeLimit);

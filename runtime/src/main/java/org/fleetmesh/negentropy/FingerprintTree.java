@@ -1,0 +1,637 @@
+package org.fleetmesh.negentropy;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Items kept sorted as {@link SortedVector} sorts them (timestamp, then id) in a persistent,
+ * order-statistic B+tree: every inner node holds, for each child, the running item count and the
+ * running sum mod 2^256 of the ids below it, so that {@code item(i)}, {@code findLowerBound} and
+ * {@code fingerprint} are O(log n) and {@code iterate} is O(log n + k).
+ *
+ * <p>One writer changes the tree with {@link #insert(Item)} and {@link #remove(Item)}, which copy the
+ * path from the root to the changed leaf and publish the new root through a volatile field; nodes
+ * are never modified once built. {@link #snapshot()} is O(1) and returns a {@link Storage} over the
+ * root of that moment, which later writes never change, so any number of reconciliations can read
+ * snapshots without locks while the writer goes on. Writers are serialized on this object.
+ */
+public final class FingerprintTree {
+    /** Most items in a leaf; a leaf that outgrows it splits in two. */
+    static final int LEAF_MAX = 64;
+    /** A leaf (other than the root) below this many items merges with a sibling. */
+    static final int LEAF_MIN = LEAF_MAX / 4;
+    /** Most children of an inner node. */
+    static final int INNER_MAX = 32;
+    /** An inner node (other than the root) below this many children merges with a sibling. */
+    static final int INNER_MIN = INNER_MAX / 4;
+    /** A leaf keeps the running id sum at every GROUP-th item, so a prefix sum adds at most GROUP/2 ids. */
+    static final int GROUP = 8;
+
+    private static final VarHandle LIMB = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final Leaf EMPTY = Leaf.of(new Item[0]);
+
+    private volatile Node root;
+
+    /** An empty tree. */
+    public FingerprintTree() {
+        this.root = EMPTY;
+    }
+
+    private FingerprintTree(Node root) {
+        this.root = root;
+    }
+
+    /**
+     * A tree of {@code items}, which must be in ascending order without duplicates, built bottom-up
+     * in O(n) with nodes filled evenly.
+     */
+    public static FingerprintTree fromSorted(List<Item> items) {
+        int n = items.size();
+        Item[] all = items.toArray(new Item[0]);
+        for (int i = 1; i < n; i++) {
+            if (all[i - 1].compareTo(all[i]) >= 0) {
+                throw new NegentropyException("items not in ascending order or duplicate at " + i + ": " + all[i]);
+            }
+        }
+        if (n == 0) {
+            return new FingerprintTree();
+        }
+        int leaves = (n + LEAF_MAX - 1) / LEAF_MAX;
+        Node[] level = new Node[leaves];
+        for (int i = 0; i < leaves; i++) {
+            level[i] = Leaf.of(Arrays.copyOfRange(all, (int) ((long) i * n / leaves), (int) ((long) (i + 1) * n / leaves)));
+        }
+        while (level.length > 1) {
+            int m = level.length;
+            int groups = (m + INNER_MAX - 1) / INNER_MAX;
+            Node[] up = new Node[groups];
+            for (int i = 0; i < groups; i++) {
+                up[i] = new Inner(Arrays.copyOfRange(level, (int) ((long) i * m / groups), (int) ((long) (i + 1) * m / groups)));
+            }
+            level = up;
+        }
+        return new FingerprintTree(level[0]);
+    }
+
+    /** The number of items now. */
+    public int size() {
+        return root.size();
+    }
+
+    /** Whether the tree holds {@code item} now. */
+    public boolean contains(Item item) {
+        Node n = root;
+        while (n instanceof Inner in) {
+            int c = in.childFor(item);
+            if (c < 0) {
+                return false;
+            }
+            n = in.children[c];
+        }
+        return Arrays.binarySearch(((Leaf) n).items, item) >= 0;
+    }
+
+    /** The items as they are now; later writes never change the returned storage. O(1). */
+    public Snapshot snapshot() {
+        return new Snapshot(root);
+    }
+
+    /** Adds {@code item}; returns false, changing nothing, when it is already there. */
+    public synchronized boolean insert(Item item) {
+        Node current = root;
+        Node[] result = insert(current, item);
+        if (result == null) {
+            return false;
+        }
+        root = result.length == 1 ? result[0] : new Inner(result);
+        return true;
+    }
+
+    /** Removes {@code item}; returns false, changing nothing, when it is not there. */
+    public synchronized boolean remove(Item item) {
+        Node current = root;
+        Node result = remove(current, item);
+        if (result == null) {
+            return false;
+        }
+        while (result instanceof Inner in && in.children.length == 1) {
+            result = in.children[0];
+        }
+        root = result;
+        return true;
+    }
+
+    // Writing: every call builds new nodes along the path and shares the rest.
+
+    /** The replacement of {@code n} (one node, or two after a split), or null when item is there. */
+    private static Node[] insert(Node n, Item item) {
+        if (n instanceof Leaf leaf) {
+            Item[] items = leaf.items;
+            int pos = Arrays.binarySearch(items, item);
+            if (pos >= 0) {
+                return null;
+            }
+            pos = -pos - 1;
+            Item[] grown = new Item[items.length + 1];
+            System.arraycopy(items, 0, grown, 0, pos);
+            grown[pos] = item;
+            System.arraycopy(items, pos, grown, pos + 1, items.length - pos);
+            if (grown.length > LEAF_MAX) {
+                int half = grown.length / 2;
+                return new Node[] {Leaf.of(Arrays.copyOf(grown, half)), Leaf.of(Arrays.copyOfRange(grown, half, grown.length))};
+            }
+            return new Node[] {Leaf.of(grown)};
+        }
+        Inner in = (Inner) n;
+        int c = Math.max(0, in.childFor(item));
+        Node[] replaced = insert(in.children[c], item);
+        if (replaced == null) {
+            return null;
+        }
+        Node[] kids = in.children;
+        Node[] next = new Node[kids.length + replaced.length - 1];
+        System.arraycopy(kids, 0, next, 0, c);
+        System.arraycopy(replaced, 0, next, c, replaced.length);
+        System.arraycopy(kids, c + 1, next, c + replaced.length, kids.length - c - 1);
+        if (next.length > INNER_MAX) {
+            int half = next.length / 2;
+            return new Node[] {new Inner(Arrays.copyOf(next, half)), new Inner(Arrays.copyOfRange(next, half, next.length))};
+        }
+        return new Node[] {new Inner(next)};
+    }
+
+    /** The replacement of {@code n}, possibly under-full, or null when item is not there. */
+    private static Node remove(Node n, Item item) {
+        if (n instanceof Leaf leaf) {
+            Item[] items = leaf.items;
+            int pos = Arrays.binarySearch(items, item);
+            if (pos < 0) {
+                return null;
+            }
+            Item[] shrunk = new Item[items.length - 1];
+            System.arraycopy(items, 0, shrunk, 0, pos);
+            System.arraycopy(items, pos + 1, shrunk, pos, items.length - pos - 1);
+            return Leaf.of(shrunk);
+        }
+        Inner in = (Inner) n;
+        int c = in.childFor(item);
+        if (c < 0) {
+            return null;
+        }
+        Node replaced = remove(in.children[c], item);
+        if (replaced == null) {
+            return null;
+        }
+        Node[] kids = in.children.clone();
+        kids[c] = replaced;
+        if (kids.length > 1 && replaced.underfull()) {
+            int left = c > 0 ? c - 1 : c;
+            Node[] merged = merge(kids[left], kids[left + 1]);
+            Node[] next = new Node[kids.length - 2 + merged.length];
+            System.arraycopy(kids, 0, next, 0, left);
+            System.arraycopy(merged, 0, next, left, merged.length);
+            System.arraycopy(kids, left + 2, next, left + merged.length, kids.length - left - 2);
+            kids = next;
+        }
+        return new Inner(kids);
+    }
+
+    /** Two neighbours of one height as one node, or as two evenly filled ones if one would overflow. */
+    private static Node[] merge(Node a, Node b) {
+        if (a instanceof Leaf la) {
+            Item[] all = concat(la.items, ((Leaf) b).items);
+            if (all.length > LEAF_MAX) {
+                int half = all.length / 2;
+                return new Node[] {Leaf.of(Arrays.copyOf(all, half)), Leaf.of(Arrays.copyOfRange(all, half, all.length))};
+            }
+            return new Node[] {Leaf.of(all)};
+        }
+        Node[] all = concat(((Inner) a).children, ((Inner) b).children);
+        if (all.length > INNER_MAX) {
+            int half = all.length / 2;
+            return new Node[] {new Inner(Arrays.copyOf(all, half)), new Inner(Arrays.copyOfRange(all, half, all.length))};
+        }
+        return new Node[] {new Inner(all)};
+    }
+
+    private static <T> T[] concat(T[] a, T[] b) {
+        T[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
+    // Nodes: immutable once built.
+
+    private abstract static sealed class Node permits Leaf, Inner {
+        abstract int size();
+
+        /** The smallest item below, or null for the empty leaf. */
+        abstract Item first();
+
+        /** Limb {@code l} (0 = least significant) of the sum of the ids below. */
+        abstract long total(int l);
+
+        abstract boolean underfull();
+    }
+
+    private static final class Leaf extends Node {
+        final Item[] items;
+        /** Sum of the ids, four little-endian limbs. */
+        /**
+         * cum[4g .. 4g+3] = sum of the ids [0, GROUP * g) as four little-endian limbs, for g below
+         * the number of groups; the last four limbs are the sum of all the ids.
+         */
+        final long[] cum;
+
+        private Leaf(Item[] items, long[] cum) {
+            this.items = items;
+            this.cum = cum;
+        }
+
+        static Leaf of(Item[] items) {
+            int groups = (items.length + GROUP - 1) / GROUP;
+            long[] cum = new long[4 * (groups + 1)];
+            long[] sum = new long[4];
+            for (int i = 0; i < items.length; i++) {
+                addId(sum, items[i].id().raw());
+                if ((i + 1) % GROUP == 0 || i + 1 == items.length) {
+                    System.arraycopy(sum, 0, cum, 4 * ((i + GROUP) / GROUP), 4);
+                }
+            }
+            return new Leaf(items, cum);
+        }
+
+        @Override
+        int size() {
+            return items.length;
+        }
+
+        @Override
+        Item first() {
+            return items.length == 0 ? null : items[0];
+        }
+
+        @Override
+        long total(int l) {
+            return cum[cum.length - 4 + l];
+        }
+
+        @Override
+        boolean underfull() {
+            return items.length < LEAF_MIN;
+        }
+    }
+
+    private static final class Inner extends Node {
+        final Node[] children;
+        final Item first;
+        /** cumCount[c] = items in children [0, c); cumCount[children.length] = size. */
+        final int[] cumCount;
+        /** cumSum[4c .. 4c+3] = sum of the ids in children [0, c), as four little-endian limbs. */
+        final long[] cumSum;
+
+        Inner(Node[] children) {
+            int k = children.length;
+            this.children = children;
+            this.first = children[0].first();
+            this.cumCount = new int[k + 1];
+            this.cumSum = new long[4 * (k + 1)];
+            for (int c = 0; c < k; c++) {
+                Node child = children[c];
+                cumCount[c + 1] = cumCount[c] + child.size();
+                long carry = 0;
+                for (int l = 0; l < 4; l++) {
+                    long a = cumSum[4 * c + l];
+                    long b = child.total(l);
+                    long s = a + b + carry;
+                    carry = ((a & b) | ((a | b) & ~s)) >>> 63;
+                    cumSum[4 * (c + 1) + l] = s;
+                }
+            }
+        }
+
+        @Override
+        int size() {
+            return cumCount[children.length];
+        }
+
+        @Override
+        Item first() {
+            return first;
+        }
+
+        @Override
+        long total(int l) {
+            return cumSum[4 * children.length + l];
+        }
+
+        @Override
+        boolean underfull() {
+            return children.length < INNER_MIN;
+        }
+
+        /** The child holding position {@code index}, 0 &lt;= index &lt; size. */
+        int childAt(int index) {
+            int lo = 0;
+            int hi = children.length - 1;
+            while (lo < hi) {
+                int mid = (lo + hi + 1) >>> 1;
+                if (cumCount[mid] <= index) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            return lo;
+        }
+
+        /** The last child whose first item is at or below {@code item}, or -1 if none is. */
+        int childFor(Item item) {
+            int lo = 0;
+            int hi = children.length;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (children[mid].first().compareTo(item) <= 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo - 1;
+        }
+
+        /** The number of leading children whose first item is below {@code bound}. */
+        int childrenBelow(Bound bound) {
+            int lo = 0;
+            int hi = children.length;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (bound.compareToItem(children[mid].first()) > 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo;
+        }
+    }
+
+    /** An immutable view of the tree at one moment. */
+    public static final class Snapshot implements Storage {
+        private final Node root;
+
+        private Snapshot(Node root) {
+            this.root = root;
+        }
+
+        @Override
+        public int size() {
+            return root.size();
+        }
+
+        @Override
+        public Item item(int index) {
+            if (index < 0 || index >= root.size()) {
+                throw new NegentropyException("item index out of range: " + index);
+            }
+            Node n = root;
+            while (n instanceof Inner in) {
+                int c = in.childAt(index);
+                index -= in.cumCount[c];
+                n = in.children[c];
+            }
+            return ((Leaf) n).items[index];
+        }
+
+        @Override
+        public void iterate(int begin, int end, ItemVisitor visitor) {
+            checkBounds(begin, end);
+            if (begin < end) {
+                walk(root, begin, end, 0, visitor);
+            }
+        }
+
+        /** Visits [from, to) of {@code n}, 0 &lt;= from &lt; to &lt;= n.size(); false once the visitor stops. */
+        private static boolean walk(Node n, int from, int to, int offset, ItemVisitor visitor) {
+            if (n instanceof Leaf leaf) {
+                Item[] items = leaf.items;
+                for (int i = from; i < to; i++) {
+                    if (!visitor.visit(items[i], offset + i)) {
+                        return false;
+                    }
+                }
+                return true;
+            }
+            Inner in = (Inner) n;
+            for (int c = in.childAt(from); c < in.children.length && in.cumCount[c] < to; c++) {
+                int start = in.cumCount[c];
+                int childFrom = Math.max(from - start, 0);
+                int childTo = Math.min(to, in.cumCount[c + 1]) - start;
+                if (!walk(in.children[c], childFrom, childTo, offset + start, visitor)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        @Override
+        public int findLowerBound(int begin, int end, Bound bound) {
+            checkBounds(begin, end);
+            if (begin == end) {
+                return begin;
+            }
+            // items below the bound are a prefix of the whole sequence, so clamp its global end
+            int offset = 0;
+            Node n = root;
+            while (n instanceof Inner in) {
+                int below = in.childrenBelow(bound);
+                if (below == 0) {
+                    break; // only reached at the root: every item is at or above the bound
+                }
+                offset += in.cumCount[below - 1];
+                n = in.children[below - 1];
+            }
+            int lower = offset;
+            if (n instanceof Leaf leaf) {
+                Item[] items = leaf.items;
+                int lo = 0;
+                int hi = items.length;
+                while (lo < hi) {
+                    int mid = (lo + hi) >>> 1;
+                    if (bound.compareToItem(items[mid]) > 0) {
+                        lo = mid + 1;
+                    } else {
+                        hi = mid;
+                    }
+                }
+                lower += lo;
+            }
+            return Math.min(Math.max(lower, begin), end);
+        }
+
+        @Override
+        public Fingerprint fingerprint(int begin, int end) {
+            checkBounds(begin, end);
+            long[] sum = new long[4];
+            prefix(end, sum, false);
+            prefix(begin, sum, true);
+            return Accumulator.ofLimbs(sum).fingerprint(end - begin);
+        }
+
+        /** Adds (or subtracts) the sum of the ids at positions [0, index) to {@code acc}. */
+        private void prefix(int index, long[] acc, boolean subtract) {
+            Node n = root;
+            while (n instanceof Inner in) {
+                if (index >= in.size()) {
+                    addOrSub(acc, in.cumSum, 4 * in.children.length, subtract);
+                    return;
+                }
+                int c = in.childAt(index);
+                addOrSub(acc, in.cumSum, 4 * c, subtract);
+                index -= in.cumCount[c];
+                n = in.children[c];
+            }
+            Leaf leaf = (Leaf) n;
+            Item[] items = leaf.items;
+            if (index >= items.length) {
+                addOrSub(acc, leaf.cum, leaf.cum.length - 4, subtract);
+                return;
+            }
+            int g = index / GROUP;
+            int lo = g * GROUP;
+            int hi = Math.min(lo + GROUP, items.length);
+            if (index - lo <= hi - index) {
+                // the running sum at the group start plus the ids from there to index
+                addOrSub(acc, leaf.cum, 4 * g, subtract);
+                for (int i = lo; i < index; i++) {
+                    if (subtract) {
+                        subId(acc, items[i].id().raw());
+                    } else {
+                        addId(acc, items[i].id().raw());
+                    }
+                }
+            } else {
+                // the running sum at the group end less the ids from index to there
+                addOrSub(acc, leaf.cum, 4 * (g + 1), subtract);
+                for (int i = index; i < hi; i++) {
+                    if (subtract) {
+                        addId(acc, items[i].id().raw());
+                    } else {
+                        subId(acc, items[i].id().raw());
+                    }
+                }
+            }
+        }
+
+        private void checkBounds(int begin, int end) {
+            if (begin < 0 || begin > end || end > root.size()) {
+                throw new NegentropyException("bad range: [" + begin + ", " + end + ") of " + root.size());
+            }
+        }
+    }
+
+    // Sums mod 2^256 as four little-endian 64-bit limbs; carries and borrows as in Hacker's Delight 2-16.
+
+    private static void addOrSub(long[] acc, long[] src, int off, boolean subtract) {
+        if (subtract) {
+            sub(acc, src[off], src[off + 1], src[off + 2], src[off + 3]);
+        } else {
+            add(acc, src[off], src[off + 1], src[off + 2], src[off + 3]);
+        }
+    }
+
+    static void addId(long[] acc, byte[] id) {
+        add(acc, (long) LIMB.get(id, 0), (long) LIMB.get(id, 8), (long) LIMB.get(id, 16), (long) LIMB.get(id, 24));
+    }
+
+    static void subId(long[] acc, byte[] id) {
+        sub(acc, (long) LIMB.get(id, 0), (long) LIMB.get(id, 8), (long) LIMB.get(id, 16), (long) LIMB.get(id, 24));
+    }
+
+    private static void add(long[] acc, long b0, long b1, long b2, long b3) {
+        long a = acc[0];
+        long s = a + b0;
+        long carry = ((a & b0) | ((a | b0) & ~s)) >>> 63;
+        acc[0] = s;
+        a = acc[1];
+        s = a + b1 + carry;
+        carry = ((a & b1) | ((a | b1) & ~s)) >>> 63;
+        acc[1] = s;
+        a = acc[2];
+        s = a + b2 + carry;
+        carry = ((a & b2) | ((a | b2) & ~s)) >>> 63;
+        acc[2] = s;
+        acc[3] = acc[3] + b3 + carry;
+    }
+
+    private static void sub(long[] acc, long b0, long b1, long b2, long b3) {
+        long a = acc[0];
+        long d = a - b0;
+        long borrow = ((~a & b0) | ((~a | b0) & d)) >>> 63;
+        acc[0] = d;
+        a = acc[1];
+        d = a - b1 - borrow;
+        borrow = ((~a & b1) | ((~a | b1) & d)) >>> 63;
+        acc[1] = d;
+        a = acc[2];
+        d = a - b2 - borrow;
+        borrow = ((~a & b2) | ((~a | b2) & d)) >>> 63;
+        acc[2] = d;
+        acc[3] = acc[3] - b3 - borrow;
+    }
+
+    /** Checks every structural invariant, for tests: throws IllegalStateException on the first broken one. */
+    void verify() {
+        Node r = root;
+        if (r instanceof Inner in && in.children.length < 2) {
+            throw new IllegalStateException("inner root with " + in.children.length + " child");
+        }
+        verify(r, true);
+    }
+
+    /** Returns the height of {@code n} (0 for a leaf); global order is the tests' to compare. */
+    private static int verify(Node n, boolean isRoot) {
+        if (n instanceof Leaf leaf) {
+            Item[] items = leaf.items;
+            if (items.length > LEAF_MAX || (!isRoot && items.length < LEAF_MIN)) {
+                throw new IllegalStateException("leaf of " + items.length);
+            }
+            for (int i = 1; i < items.length; i++) {
+                if (items[i - 1].compareTo(items[i]) >= 0) {
+                    throw new IllegalStateException("leaf out of order at " + i);
+                }
+            }
+            if (!Arrays.equals(Leaf.of(items).cum, leaf.cum)) {
+                throw new IllegalStateException("leaf running sums wrong");
+            }
+            return 0;
+        }
+        Inner in = (Inner) n;
+        Node[] kids = in.children;
+        if (kids.length > INNER_MAX || (!isRoot && kids.length < INNER_MIN)) {
+            throw new IllegalStateException("inner of " + kids.length);
+        }
+        if (in.first != kids[0].first()) {
+            throw new IllegalStateException("inner first wrong");
+        }
+        Inner rebuilt = new Inner(kids);
+        if (!Arrays.equals(rebuilt.cumCount, in.cumCount) || !Arrays.equals(rebuilt.cumSum, in.cumSum)) {
+            throw new IllegalStateException("inner running count or sum wrong");
+        }
+        int depth = -1;
+        for (int c = 0; c < kids.length; c++) {
+            if (c > 0 && kids[c - 1].first().compareTo(kids[c].first()) >= 0) {
+                throw new IllegalStateException("children out of order");
+            }
+            int d = verify(kids[c], false);
+            if (depth >= 0 && d != depth) {
+                throw new IllegalStateException("leaves at different depths");
+            }
+            depth = d;
+        }
+        return depth + 1;
+    }
+}
