@@ -80,6 +80,58 @@ public final class Relay implements AutoCloseable {
         return limits;
     }
 
+    private volatile LiveIndexes liveIndexes;
+    private java.util.concurrent.ScheduledExecutorService indexer;
+
+    /**
+     * Keeps Negentropy fingerprint trees for {@code filters} in step with the store (NIP-77 sessions on
+     * exactly one of these filters then skip the per-session snapshot), built now in the background and
+     * rebuilt every {@code rebuildEvery} (0: never) to pick up removals made by other nodes sharing the
+     * database. Returns false if the store has no change feed.
+     */
+    public synchronized boolean enableLiveIndexes(List<Filter> filters, List<String> labels, java.time.Duration rebuildEvery) {
+        if (filters.isEmpty() || liveIndexes != null) {
+            return false;
+        }
+        LiveIndexes ix = new LiveIndexes(store, filters, labels, nowSeconds);
+        if (!ix.attach()) {
+            LOG.warn("the store reports no changes: NIP-77 sessions snapshot their filter each time");
+            return false;
+        }
+        liveIndexes = ix;
+        indexer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "fleetmesh-negentropy-index");
+            t.setDaemon(true);
+            return t;
+        });
+        Runnable build = () -> {
+            try {
+                ix.rebuild();
+            } catch (RuntimeException e) {
+                LOG.error("building the negentropy indexes failed; sessions use per-session snapshots", e);
+            }
+        };
+        if (rebuildEvery.isZero()) {
+            indexer.execute(build);
+        } else {
+            indexer.scheduleWithFixedDelay(build, 0, rebuildEvery.toSeconds(), TimeUnit.SECONDS);
+        }
+        return true;
+    }
+
+    /** For tests and metrics: the number of items in live index {@code i}, or -1 while it is being built. */
+    public int liveIndexSize(int i) {
+        LiveIndexes ix = liveIndexes;
+        return ix == null ? -1 : ix.size(i);
+    }
+
+    /** How many NIP-77 sessions were served from a live index (the rest snapshot their filter). */
+    public long negSessionsFromLiveIndex() {
+        return negFromIndex.get();
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong negFromIndex = new java.util.concurrent.atomic.AtomicLong();
+
     public boolean isHealthy() {
         return writes.isAlive() && store.isHealthy();
     }
@@ -291,6 +343,10 @@ public final class Relay implements AutoCloseable {
         for (String json : jsons) {
             try {
                 Event e = parser.parseEvent(json);
+                LiveIndexes ix = liveIndexes;
+                if (ix != null) {
+                    ix.foreign(List.of(e));
+                }
                 Long exp = e.expiration();
                 if (exp == null || exp > nowSeconds.getAsLong()) {
                     broadcast(e);
@@ -511,6 +567,14 @@ public final class Relay implements AutoCloseable {
         Connection c = state.connection;
         String sub = open.subscriptionId();
         long now = nowSeconds.getAsLong();
+        LiveIndexes ix = liveIndexes;
+        java.util.Optional<org.fleetmesh.negentropy.Storage> live = ix == null ? java.util.Optional.empty()
+                : ix.snapshotFor(open.filters(), state.isAuthenticated());
+        if (live.isPresent()) {
+            negFromIndex.incrementAndGet();
+            startNegSession(c, state, sub, live.get(), open.message());
+            return;
+        }
         org.fleetmesh.negentropy.SortedVector.Builder items = org.fleetmesh.negentropy.SortedVector.builder();
         Set<EventId> seen = open.filters().size() > 1 ? new HashSet<>() : null; // a union: each event once
         int[] count = { 0 };
@@ -536,10 +600,14 @@ public final class Relay implements AutoCloseable {
             c.send(RelayMessages.negErr(sub, "blocked: too many query results (at most " + limits.negMaxItems() + ")"));
             return;
         }
-        NegSession session = new NegSession(sub, new org.fleetmesh.negentropy.Negentropy(items.seal(),
-                limits.negFrameSizeLimit()));
+        startNegSession(c, state, sub, items.seal(), open.message());
+    }
+
+    private void startNegSession(Connection c, ClientState state, String sub, org.fleetmesh.negentropy.Storage items,
+            byte[] first) {
+        NegSession session = new NegSession(sub, new org.fleetmesh.negentropy.Negentropy(items, limits.negFrameSizeLimit()));
         try {
-            byte[] reply = session.reconcile(open.message());
+            byte[] reply = session.reconcile(first);
             state.negSessions.put(sub, session);
             c.send(RelayMessages.negMsg(sub, reply));
         } catch (org.fleetmesh.negentropy.NegentropyException e) {
@@ -592,6 +660,11 @@ public final class Relay implements AutoCloseable {
     @Override
     public void close() {
         housekeeping.shutdownNow();
+        synchronized (this) {
+            if (indexer != null) {
+                indexer.shutdownNow();
+            }
+        }
         writes.close();
         queries.shutdownNow();
     }

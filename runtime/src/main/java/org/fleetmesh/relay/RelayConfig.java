@@ -96,6 +96,18 @@ public interface RelayConfig {
     @WithDefault("60")
     int negIdleSeconds();
 
+    /**
+     * NIP-77: filters (a JSON array of filter objects) whose Negentropy fingerprint trees are kept
+     * in step with the store, so that sessions on exactly such a filter start at once and are not
+     * capped by neg-max-items; {@code []} for none. Default: the whole store.
+     */
+    @WithDefault("[{}]")
+    String negIndexes();
+
+    /** NIP-77: how often live indexes are rebuilt from the store (picks up removals by other nodes sharing the database); 0s: never. */
+    @WithDefault("1h")
+    java.time.Duration negIndexRebuild();
+
     /** Threads answering REQ and COUNT from the store. */
     @WithDefault("8")
     int queryThreads();

@@ -24,18 +24,28 @@ final class MemoryStore implements EventStore {
     volatile CountDownLatch queryStarted;
     volatile CountDownLatch releaseQuery;
     Consumer<List<String>> foreign;
+    final List<ChangeListener> changeListeners = new CopyOnWriteArrayList<>();
+
+    @Override
+    public boolean onCommitted(ChangeListener listener) {
+        changeListeners.add(listener);
+        return true;
+    }
 
     @Override
     public synchronized List<SaveOutcome> save(List<Event> batch) {
         List<SaveOutcome> out = new ArrayList<>();
+        List<Event> added = new ArrayList<>();
         for (Event e : batch) {
             if (events.contains(e)) {
                 out.add(SaveOutcome.DUPLICATE);
             } else {
                 events.add(e);
+                added.add(e);
                 out.add(SaveOutcome.STORED);
             }
         }
+        changeListeners.forEach(l -> l.committed(added, List.of()));
         return out;
     }
 
@@ -75,9 +85,14 @@ final class MemoryStore implements EventStore {
 
     @Override
     public int delete(java.util.Collection<org.fleetmesh.nostr.EventId> ids) {
-        int before = events.size();
-        events.removeIf(e -> ids.contains(e.id()));
-        return before - events.size();
+        List<StoredItem> removed = new ArrayList<>();
+        for (Event e : events) {
+            if (ids.contains(e.id()) && events.remove(e)) {
+                removed.add(new StoredItem(e.createdAt(), e.id(), e.kind()));
+            }
+        }
+        changeListeners.forEach(l -> l.committed(List.of(), removed));
+        return removed.size();
     }
 
     @Override

@@ -477,6 +477,72 @@ class RelayTest {
         assertEquals(50, plain, "other filters without limit still get the default");
     }
 
+    /** Runs a whole NIP-77 reconciliation as client {@code c}; returns {need, have} as hex id sets. */
+    List<java.util.Set<String>> negSync(Client c, String sub, String filter, List<Event> clientSet) throws Exception {
+        var neg = initiatorOver(clientSet);
+        relay.handle(c, "[\"NEG-OPEN\",\"" + sub + "\"," + filter + ",\"" + org.fleetmesh.nostr.Hex.encode(neg.initiate()) + "\"]");
+        for (int round = 0; round < 50; round++) {
+            String reply = c.next();
+            assertTrue(reply.startsWith("[\"NEG-MSG\",\"" + sub + "\",\""), reply);
+            byte[] next = neg.reconcile(org.fleetmesh.nostr.Hex.decodeLower(hexOf(reply)));
+            if (next == null) {
+                break;
+            }
+            relay.handle(c, "[\"NEG-MSG\",\"" + sub + "\",\"" + org.fleetmesh.nostr.Hex.encode(next) + "\"]");
+        }
+        java.util.Set<String> need = new java.util.TreeSet<>(), have = new java.util.TreeSet<>();
+        neg.needIds().forEach(id -> need.add(id.toHex()));
+        neg.haveIds().forEach(id -> have.add(id.toHex()));
+        relay.handle(c, "[\"NEG-CLOSE\",\"" + sub + "\"]");
+        return List.of(need, have);
+    }
+
+    static java.util.Set<String> hexIds(List<Event> events) {
+        return new java.util.TreeSet<>(events.stream().map(e -> e.id().hex()).toList());
+    }
+
+    @Test
+    void liveIndexServesWholeStoreSessionsAndFollowsEveryChange() throws Exception {
+        List<Event> early = new java.util.ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            early.add(note(NOW - 500 - i, "early " + i));
+            publish(client, early.get(i));
+        }
+        Event dm = Events.sign(key, NOW - 400, 4, List.of(List.of("p", "00".repeat(32))), "sealed");
+        publish(client, dm);
+        assertTrue(relay.enableLiveIndexes(List.of(org.fleetmesh.nostr.Filter.ALL), List.of("{}"), java.time.Duration.ZERO));
+        for (int i = 0; i < 200 && relay.liveIndexSize(0) < 0; i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(30, relay.liveIndexSize(0), "built from the store, the private DM left out");
+        List<Event> later = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            later.add(note(NOW - 100 - i, "later " + i));
+            publish(client, later.get(i));
+        }
+        assertEquals(1, store.delete(List.of(early.get(0).id())));
+        assertEquals(49, relay.liveIndexSize(0), "inserts and the removal followed");
+
+        List<Event> expectedOnRelay = new java.util.ArrayList<>(early.subList(1, 30));
+        expectedOnRelay.addAll(later);
+        List<Event> clientOnly = List.of(note(NOW - 50, "client 1"), note(NOW - 60, "client 2"));
+        List<Event> clientSet = new java.util.ArrayList<>(clientOnly);
+        clientSet.addAll(later.subList(0, 10));
+        var r = negSync(client, "live", "{}", clientSet);
+        assertEquals(1, relay.negSessionsFromLiveIndex(), "the {} session was served by the live index");
+        java.util.Set<String> expectNeed = hexIds(expectedOnRelay);
+        expectNeed.removeAll(hexIds(later.subList(0, 10)));
+        assertEquals(expectNeed, r.get(0), "need: what the relay has and the client lacks, never the DM's id");
+        assertEquals(hexIds(clientOnly), r.get(1));
+        // the same answer from the per-session snapshot path (a filter that is not registered)
+        var v = negSync(client, "vec", "{\"kinds\":[1]}", clientSet);
+        assertEquals(1, relay.negSessionsFromLiveIndex());
+        assertEquals(r, v);
+        // an array holding the one registered filter is the same filter
+        assertEquals(r, negSync(client, "arr", "[{}]", clientSet));
+        assertEquals(2, relay.negSessionsFromLiveIndex(), "an array of the one registered filter is that filter");
+    }
+
     @Test
     void negentropyFindsWhatEachSideLacks() throws Exception {
         List<Event> relayOnly = new java.util.ArrayList<>(), both = new java.util.ArrayList<>(), clientOnly = new java.util.ArrayList<>();

@@ -1,0 +1,187 @@
+package org.fleetmesh.relay;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+import org.fleetmesh.negentropy.FingerprintTree;
+import org.fleetmesh.negentropy.Id;
+import org.fleetmesh.negentropy.Item;
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.EventStore.StoredItem;
+import org.jboss.logging.Logger;
+
+/**
+ * Negentropy fingerprint trees for registered filters (the whole store by default), kept in step
+ * with the store through its change feed, like strfry's negentropy trees: a NEG-OPEN on a
+ * registered filter takes an O(1) copy-on-write snapshot instead of reading and sorting the
+ * matching events, and every fingerprint is answered in time logarithmic in the set size.
+ *
+ * <p>Private kinds (4, 13, 1059; NIP-42 gated) are never indexed: an index serves only sessions
+ * that may not read any of them, which is every unauthenticated client. Changes committed by other
+ * nodes sharing the database arrive without their removals, so indexes are rebuilt from the store
+ * now and then ({@link #rebuild()}). A build registers for changes first and applies the changes
+ * that arrived during the scan in commit order afterwards, which converges to the store's state
+ * (inserts and removals are idempotent).
+ */
+final class LiveIndexes {
+    private static final Logger LOG = Logger.getLogger(LiveIndexes.class);
+
+    /** One registered filter and its tree; {@code tree} is null until the first build completes. */
+    static final class Index {
+        final Filter filter;
+        volatile FingerprintTree tree;
+        final String label;
+        private List<Change> pending; // changes seen while a build scans the store; guarded by this
+
+        Index(Filter filter, String label) {
+            this.filter = filter;
+            this.label = label;
+        }
+
+        boolean accepts(Event e) {
+            return e.eventClass() != org.fleetmesh.nostr.EventClass.EPHEMERAL && !Relay.PRIVATE_KINDS.contains(e.kind())
+                    && filter.matches(e);
+        }
+    }
+
+    private final EventStore store;
+    private final List<Index> indexes = new ArrayList<>();
+    private final LongSupplier now;
+    private final AtomicLong applied = new AtomicLong();
+
+    private record Change(List<Item> adds, List<Item> removes) {
+        void applyTo(FingerprintTree t) {
+            for (Item it : removes) {
+                t.remove(it);
+            }
+            for (Item it : adds) {
+                t.insert(it);
+            }
+        }
+    }
+
+    /** @param labels how each filter is named in logs (its JSON as configured) */
+    LiveIndexes(EventStore store, List<Filter> filters, List<String> labels, LongSupplier now) {
+        this.store = store;
+        this.now = now;
+        for (int i = 0; i < filters.size(); i++) {
+            indexes.add(new Index(filters.get(i).withLimit(null), labels.get(i)));
+        }
+    }
+
+    /** Subscribes to the store's change feed; false if the store has none (then nothing is indexed). */
+    boolean attach() {
+        return store.onCommitted(this::committed);
+    }
+
+    /** (Re)builds every index from the store; sessions keep using the old tree until the new one is in. */
+    void rebuild() {
+        for (Index ix : indexes) {
+            long t0 = System.nanoTime();
+            FingerprintTree fresh;
+            synchronized (ix) {
+                ix.pending = new ArrayList<>();
+            }
+            List<Item> items = new ArrayList<>();
+            Filter scan = ix.filter;
+            store.enumerate(scan, now.getAsLong(), (createdAt, id) -> items.add(new Item(createdAt, Id.of(id.toBytes()))));
+            // enumerate is ordered by (created_at, id); private kinds are dropped by a second pass only when the
+            // filter could match them (cheap: one indexed query per private kind set)
+            Set<Id> privateIds = privateIdsOf(scan);
+            if (!privateIds.isEmpty()) {
+                items.removeIf(it -> privateIds.contains(it.id()));
+            }
+            fresh = FingerprintTree.fromSorted(items);
+            synchronized (ix) {
+                for (Change c : ix.pending) {
+                    c.applyTo(fresh); // in commit order (see class comment)
+                }
+                ix.pending = null;
+                ix.tree = fresh;
+            }
+            LOG.infof("negentropy index %s: %d items built in %d ms", ix.label, fresh.size(),
+                    (System.nanoTime() - t0) / 1_000_000);
+        }
+    }
+
+    private Set<Id> privateIdsOf(Filter f) {
+        Set<Integer> kinds = new java.util.HashSet<>(Relay.PRIVATE_KINDS);
+        if (f.kinds() != null) {
+            kinds.retainAll(f.kinds());
+        }
+        Set<Id> out = new java.util.HashSet<>();
+        if (kinds.isEmpty()) {
+            return out;
+        }
+        Filter privatePart = new Filter(f.ids(), f.authors(), kinds, f.tags(), f.since(), f.until(), null);
+        store.enumerate(privatePart, now.getAsLong(), (c, id) -> out.add(Id.of(id.toBytes())));
+        return out;
+    }
+
+    private void committed(List<Event> added, List<StoredItem> removed) {
+        for (Index ix : indexes) {
+            List<Item> adds = new ArrayList<>();
+            for (Event e : added) {
+                if (ix.accepts(e)) {
+                    adds.add(new Item(e.createdAt(), Id.of(e.id().toBytes())));
+                }
+            }
+            List<Item> removes = new ArrayList<>(removed.size());
+            for (StoredItem r : removed) {
+                removes.add(new Item(r.createdAt(), Id.of(r.id().toBytes())));
+            }
+            if (adds.isEmpty() && removes.isEmpty()) {
+                continue;
+            }
+            Change change = new Change(adds, removes);
+            synchronized (ix) {
+                FingerprintTree current = ix.tree;
+                if (current != null) {
+                    change.applyTo(current);
+                }
+                if (ix.pending != null) {
+                    ix.pending.add(change); // a build is scanning: the fresh tree gets it too
+                }
+            }
+            applied.addAndGet(adds.size() + removes.size());
+        }
+    }
+
+    /** Events from sibling nodes sharing the database (their removals come with the next rebuild). */
+    void foreign(List<Event> events) {
+        committed(events, List.of());
+    }
+
+    /**
+     * A snapshot for a NEG-OPEN, if one registered filter is exactly the session's filter and the
+     * client may read no private kinds (it is not authenticated).
+     */
+    Optional<org.fleetmesh.negentropy.Storage> snapshotFor(List<Filter> filters, boolean authenticated) {
+        if (authenticated || filters.size() != 1) {
+            return Optional.empty();
+        }
+        Filter wanted = filters.get(0).withLimit(null);
+        for (Index ix : indexes) {
+            FingerprintTree t = ix.tree;
+            if (t != null && ix.filter.equals(wanted)) {
+                return Optional.of(t.snapshot());
+            }
+        }
+        return Optional.empty();
+    }
+
+    int size(int index) {
+        FingerprintTree t = indexes.get(index).tree;
+        return t == null ? -1 : t.size();
+    }
+
+    long changesApplied() {
+        return applied.get();
+    }
+}
