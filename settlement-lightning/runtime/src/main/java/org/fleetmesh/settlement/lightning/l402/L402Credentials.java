@@ -79,6 +79,9 @@ public record L402Credentials(Macaroon macaroon, Preimage preimage) {
             if (mac.isEmpty() || pre.isEmpty()) {
                 throw malformed("expected <macaroon>:<preimage>");
             }
+            if (mac.indexOf('"') >= 0 || pre.indexOf('"') >= 0) {
+                throw malformed("unbalanced quotes");
+            }
         }
         if (mac.indexOf(',') >= 0) {
             throw malformed("more than one macaroon: this server issues exactly one per token");
