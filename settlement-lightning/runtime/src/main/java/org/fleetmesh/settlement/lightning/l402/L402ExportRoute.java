@@ -126,7 +126,7 @@ public class L402ExportRoute {
             outcome = export.handle(filters.isEmpty() ? null : filters.get(0), auth.isEmpty() ? null : auth.get(0), now);
         } catch (RuntimeException e) {
             LOG.warn("L402 export failed", e);
-            refuse(response, new L402Export.Refused(L402Refusal.Code.UNAVAILABLE, "the event store or rail failed: " + e));
+            refuse(response, new L402Export.Refused(L402Refusal.Code.UNAVAILABLE, "the event store or the settlement rail failed (" + e.getClass().getSimpleName() + "; see the node log)"));
             return;
         }
         if (outcome instanceof L402Export.Refused r) {
