@@ -21,7 +21,11 @@ import org.fleetmesh.spi.settlement.Preimage;
 import org.fleetmesh.spi.settlement.SettlementException;
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 class L402ExportTest {
+    static final ObjectMapper JSON = new ObjectMapper();
     static final long NOW = 1_750_000_000L;
     static final PubKey ALICE = new PubKey(L402TokenTest.filled(32, 0xa1));
     static final PubKey BOB = new PubKey(L402TokenTest.filled(32, 0xb0));
@@ -62,6 +66,14 @@ class L402ExportTest {
         return lines;
     }
 
+    static JsonNode readTree(String json) {
+        try {
+            return JSON.readTree(json);
+        } catch (Exception e) {
+            throw new AssertionError("not JSON: " + json, e);
+        }
+    }
+
     L402Refusal.Code refused(L402Export.Outcome o) {
         return assertInstanceOf(L402Export.Refused.class, o).code();
     }
@@ -86,9 +98,17 @@ class L402ExportTest {
         assertArrayEquals(id.paymentHash().toBytes(), bolt.paymentHash().bytes());
         assertEquals(List.of("expiry=" + (NOW + 3600), "filter=" + L402Filters.hash(L402Filters.parse(ALICE_NOTES)), "quota=3"),
                 c.challenge().macaroon().caveats().stream().map(Caveat::predicate).toList());
-        assertTrue(c.body().contains("\"price_msat\":6000"), c.body());
-        assertTrue(c.body().contains("\"events\":3"), c.body());
-        assertTrue(c.body().contains("\"invoice\":\"" + c.challenge().invoice() + "\""), c.body());
+        JsonNode body = JSON.readTree(c.body());
+        assertEquals(6000, body.get("price_msat").asLong());
+        assertEquals(3, body.get("events").asLong());
+        assertEquals(3, body.get("quota").asLong());
+        assertEquals(2000, body.get("price_msat_per_event").asLong());
+        assertEquals(5000, body.get("min_price_msat").asLong());
+        assertEquals(NOW + 3600, body.get("token_expires_at").asLong());
+        assertEquals(c.challenge().invoice(), body.get("invoice").asText());
+        assertEquals(c.challenge().macaroon().toBase64(), body.get("token").asText());
+        assertEquals(id.paymentHash().hex(), body.get("payment_hash").asText());
+        assertEquals(L402Filters.hash(L402Filters.parse(ALICE_NOTES)), body.get("filter_sha256").asText());
 
         String auth = pay(c);
         assertEquals(List.of(a2.json(), a3.json(), a1.json()), streamed(export.handle(ALICE_NOTES, auth, NOW + 10)));
@@ -164,6 +184,12 @@ class L402ExportTest {
         L402Export.Refused r = assertInstanceOf(L402Export.Refused.class, export.handle(ALICE_NOTES, wrongPreimage, NOW));
         assertEquals(401, r.status());
         assertTrue(r.body().startsWith("{\"error\":\"wrong_preimage\",\"message\":\""), r.body());
+        // refusal bodies are JSON even when the input carries quotes and control characters
+        L402Export.Refused weird = assertInstanceOf(L402Export.Refused.class,
+                export.handle("{\"a\\\"b\\n\":1}", null, NOW));
+        assertEquals("bad_filter", readTree(weird.body()).get("error").asText());
+        assertTrue(readTree(weird.body()).get("message").asText().endsWith("unknown filter field \"a\\\"b\\n\""),
+                weird.body());
         // an unrelated scheme is no credential: a fresh challenge
         assertInstanceOf(L402Export.Challenge.class, export.handle(ALICE_NOTES, "Bearer xyz", NOW));
     }
