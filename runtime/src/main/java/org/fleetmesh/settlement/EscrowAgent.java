@@ -1,0 +1,158 @@
+package org.fleetmesh.settlement;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+import org.fleetmesh.spi.settlement.Escrow;
+import org.fleetmesh.spi.settlement.EscrowState;
+import org.fleetmesh.spi.settlement.Invoice;
+import org.fleetmesh.spi.settlement.InvoiceState;
+import org.fleetmesh.spi.settlement.LedgerException;
+import org.fleetmesh.spi.settlement.PaymentHash;
+import org.fleetmesh.spi.settlement.Preimage;
+import org.fleetmesh.spi.settlement.SettlementException;
+import org.fleetmesh.spi.settlement.SettlementRail;
+import org.jboss.logging.Logger;
+
+/**
+ * The payee's side of a preimage escrow, driving a {@link SettlementRail} from an {@link EscrowBook}:
+ * every step is persisted in the ledger first, then performed on the rail, then confirmed
+ * ({@link EscrowBook#effectDone}). The rail's reports (hold invoice ACCEPTED, CANCELED, expired) are
+ * fed back into the book as they arrive. After a crash, {@link #resume} finishes what the ledger
+ * says was started.
+ *
+ * <pre>
+ *   open(hash)    SEALED -> INVOICED   holdInvoice(hash)   watch(hash)
+ *   (rail)        ACCEPTED             -> PAID             listener told
+ *   release(k)    PAID -> KEY_RELEASED settle(k)           payer learns k
+ *   refund(hash)  PAID|INVOICED -> REFUNDED  cancel(hash)  payer's HTLCs fail back
+ *   (rail)        CANCELED/expired     -> REFUNDED / EXPIRED
+ * </pre>
+ */
+public final class EscrowAgent {
+    private static final Logger LOG = Logger.getLogger(EscrowAgent.class);
+
+    private final EscrowBook book;
+    private final SettlementRail rail;
+    private final Duration invoiceExpiry;
+    private final Consumer<Escrow> onChange;
+
+    /**
+     * @param onChange told (on the rail's thread) after every state the rail reports was recorded;
+     *                 e.g. "PAID: run the job and release the key"
+     */
+    public EscrowAgent(EscrowBook book, SettlementRail rail, Duration invoiceExpiry, Consumer<Escrow> onChange) {
+        this.book = Objects.requireNonNull(book, "book");
+        this.rail = Objects.requireNonNull(rail, "rail");
+        this.invoiceExpiry = Objects.requireNonNull(invoiceExpiry, "invoiceExpiry");
+        this.onChange = Objects.requireNonNull(onChange, "onChange");
+    }
+
+    /**
+     * Seals an escrow on {@code hash} for {@code amountMsat} owed by {@code peerDid}, issues the hold
+     * invoice and watches it. Throws what the rail throws; the ledger then shows INVOICED without the
+     * effect confirmed, and {@link #resume} retries.
+     */
+    public Invoice open(PaymentHash hash, String peerDid, long amountMsat, String memo) {
+        book.seal(hash, peerDid, rail.id(), amountMsat);
+        book.invoiced(hash);
+        Invoice invoice = rail.holdInvoice(hash, amountMsat, memo, invoiceExpiry);
+        book.effectDone(hash);
+        watch(hash);
+        return invoice;
+    }
+
+    /** Releases the key: records KEY_RELEASED (with the rail's fee), then settles with {@code key}. */
+    public void release(Preimage key, long feeMsat) {
+        PaymentHash hash = key.hash();
+        book.keyReleased(hash, feeMsat);
+        rail.settle(key);
+        book.effectDone(hash);
+    }
+
+    /** Gives the escrow up: records REFUNDED, then cancels the invoice (the payer's funds return). */
+    public void refund(PaymentHash hash) {
+        book.refunded(hash);
+        rail.cancel(hash);
+        book.effectDone(hash);
+    }
+
+    private void watch(PaymentHash hash) {
+        rail.watch(hash, state -> observed(hash, state));
+    }
+
+    private void observed(PaymentHash hash, InvoiceState state) {
+        try {
+            if (book.observe(hash, state) == org.fleetmesh.spi.settlement.LedgerStore.Outcome.APPLIED
+                    || state == InvoiceState.ACCEPTED) {
+                onChange.accept(book.escrow(hash));
+            }
+        } catch (LedgerException e) {
+            LOG.errorf("escrow %s: rail reported %s, the ledger refused it: %s", hash, state, e.getMessage());
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "escrow %s: handling %s failed", hash, state);
+        }
+    }
+
+    /** What {@link #resume} did for one escrow, or why it could not. */
+    public record Resumed(PaymentHash hash, EscrowState state, String action, Optional<String> error) {
+    }
+
+    /**
+     * Finishes every step the ledger recorded but the rail may not have performed (after a crash or
+     * a rail outage): issues missing invoices (an existing one counts as issued), re-watches open
+     * ones, settles released keys (looked up with {@code keys}), cancels refunds. PAID escrows are
+     * reported as {@code "decide"}: the caller releases or refunds them.
+     */
+    public List<Resumed> resume(Function<PaymentHash, Optional<Preimage>> keys) {
+        List<Resumed> out = new ArrayList<>();
+        for (FollowUp f : book.resumeIncomplete()) {
+            Escrow e = f.escrow();
+            PaymentHash hash = e.paymentHash();
+            String action = f.action().name().toLowerCase(java.util.Locale.ROOT);
+            try {
+                switch (f.action()) {
+                    case INVOICE -> {
+                        book.invoiced(hash);
+                        issue(e);
+                    }
+                    case CREATE_INVOICE -> issue(e);
+                    case WATCH -> watch(hash);
+                    case RELEASE_OR_REFUND -> action = "decide";
+                    case SETTLE -> {
+                        Preimage k = keys.apply(hash).orElseThrow(() -> new IllegalStateException(
+                                "the key for " + hash + " is not available; it cannot be released"));
+                        rail.settle(k);
+                        book.effectDone(hash);
+                    }
+                    case CANCEL -> {
+                        rail.cancel(hash);
+                        book.effectDone(hash);
+                    }
+                }
+                out.add(new Resumed(hash, e.state(), action, Optional.empty()));
+            } catch (RuntimeException ex) {
+                out.add(new Resumed(hash, e.state(), action, Optional.of(String.valueOf(ex.getMessage()))));
+            }
+        }
+        return out;
+    }
+
+    private void issue(Escrow e) {
+        try {
+            rail.holdInvoice(e.paymentHash(), e.amountMsat(), "fleetmesh escrow", invoiceExpiry);
+        } catch (SettlementException ex) {
+            if (ex.reason() != SettlementException.Reason.DUPLICATE_PAYMENT_HASH) {
+                throw ex;
+            }
+            // issued before the crash; the watch reports its state
+        }
+        book.effectDone(e.paymentHash());
+        watch(e.paymentHash());
+    }
+}
