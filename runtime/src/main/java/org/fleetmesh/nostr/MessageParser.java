@@ -2,10 +2,8 @@ package org.fleetmesh.nostr;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 
 import com.fasterxml.jackson.core.JsonFactory;
@@ -30,9 +28,11 @@ public final class MessageParser {
             .build();
 
     private final Limits limits;
+    private final FilterJson.Limits filterLimits;
 
     public MessageParser(Limits limits) {
         this.limits = limits;
+        this.filterLimits = new FilterJson.Limits(limits.maxFilterValues(), limits.maxLimit());
     }
 
     public ClientMessage parse(String text) throws ProtocolException {
@@ -293,113 +293,18 @@ public final class MessageParser {
         return List.copyOf(filters);
     }
 
-    /** Reads one filter; the parser is on its START_OBJECT. */
+    /** Reads one filter with the shared strict reader; the parser is on its START_OBJECT. */
     Filter readFilter(JsonParser p, String verb, String sub) throws IOException, ProtocolException {
-        Set<EventId> ids = null;
-        Set<PubKey> authors = null;
-        Set<Integer> kinds = null;
-        Map<String, Set<String>> tags = new HashMap<>(2);
-        Long since = null, until = null;
-        Integer limit = null;
-        Set<String> seen = new HashSet<>(8);
-        JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
-            if (!seen.add(name)) {
-                throw new ProtocolException(verb, null, sub, "invalid: duplicate filter field " + NostrJson.quote(clip(name)));
-            }
-            switch (name) {
-                case "ids" -> {
-                    ids = new HashSet<>();
-                    for (String s : readStrings(p, v, verb, sub, name)) {
-                        ids.add(EventId.ofHex(requireHex(s, verb, sub, name)));
-                    }
-                }
-                case "authors" -> {
-                    authors = new HashSet<>();
-                    for (String s : readStrings(p, v, verb, sub, name)) {
-                        authors.add(PubKey.ofHex(requireHex(s, verb, sub, name)));
-                    }
-                }
-                case "kinds" -> kinds = readKinds(p, v, verb, sub);
-                case "since" -> since = readNonNegative(p, v, verb, sub, name);
-                case "until" -> until = readNonNegative(p, v, verb, sub, name);
-                case "limit" -> limit = (int) Math.min(readNonNegative(p, v, verb, sub, name), limits.maxLimit());
-                default -> {
-                    if (name.length() == 2 && name.charAt(0) == '#' && isLetter(name.charAt(1))) {
-                        tags.put(name.substring(1), new HashSet<>(readStrings(p, v, verb, sub, name)));
-                    } else if (name.equals("search")) {
-                        throw new ProtocolException(verb, null, sub, "unsupported: NIP-50 search is not supported");
-                    } else {
-                        throw new ProtocolException(verb, null, sub, "invalid: unknown filter field " + NostrJson.quote(clip(name)));
-                    }
-                }
-            }
+        try {
+            return FilterJson.read(p, filterLimits);
+        } catch (FilterSyntaxException e) {
+            throw new ProtocolException(verb, null, sub, prefixed(e));
         }
-        if (t != JsonToken.END_OBJECT) {
-            throw new ProtocolException(verb, null, sub, "invalid: malformed filter");
-        }
-        return new Filter(ids, authors, kinds, tags, since, until, limit);
     }
 
-    private static boolean isLetter(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    }
-
-    private List<String> readStrings(JsonParser p, JsonToken v, String verb, String sub, String field)
-            throws IOException, ProtocolException {
-        if (v != JsonToken.START_ARRAY) {
-            throw new ProtocolException(verb, null, sub, "invalid: " + field + " must be an array of strings");
-        }
-        List<String> out = new ArrayList<>();
-        JsonToken t;
-        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-            if (t != JsonToken.VALUE_STRING) {
-                throw new ProtocolException(verb, null, sub, "invalid: " + field + " must be an array of strings");
-            }
-            if (out.size() == limits.maxFilterValues()) {
-                throw new ProtocolException(verb, null, sub,
-                        "invalid: too many values in " + field + " (at most " + limits.maxFilterValues() + ")");
-            }
-            out.add(p.getText());
-        }
-        return out;
-    }
-
-    private static String requireHex(String s, String verb, String sub, String field) throws ProtocolException {
-        if (!Hex.isLowerHex(s, 64)) {
-            throw new ProtocolException(verb, null, sub, "invalid: " + field + " must hold 64 lower-case hex characters");
-        }
-        return s;
-    }
-
-    private Set<Integer> readKinds(JsonParser p, JsonToken v, String verb, String sub) throws IOException, ProtocolException {
-        if (v != JsonToken.START_ARRAY) {
-            throw new ProtocolException(verb, null, sub, "invalid: kinds must be an array of integers");
-        }
-        Set<Integer> kinds = new HashSet<>();
-        JsonToken t;
-        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-            if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT || p.getIntValue() < 0
-                    || p.getIntValue() > 65535) {
-                throw new ProtocolException(verb, null, sub, "invalid: kinds must be integers between 0 and 65535");
-            }
-            if (kinds.size() == limits.maxFilterValues()) {
-                throw new ProtocolException(verb, null, sub, "invalid: too many kinds");
-            }
-            kinds.add(p.getIntValue());
-        }
-        return kinds;
-    }
-
-    private static long readNonNegative(JsonParser p, JsonToken v, String verb, String sub, String field)
-            throws IOException, ProtocolException {
-        if (v != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                || p.getLongValue() < 0) {
-            throw new ProtocolException(verb, null, sub, "invalid: " + field + " must be a non-negative integer");
-        }
-        return p.getLongValue();
+    /** The NIP-01 machine-readable prefix and the reason. */
+    private static String prefixed(FilterSyntaxException e) {
+        return (e.kind() == FilterSyntaxException.Kind.UNSUPPORTED ? "unsupported: " : "invalid: ") + e.reason();
     }
 
     private static ProtocolException notice(String message) {
@@ -433,19 +338,12 @@ public final class MessageParser {
 
     /** Parses one filter object on its own (export --filter, tests). */
     public Filter parseFilter(String json) throws ProtocolException {
-        try (JsonParser p = FACTORY.createParser(json)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw notice("invalid: a filter must be a JSON object");
-            }
-            Filter f = readFilter(p, "REQ", null);
-            if (p.nextToken() != null) {
-                throw notice("invalid: trailing data after the filter");
-            }
-            return f;
-        } catch (JsonProcessingException e) {
-            throw notice("invalid: malformed JSON (" + clip(e.getOriginalMessage()) + ")");
-        } catch (IOException e) {
-            throw notice("invalid: unreadable filter");
+        try {
+            return FilterJson.parse(json, filterLimits);
+        } catch (FilterSyntaxException e) {
+            // a text that is not one JSON object is a plain notice; a rule broken inside the filter names REQ
+            throw new ProtocolException(e.kind() == FilterSyntaxException.Kind.NOT_A_FILTER ? null : "REQ", null, null,
+                    prefixed(e));
         }
     }
 }

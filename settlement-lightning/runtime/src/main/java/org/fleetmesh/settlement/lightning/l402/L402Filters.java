@@ -1,12 +1,8 @@
 package org.fleetmesh.settlement.lightning.l402;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -14,21 +10,18 @@ import java.util.TreeMap;
 
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.nostr.FilterJson;
+import org.fleetmesh.nostr.FilterSyntaxException;
 import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.NostrJson;
 import org.fleetmesh.nostr.PubKey;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-
 /**
- * The NIP-01 filter of an export request: parsed strictly (the rules of the relay's REQ parser:
- * lower-case 64-hex ids and authors, kinds 0..65535, non-negative since/until/limit, single-letter
- * {@code #x} tags, no unknown or duplicate fields, at most {@link #MAX_VALUES} values per field),
- * and reduced to a canonical JSON whose SHA-256 the token's {@code filter} caveat carries.
+ * The NIP-01 filter of an export request: parsed strictly by the relay's own filter reader,
+ * {@link FilterJson} (lower-case 64-hex ids and authors, kinds 0..65535, non-negative
+ * since/until/limit, single-letter {@code #x} tags, no unknown or duplicate fields, no NIP-50
+ * search, at most {@link #MAX_VALUES} values per field), and reduced to a canonical JSON whose
+ * SHA-256 the token's {@code filter} caveat carries.
  *
  * <p>The canonical form leaves {@code limit} out (the quota caveat bounds the count) and writes the
  * present fields in the order ids, authors, kinds, tags by name, since, until, each set sorted and
@@ -41,9 +34,8 @@ public final class L402Filters {
     /** Characters of filter JSON accepted. */
     public static final int MAX_LENGTH = 65536;
 
-    private static final JsonFactory FACTORY = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(4).maxStringLength(MAX_LENGTH).build())
-            .build();
+    /** The shared strict reader's bounds; {@code limit} is not clamped (the quota caveat bounds the count). */
+    private static final FilterJson.Limits LIMITS = new FilterJson.Limits(MAX_VALUES, Integer.MAX_VALUE);
 
     private L402Filters() {
     }
@@ -56,67 +48,11 @@ public final class L402Filters {
         if (json.length() > MAX_LENGTH) {
             throw bad("the filter is longer than " + MAX_LENGTH + " characters");
         }
-        try (JsonParser p = FACTORY.createParser(json)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw bad("a filter must be a JSON object");
-            }
-            Filter f = readFilter(p);
-            if (p.nextToken() != null) {
-                throw bad("trailing data after the filter");
-            }
-            return f;
-        } catch (JsonProcessingException e) {
-            throw bad("malformed JSON (" + e.getOriginalMessage() + ")");
-        } catch (IOException e) {
-            throw bad("unreadable filter");
+        try {
+            return FilterJson.parse(json, LIMITS);
+        } catch (FilterSyntaxException e) {
+            throw bad(e.reason());
         }
-    }
-
-    private static Filter readFilter(JsonParser p) throws IOException {
-        Set<EventId> ids = null;
-        Set<PubKey> authors = null;
-        Set<Integer> kinds = null;
-        Map<String, Set<String>> tags = new HashMap<>(2);
-        Long since = null, until = null;
-        Integer limit = null;
-        Set<String> seen = new HashSet<>(8);
-        JsonToken t;
-        while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken v = p.nextToken();
-            if (!seen.add(name)) {
-                throw bad("duplicate filter field " + NostrJson.quote(clip(name)));
-            }
-            switch (name) {
-                case "ids" -> {
-                    ids = new HashSet<>();
-                    for (String s : readStrings(p, v, name)) {
-                        ids.add(EventId.ofHex(requireHex(s, name)));
-                    }
-                }
-                case "authors" -> {
-                    authors = new HashSet<>();
-                    for (String s : readStrings(p, v, name)) {
-                        authors.add(PubKey.ofHex(requireHex(s, name)));
-                    }
-                }
-                case "kinds" -> kinds = readKinds(p, v);
-                case "since" -> since = readNonNegative(p, v, name);
-                case "until" -> until = readNonNegative(p, v, name);
-                case "limit" -> limit = (int) Math.min(readNonNegative(p, v, name), Integer.MAX_VALUE);
-                default -> {
-                    if (name.length() == 2 && name.charAt(0) == '#' && isLetter(name.charAt(1))) {
-                        tags.put(name.substring(1), new HashSet<>(readStrings(p, v, name)));
-                    } else {
-                        throw bad("unknown filter field " + NostrJson.quote(clip(name)));
-                    }
-                }
-            }
-        }
-        if (t != JsonToken.END_OBJECT) {
-            throw bad("malformed filter");
-        }
-        return new Filter(ids, authors, kinds, tags, since, until, limit);
     }
 
     /** The canonical JSON of {@code f} without its limit (see the class comment). */
@@ -178,66 +114,6 @@ public final class L402Filters {
             sb.append(i == 0 ? "" : ",").append(NostrJson.quote(values.get(i)));
         }
         sb.append(']');
-    }
-
-    private static List<String> readStrings(JsonParser p, JsonToken v, String field) throws IOException {
-        if (v != JsonToken.START_ARRAY) {
-            throw bad(field + " must be an array of strings");
-        }
-        List<String> out = new ArrayList<>();
-        JsonToken t;
-        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-            if (t != JsonToken.VALUE_STRING) {
-                throw bad(field + " must be an array of strings");
-            }
-            if (out.size() == MAX_VALUES) {
-                throw bad("too many values in " + field + " (at most " + MAX_VALUES + ")");
-            }
-            out.add(p.getText());
-        }
-        return out;
-    }
-
-    private static Set<Integer> readKinds(JsonParser p, JsonToken v) throws IOException {
-        if (v != JsonToken.START_ARRAY) {
-            throw bad("kinds must be an array of integers");
-        }
-        Set<Integer> kinds = new HashSet<>();
-        JsonToken t;
-        while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-            if (t != JsonToken.VALUE_NUMBER_INT || p.getNumberType() != JsonParser.NumberType.INT || p.getIntValue() < 0
-                    || p.getIntValue() > 65535) {
-                throw bad("kinds must be integers between 0 and 65535");
-            }
-            if (kinds.size() == MAX_VALUES) {
-                throw bad("too many kinds (at most " + MAX_VALUES + ")");
-            }
-            kinds.add(p.getIntValue());
-        }
-        return kinds;
-    }
-
-    private static long readNonNegative(JsonParser p, JsonToken v, String field) throws IOException {
-        if (v != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                || p.getLongValue() < 0) {
-            throw bad(field + " must be a non-negative integer");
-        }
-        return p.getLongValue();
-    }
-
-    private static String requireHex(String s, String field) {
-        if (!Hex.isLowerHex(s, 64)) {
-            throw bad(field + " must hold 64 lower-case hex characters");
-        }
-        return s;
-    }
-
-    private static boolean isLetter(char c) {
-        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-    }
-
-    private static String clip(String s) {
-        return s.length() > 80 ? s.substring(0, 80) + "..." : s;
     }
 
     private static L402Refusal bad(String why) {

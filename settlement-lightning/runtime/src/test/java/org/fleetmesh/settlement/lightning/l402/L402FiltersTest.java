@@ -58,4 +58,19 @@ class L402FiltersTest {
         String tooMany = many.append("]}").toString();
         assertEquals(L402Refusal.Code.BAD_FILTER, assertThrows(L402Refusal.class, () -> L402Filters.parse(tooMany)).code());
     }
+
+    @Test
+    void refusalsCarryTheRelayReaderReason() {
+        assertEquals("bad filter: NIP-50 search is not supported",
+                assertThrows(L402Refusal.class, () -> L402Filters.parse("{\"search\":\"x\"}")).getMessage());
+        assertEquals("bad filter: kinds must be integers between 0 and 65535",
+                assertThrows(L402Refusal.class, () -> L402Filters.parse("{\"kinds\":[70000]}")).getMessage());
+        assertEquals("bad filter: a filter must be a JSON object",
+                assertThrows(L402Refusal.class, () -> L402Filters.parse("[]")).getMessage());
+    }
+
+    @Test
+    void limitIsNotClampedForExports() {
+        assertEquals(Integer.valueOf(100_000), L402Filters.parse("{\"limit\":100000}").limit());
+    }
 }
