@@ -28,7 +28,7 @@ public final class FingerprintTree {
     /** An inner node (other than the root) below this many children merges with a sibling. */
     static final int INNER_MIN = INNER_MAX / 4;
     /** A leaf keeps the running id sum at every GROUP-th item, so a prefix sum adds at most GROUP/2 ids. */
-    static final int GROUP = 4;
+    static final int GROUP = 2;
 
     private static final VarHandle LIMB = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final Leaf EMPTY = Leaf.of(new Item[0]);
