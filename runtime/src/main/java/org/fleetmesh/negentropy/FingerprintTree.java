@@ -28,7 +28,7 @@ public final class FingerprintTree {
     /** An inner node (other than the root) below this many children merges with a sibling. */
     static final int INNER_MIN = INNER_MAX / 4;
     /** A leaf keeps the running id sum at every GROUP-th item, so a prefix sum adds at most GROUP/2 ids. */
-    static final int GROUP = 8;
+    static final int GROUP = 2;
 
     private static final VarHandle LIMB = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final Leaf EMPTY = Leaf.of(new Item[0]);
@@ -382,6 +382,15 @@ public final class FingerprintTree {
     /** An immutable view of the tree at one moment. */
     public static final class Snapshot implements Storage {
         private final Node root;
+        /**
+         * The prefix sum at the end of the range fingerprinted last: Negentropy fingerprints buckets
+         * that follow each other, so the next begin is usually this end. Sessions on other threads
+         * may race on the field, which is harmless: a Prefix is immutable, and a miss recomputes.
+         */
+        private Prefix lastEnd;
+
+        private record Prefix(int index, long[] limbs) {
+        }
 
         private Snapshot(Node root) {
             this.root = root;
@@ -475,9 +484,16 @@ public final class FingerprintTree {
         @Override
         public Fingerprint fingerprint(int begin, int end) {
             checkBounds(begin, end);
+            Prefix before = lastEnd;
             long[] sum = new long[4];
             prefix(end, sum, false);
-            prefix(begin, sum, true);
+            Prefix atEnd = new Prefix(end, sum.clone());
+            if (before != null && before.index() == begin) {
+                addOrSub(sum, before.limbs(), 0, true);
+            } else {
+                prefix(begin, sum, true);
+            }
+            lastEnd = atEnd;
             return Accumulator.ofLimbs(sum).fingerprint(end - begin);
         }
 

@@ -358,6 +358,45 @@ class FingerprintTreeTest {
     }
 
     @Test
+    void oneSnapshotSharedByThreadsFingerprintingAdjacentRangesAnswersEachCorrectly() throws Exception {
+        Random r = new Random(17);
+        TreeSet<Item> model = new TreeSet<>();
+        while (model.size() < 20_000) {
+            model.add(randomItem(r, 4000));
+        }
+        SortedVector vector = vectorOf(model);
+        FingerprintTree.Snapshot shared = organicTree(new ArrayList<>(model), r).snapshot();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 3; t++) {
+            long seed = t;
+            threads.add(new Thread(() -> {
+                try {
+                    Random tr = new Random(seed);
+                    for (int round = 0; round < 300; round++) {
+                        // buckets in a row, as splitRange asks for them: each begins where the last ended
+                        int begin = tr.nextInt(vector.size());
+                        for (int b = 0; b < 16 && begin < vector.size(); b++) {
+                            int end = Math.min(vector.size(), begin + tr.nextInt(200));
+                            assertEquals(vector.fingerprint(begin, end), shared.fingerprint(begin, end), "[" + begin + "," + end + ")");
+                            begin = end;
+                        }
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        threads.forEach(Thread::start);
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+    }
+
+    @Test
     void bulkBuildRefusesUnsortedOrDuplicateItems() {
         Item a = new Item(1, Id.ofHex("aa".repeat(32)));
         Item b = new Item(1, Id.ofHex("bb".repeat(32)));

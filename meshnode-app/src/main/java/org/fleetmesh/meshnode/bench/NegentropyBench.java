@@ -179,7 +179,8 @@ public final class NegentropyBench {
         Storage b = build(storage, sides.b());
         Negentropy initiator = new Negentropy(a, frame);
         Negentropy responder = new Negentropy(b, frame);
-        MessageDigest digest = MessageDigest.getInstance("SHA-256");
+        List<byte[]> messages = new ArrayList<>();
+        System.gc(); // the previous run's garbage is not this run's pause
         long up = 0;
         long down = 0;
         int rounds = 0;
@@ -193,17 +194,21 @@ public final class NegentropyBench {
         while (message != null) {
             rounds++;
             up += message.length;
-            digest.update(message);
+            messages.add(message);
             t0 = THREADS.getCurrentThreadCpuTime();
             byte[] reply = responder.reconcile(message);
             long t1 = THREADS.getCurrentThreadCpuTime();
             cpuResp += t1 - t0;
             down += reply.length;
-            digest.update(reply);
+            messages.add(reply);
             message = initiator.reconcile(reply);
             cpuInit += THREADS.getCurrentThreadCpuTime() - t1;
         }
         long wall = System.nanoTime() - wallStart;
+        MessageDigest digest = MessageDigest.getInstance("SHA-256");
+        for (byte[] m : messages) {
+            digest.update(m);
+        }
         return new Result(c.name(), frame, storage, rounds, up, down, cpuInit, cpuResp, wall,
                 initiator.haveIds().size(), initiator.needIds().size(), HexFormat.of().formatHex(digest.digest()));
     }
