@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Reconcile two generated sets through two negentropy test-harness processes (the reference's stdio
-protocol) and report bytes each way, round trips, and each side's CPU time.
+protocol) and report bytes each way, round trips, wall time from `initiate` to `done`, and each side's CPU time
+during reconciliation (from /proc, after each process has read and sorted its items).
 
 usage: bench/negentropy-compare.py --harness "CMD" [--items 1000000] [--diff 0.002] [--clustered]
                                    [--frame 0|60000] [--seed 1]
@@ -32,6 +33,22 @@ def start(cmd, frame, its):
     p.stdin.write("seal\n"); p.stdin.flush()
     return p
 
+def cpu_seconds(p):
+    """utime + stime of a harness process so far (Linux /proc), in seconds."""
+    with open("/proc/%d/stat" % p.pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+def settle(p):
+    """Waits until a process stops using CPU (it has read and sorted its items), returns its CPU so far."""
+    last = -1.0
+    while True:
+        time.sleep(0.3)
+        now = cpu_seconds(p)
+        if now - last <= 0.02:  # idle but for housekeeping ticks
+            return now
+        last = now
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--harness", required=True); ap.add_argument("--items", type=int, default=1_000_000)
@@ -40,6 +57,7 @@ def main():
     args = ap.parse_args()
     a_items, b_items, a_lacks, b_lacks = items(args.items, args.diff, args.clustered, args.seed)
     a = start(args.harness, args.frame, a_items); b = start(args.harness, args.frame, b_items)
+    a0, b0 = settle(a), settle(b)  # reconciliation CPU excludes reading and sorting the items
     t0 = time.time()
     a.stdin.write("initiate\n"); a.stdin.flush()
     up = down = rounds = 0; have = need = 0
@@ -56,12 +74,14 @@ def main():
         down += (len(reply) - 4) // 2
         a.stdin.write(reply + "\n"); a.stdin.flush()
     wall = time.time() - t0
+    a_cpu, b_cpu = cpu_seconds(a) - a0, cpu_seconds(b) - b0
     for p in (a, b):
         p.stdin.close(); p.wait()
     print('{"items":%d,"diff":%s,"clustered":%s,"frame":%d,"rounds":%d,"bytes_up":%d,"bytes_down":%d,'
-          '"have":%d,"need":%d,"expected_have":%d,"expected_need":%d,"wall_s":%.2f}'
+          '"have":%d,"need":%d,"expected_have":%d,"expected_need":%d,"wall_s":%.2f,'
+          '"cpu_initiator_s":%.2f,"cpu_responder_s":%.2f}'
           % (args.items, args.diff, str(args.clustered).lower(), args.frame, rounds, up, down, have, need,
-             b_lacks, a_lacks, wall))
+             b_lacks, a_lacks, wall, a_cpu, b_cpu))
     sys.exit(0 if (have, need) == (b_lacks, a_lacks) else 1)
 
 if __name__ == "__main__":

@@ -14,7 +14,9 @@ import java.util.List;
  *
  * <p>In: {@code item,<created_at>,<id-hex>}, {@code seal}, {@code initiate}, {@code msg,<hex>}.
  * Out: {@code msg,<hex>}, {@code have,<id-hex>}, {@code need,<id-hex>}, {@code done}. The
- * {@code FRAMESIZELIMIT} environment variable sets the frame size limit (0 or unset: unlimited).
+ * {@code FRAMESIZELIMIT} environment variable sets the frame size limit (0 or unset: unlimited);
+ * {@code NEGENTROPY_STORAGE=tree} reconciles over a {@link FingerprintTree} snapshot instead of the
+ * sorted vector (same bytes; for benchmarks).
  * Any error ends the process with status 1 and the reason on stderr, as the reference harness does.
  */
 public final class Harness {
@@ -68,7 +70,14 @@ public final class Harness {
                 if (items == null) {
                     throw new NegentropyException("already sealed");
                 }
-                negentropy = new Negentropy(items.seal(), frameSizeLimit);
+                SortedVector sealed = items.seal();
+                Storage storage = sealed;
+                if ("tree".equals(System.getenv("NEGENTROPY_STORAGE"))) { // benchmarks: the relay's live-index storage
+                    java.util.List<Item> sorted = new java.util.ArrayList<>(sealed.size());
+                    sealed.iterate(0, sealed.size(), (it, i) -> sorted.add(it));
+                    storage = FingerprintTree.fromSorted(sorted).snapshot();
+                }
+                negentropy = new Negentropy(storage, frameSizeLimit);
                 items = null;
             }
             case "initiate" -> send(requireSealed().initiate());
