@@ -154,12 +154,11 @@ public final class SimulatedMacaroons {
             return "expected 1 macaroon, got " + (hexValues == null ? 0 : hexValues.size());
         }
         String hex = hexValues.get(0);
-        byte[] raw;
-        try {
-            raw = HexFormat.of().parseHex(hex);
-        } catch (IllegalArgumentException e) {
-            return "encoding/hex: invalid byte in macaroon hex";
+        String hexError = goHexError(hex);
+        if (hexError != null) {
+            return hexError;
         }
+        byte[] raw = HexFormat.of().parseHex(hex);
         Macaroon mac;
         MacaroonId id;
         try {
@@ -187,6 +186,17 @@ public final class SimulatedMacaroons {
             return null;
         }
         return LndErrors.PERMISSION_DENIED;
+    }
+
+    /** Go's hex.DecodeString errors. */
+    static String goHexError(String hex) {
+        for (int i = 0; i < hex.length(); i++) {
+            char c = hex.charAt(i);
+            if (Character.digit(c, 16) < 0) {
+                return String.format("encoding/hex: invalid byte: U+%04X '%c'", (int) c, c);
+            }
+        }
+        return hex.length() % 2 == 0 ? null : "encoding/hex: odd length hex string";
     }
 
     private static String checkCaveat(String predicate, InetAddress peer, Instant now) {

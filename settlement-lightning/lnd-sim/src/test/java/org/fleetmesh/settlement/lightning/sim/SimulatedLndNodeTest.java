@@ -223,6 +223,16 @@ class SimulatedLndNodeTest {
     }
 
     @Test
+    void badMacaroonHexGivesGosHexError() {
+        assertEquals("encoding/hex: invalid byte: U+0067 'g'",
+                SimulatedMacaroons.check(List.of("0g"), alice.rootKey, new SimulatedMacaroons.Op("info", "read"),
+                        "/lnrpc.Lightning/GetInfo", null, Instant.now()));
+        assertEquals("encoding/hex: odd length hex string",
+                SimulatedMacaroons.check(List.of("020"), alice.rootKey, new SimulatedMacaroons.Op("info", "read"),
+                        "/lnrpc.Lightning/GetInfo", null, Instant.now()));
+    }
+
+    @Test
     void rpcsOutsideTheSimulationAreUnimplemented() throws Exception {
         try (LndClients c = LndClients.admin(alice)) {
             Status s = fails(() -> c.lnd.channelBalance());
