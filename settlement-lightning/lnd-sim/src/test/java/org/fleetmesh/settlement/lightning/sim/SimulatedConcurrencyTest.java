@@ -25,8 +25,11 @@ class SimulatedConcurrencyTest extends SimulatedNetworkFixture {
     void concurrentPaymentsFromTwoNodesAllSucceedInOrder() throws Exception {
         SimulatedLnd carol = net.startNode("carol");
         try (LndClients c = LndClients.admin(carol)) {
+            LightningApi.AddInvoiceResponse r0 = addInvoice(b, LightningApi.Invoice.newBuilder().setValue(1));
+            LightningApi.AddInvoiceResponse r1 = addInvoice(b, LightningApi.Invoice.newBuilder().setValue(1));
             Collector<Invoice> all = new Collector<>();
-            b.lndAsync.subscribeInvoices(0L, 0L, all);
+            b.lndAsync.subscribeInvoices(r0.getAddIndex(), 0L, all);
+            assertEquals(r1.getAddIndex(), nextInvoice(all).getAddIndex()); // backlog first: registered now
             ExecutorService pool = Executors.newFixedThreadPool(8);
             try {
                 List<Future<byte[]>> results = new ArrayList<>();
@@ -66,7 +69,7 @@ class SimulatedConcurrencyTest extends SimulatedNetworkFixture {
             assertEquals(total, inFromAlice + inFromCarol);
 
             // the SubscribeInvoices stream: every add in add_index order, every settle in settle_index order
-            long lastAdd = 0;
+            long lastAdd = r1.getAddIndex();
             long lastSettle = 0;
             int adds = 0;
             int settles = 0;

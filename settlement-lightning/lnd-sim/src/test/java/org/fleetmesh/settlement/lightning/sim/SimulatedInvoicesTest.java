@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.lightningj.lnd.invoices.proto.InvoicesOuterClass;
 import org.lightningj.lnd.proto.LightningApi;
 import org.lightningj.lnd.proto.LightningApi.Invoice.InvoiceState;
+import org.lightningj.lnd.proto.LightningApi.Payment.PaymentStatus;
 import org.lightningj.lnd.wrapper.invoices.message.LookupInvoiceMsg;
 import org.lightningj.lnd.wrapper.message.Invoice;
 
@@ -90,6 +91,25 @@ class SimulatedInvoicesTest extends SimulatedNetworkFixture {
         addHold(a, hash, 10, 0);
         assertLndError(fails(() -> addHold(a, hash, 10, 0)), Status.Code.UNKNOWN,
                 "invoice with payment hash already exists");
+    }
+
+    @Test
+    void invoicesSubServerPermissionsAndLookupByHexString() throws Exception {
+        byte[] preimage = random32();
+        byte[] hash = sha256(preimage);
+        try (LndClients ro = new LndClients(alice, alice.readonlyMacaroonPath());
+             LndClients im = new LndClients(alice, alice.invoiceMacaroonPath())) {
+            assertLndError(fails(() -> addHold(ro, hash, 1, 0)), Status.Code.UNKNOWN, "permission denied");
+            addHold(im, hash, 1, 0);
+            assertLndError(fails(() -> cancel(ro, hash)), Status.Code.UNKNOWN, "permission denied");
+            assertLndError(fails(() -> settle(ro, preimage)), Status.Code.UNKNOWN, "permission denied");
+            assertEquals(InvoiceState.OPEN, nextInvoice(subscribe(ro, hash)).getState());
+            cancel(im, hash);
+        }
+        LightningApi.Invoice byHex = a.lnd.lookupInvoice(java.util.HexFormat.of().formatHex(hash), null).getApiObject();
+        assertEquals(InvoiceState.CANCELED, byHex.getState());
+        assertLndError(fails(() -> lookup(a, new byte[5])), Status.Code.UNKNOWN,
+                "payment hash must be exactly 32 bytes, is instead 5");
     }
 
     @Test
@@ -185,27 +205,32 @@ class SimulatedInvoicesTest extends SimulatedNetworkFixture {
 
     @Test
     void subscribeInvoicesSeesAddsAndSettles() throws Exception {
-        Collector<Invoice> all = new Collector<>();
-        b.lndAsync.subscribeInvoices(0L, 0L, all);
+        LightningApi.AddInvoiceResponse r0 = addInvoice(b, LightningApi.Invoice.newBuilder().setValue(2));
         LightningApi.AddInvoiceResponse r1 = addInvoice(b, LightningApi.Invoice.newBuilder().setValue(3));
-        LightningApi.AddInvoiceResponse r2 = addInvoice(b, LightningApi.Invoice.newBuilder().setValue(4));
+        Collector<Invoice> all = new Collector<>();
+        b.lndAsync.subscribeInvoices(r0.getAddIndex(), 0L, all);
+        // the backlog (adds after add_index) arrives first, so the subscription is now registered
         LightningApi.Invoice e1 = nextInvoice(all);
-        LightningApi.Invoice e2 = nextInvoice(all);
         assertEquals(r1.getAddIndex(), e1.getAddIndex());
-        assertEquals(r2.getAddIndex(), e2.getAddIndex());
         assertEquals(InvoiceState.OPEN, e1.getState());
+        LightningApi.AddInvoiceResponse r2 = addInvoice(b, LightningApi.Invoice.newBuilder().setValue(4));
+        LightningApi.Invoice e2 = nextInvoice(all);
+        assertEquals(r2.getAddIndex(), e2.getAddIndex());
         LightningApi.Payment p = finalUpdate(pay(a, payReq(r2.getPaymentRequest())));
-        assertEquals(LightningApi.Payment.PaymentStatus.SUCCEEDED, p.getStatus());
+        assertEquals(PaymentStatus.SUCCEEDED, p.getStatus());
         LightningApi.Invoice settled = nextInvoice(all);
         assertEquals(InvoiceState.SETTLED, settled.getState());
+        assertEquals(r2.getAddIndex(), settled.getAddIndex());
         assertEquals(1, settled.getSettleIndex());
         assertTrue(settled.getSettled());
         assertFalse(e1.getSettled());
         all.assertQuiet(200);
-        // a late subscriber asking for the backlog after add_index 1 and settle_index 0
+        // a late subscriber asking for the backlog after add_index 2 and settle_index 0
         Collector<Invoice> backlog = new Collector<>();
-        b.lndAsync.subscribeInvoices(1L, 0L, backlog);
-        assertEquals(r2.getAddIndex(), nextInvoice(backlog).getAddIndex());
+        b.lndAsync.subscribeInvoices(r1.getAddIndex(), 0L, backlog);
+        LightningApi.Invoice late = nextInvoice(backlog);
+        assertEquals(r2.getAddIndex(), late.getAddIndex());
+        assertEquals(InvoiceState.SETTLED, late.getState(), "the backlog carries the current state");
         backlog.assertQuiet(200);
     }
 }

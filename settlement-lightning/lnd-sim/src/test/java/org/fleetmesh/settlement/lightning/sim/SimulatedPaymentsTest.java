@@ -203,6 +203,14 @@ class SimulatedPaymentsTest extends SimulatedNetworkFixture {
         LightningApi.AddInvoiceResponse own = addInvoice(a, LightningApi.Invoice.newBuilder().setValue(5));
         assertLndError(pay(a, payReq(own.getPaymentRequest())).awaitError(), Status.Code.UNKNOWN,
                 "self-payments not allowed");
+        // allowed, but the simulation has no circular route
+        assertEquals(PaymentFailureReason.FAILURE_REASON_NO_ROUTE,
+                finalUpdate(pay(a, payReq(own.getPaymentRequest()).setAllowSelfPayment(true))).getFailureReason());
+        assertLndError(pay(a, payReq(fixed.getPaymentRequest()).setDest(ByteString.copyFrom(new byte[33]))).awaitError(),
+                Status.Code.UNKNOWN, "dest and payment_request cannot appear together");
+        assertEquals(Status.Code.UNIMPLEMENTED, pay(a, payReq("").setDest(ByteString.copyFrom(new byte[33]))
+                .setAmt(1)).awaitError().getCode());
+        assertEquals(Status.Code.UNKNOWN, pay(a, payReq("lnbc1")).awaitError().getCode());
     }
 
     @Test
