@@ -127,15 +127,12 @@ final class SimulatedLightningService extends LightningGrpc.LightningImplBase {
             throw LndErrors.unknown("invoice amount " + formatBtc(valueMsat / 1000) + " is too large, max is "
                     + formatBtc(maxSat));
         }
-        if (expiry < 0) {
-            throw LndErrors.unknown("expiry must be positive");
-        }
         long maxExpiry = 365L * 24 * 3600;
         if (expiry > maxExpiry) {
             throw LndErrors.unknown("expiry of " + expiry + " seconds greater than max expiry of " + maxExpiry
                     + " seconds");
         }
-        long effectiveExpiry = expiry > 0 ? expiry : DEFAULT_INVOICE_EXPIRY;
+        long effectiveExpiry = expiry > 0 ? expiry : DEFAULT_INVOICE_EXPIRY; // lnd: not > 0 means the default
         if (cltvExpiry > MAX_CLTV_DELTA) {
             throw LndErrors.unknown("CLTV delta of " + cltvExpiry + " is too large, max accepted is: " + MAX_CLTV_DELTA);
         }

@@ -72,6 +72,8 @@ class SimulatedInvoicesTest extends SimulatedNetworkFixture {
         LightningApi.AddInvoiceResponse zero = addInvoice(a, LightningApi.Invoice.newBuilder().setMemo("any amount"));
         assertTrue(Bolt11.decode(zero.getPaymentRequest()).amountMsat().isEmpty());
         assertEquals(2, zero.getAddIndex());
+        LightningApi.AddInvoiceResponse negative = addInvoice(a, LightningApi.Invoice.newBuilder().setExpiry(-5));
+        assertEquals(86400, lookup(a, negative.getRHash().toByteArray()).getExpiry(), "lnd ignores a negative expiry");
     }
 
     @Test
