@@ -19,10 +19,7 @@ import org.jboss.logging.Logger;
 import org.lightningj.lnd.wrapper.message.AddInvoiceResponse;
 import org.lightningj.lnd.wrapper.message.GetInfoResponse;
 import org.lightningj.lnd.wrapper.message.Payment;
-import org.lightningj.lnd.wrapper.invoices.message.AddHoldInvoiceRequest;
-import org.lightningj.lnd.wrapper.invoices.message.AddHoldInvoiceResp;
-import org.lightningj.lnd.wrapper.invoices.message.CancelInvoiceMsg;
-import org.lightningj.lnd.wrapper.invoices.message.SettleInvoiceMsg;
+import org.lightningj.lnd.invoices.proto.InvoicesOuterClass;
 import org.lightningj.lnd.wrapper.invoices.message.SubscribeSingleInvoiceRequest;
 import org.lightningj.lnd.wrapper.router.message.SendPaymentRequest;
 import org.lightningj.lnd.wrapper.router.message.TrackPaymentRequest;
@@ -145,10 +142,19 @@ public final class LndRail implements SettlementRail, AutoCloseable {
         };
     }
 
+    /**
+     * The chain requests must be for: configured, or learnt from LND's first invoice, or from GetInfo
+     * (which needs {@code info:read}; an invoice-only macaroon lacks it, hence the other two ways).
+     */
     private Network network() {
         Network n = network;
         if (n == null) {
-            n = info().network().orElseThrow(() -> new SettlementException(Reason.RAIL_ERROR, "LND reports no bitcoin chain"));
+            try {
+                n = info().network().orElseThrow(() -> new SettlementException(Reason.RAIL_ERROR, "LND reports no bitcoin chain"));
+            } catch (SettlementException e) {
+                throw new SettlementException(e.reason(), "cannot tell which chain LND is on (set fleetmesh.lightning.lnd.network): "
+                        + e.getMessage(), e);
+            }
             network = n;
         }
         return n;
@@ -178,13 +184,15 @@ public final class LndRail implements SettlementRail, AutoCloseable {
     public Invoice holdInvoice(PaymentHash hash, long amountMsat, String memo, Duration expiry) {
         Msat.positive(amountMsat, "invoice amount");
         long expirySeconds = expirySeconds(expiry);
-        var req = new AddHoldInvoiceRequest();
-        req.setHash(hash.toBytes());
-        req.setValueMsat(amountMsat);
-        req.setMemo(memo == null ? "" : memo);
-        req.setExpiry(expirySeconds);
-        req.setCltvExpiry(options.holdCltvExpiry());
-        AddHoldInvoiceResp r = LndCalls.unary("AddHoldInvoice", options.callTimeout(), obs -> conn.invoices().addHoldInvoice(req, obs));
+        var req = InvoicesOuterClass.AddHoldInvoiceRequest.newBuilder()
+                .setHash(com.google.protobuf.ByteString.copyFrom(hash.toBytes()))
+                .setValueMsat(amountMsat)
+                .setMemo(memo == null ? "" : memo)
+                .setExpiry(expirySeconds)
+                .setCltvExpiry(options.holdCltvExpiry())
+                .build();
+        InvoicesOuterClass.AddHoldInvoiceResp r = LndCalls.unary("AddHoldInvoice", options.callTimeout(),
+                obs -> conn.invoicesStub().addHoldInvoice(req, obs));
         return checked(r.getPaymentRequest(), hash, amountMsat);
     }
 
@@ -198,7 +206,12 @@ public final class LndRail implements SettlementRail, AutoCloseable {
 
     /** Decodes what LND issued and checks it is the invoice that was asked for. */
     private Invoice checked(String paymentRequest, PaymentHash hash, long amountMsat) {
-        var inv = decodeBolt11(paymentRequest);
+        var inv = parseBolt11(paymentRequest);
+        if (network == null) {
+            network = inv.network(); // LND's own invoice says which chain it is on (no info:read needed)
+        } else if (inv.network() != network) {
+            throw new SettlementException(Reason.RAIL_ERROR, "LND issued an invoice for " + inv.network() + ", expected " + network);
+        }
         if (!inv.paymentHash().hex().equals(hash.hex())) {
             throw new SettlementException(Reason.RAIL_ERROR, "LND issued an invoice for another payment hash");
         }
@@ -210,10 +223,11 @@ public final class LndRail implements SettlementRail, AutoCloseable {
 
     @Override
     public void settle(Preimage preimage) {
-        var req = new SettleInvoiceMsg();
-        req.setPreimage(preimage.toBytes());
+        var req = InvoicesOuterClass.SettleInvoiceMsg.newBuilder()
+                .setPreimage(com.google.protobuf.ByteString.copyFrom(preimage.toBytes())).build();
         try {
-            LndCalls.<org.lightningj.lnd.wrapper.invoices.message.SettleInvoiceResp>unary("SettleInvoice", options.callTimeout(), obs -> conn.invoices().settleInvoice(req, obs));
+            LndCalls.<InvoicesOuterClass.SettleInvoiceResp>unary("SettleInvoice", options.callTimeout(),
+                    obs -> conn.invoicesStub().settleInvoice(req, obs));
         } catch (SettlementException e) {
             if (e.reason() != Reason.ALREADY_SETTLED) { // the hash was looked up from this preimage: settled with it
                 throw e;
@@ -223,10 +237,11 @@ public final class LndRail implements SettlementRail, AutoCloseable {
 
     @Override
     public void cancel(PaymentHash hash) {
-        var req = new CancelInvoiceMsg();
-        req.setPaymentHash(hash.toBytes());
+        var req = InvoicesOuterClass.CancelInvoiceMsg.newBuilder()
+                .setPaymentHash(com.google.protobuf.ByteString.copyFrom(hash.toBytes())).build();
         try {
-            LndCalls.<org.lightningj.lnd.wrapper.invoices.message.CancelInvoiceResp>unary("CancelInvoice", options.callTimeout(), obs -> conn.invoices().cancelInvoice(req, obs));
+            LndCalls.<InvoicesOuterClass.CancelInvoiceResp>unary("CancelInvoice", options.callTimeout(),
+                    obs -> conn.invoicesStub().cancelInvoice(req, obs));
         } catch (SettlementException e) {
             if (e.reason() != Reason.ALREADY_CANCELED) {
                 throw e;
@@ -437,13 +452,16 @@ public final class LndRail implements SettlementRail, AutoCloseable {
                 inv.description().orElse(""), Instant.ofEpochSecond(inv.expiresAt()));
     }
 
-    private org.fleetmesh.settlement.lightning.bolt11.Invoice decodeBolt11(String paymentRequest) {
-        org.fleetmesh.settlement.lightning.bolt11.Invoice inv;
+    private static org.fleetmesh.settlement.lightning.bolt11.Invoice parseBolt11(String paymentRequest) {
         try {
-            inv = Bolt11.decode(paymentRequest);
+            return Bolt11.decode(paymentRequest);
         } catch (Bolt11Exception e) {
             throw new SettlementException(Reason.INVALID_REQUEST, e.getMessage(), e);
         }
+    }
+
+    private org.fleetmesh.settlement.lightning.bolt11.Invoice decodeBolt11(String paymentRequest) {
+        var inv = parseBolt11(paymentRequest);
         Network expected = network();
         if (inv.network() != expected) {
             throw new SettlementException(Reason.INVALID_REQUEST, "invoice is for " + inv.network() + ", this node is on " + expected);
