@@ -34,7 +34,7 @@ import org.fleetmesh.storage.postgres.ledger.PgLedgerStore;
  * Escrow round trips against two SIMULATED LND nodes over real gRPC/TLS with macaroons: the seller
  * seals and issues a hold invoice (ledger first, PostgreSQL, fsync on), the buyer pays it, the
  * seller sees it ACCEPTED (PAID in the ledger), releases the key (settle), the buyer learns the
- * preimage. Baseline in the same run: bare GetInfo round trips on the seller's channel.
+ * preimage. Baseline in the same run: bare GetInfo round trips (unary gRPC over the same kind of channel).
  */
 public final class EscrowBench {
 
@@ -66,12 +66,12 @@ public final class EscrowBench {
                 });
                 // baseline: unary gRPC round trips on the same kind of channel
                 for (int i = 0; i < 200; i++) {
-                    seller.info();
+                    buyer.info();
                 }
                 int infos = Math.max(1000, n * 3);
                 long b0 = System.nanoTime();
                 for (int i = 0; i < infos; i++) {
-                    seller.info();
+                    buyer.info();
                 }
                 double infoPerS = infos / ((System.nanoTime() - b0) / 1e9);
 

@@ -16,13 +16,11 @@ import org.fleetmesh.spi.settlement.SettlementException;
 import org.fleetmesh.spi.settlement.SettlementException.Reason;
 import org.fleetmesh.spi.settlement.SettlementRail;
 import org.jboss.logging.Logger;
-import org.lightningj.lnd.wrapper.message.AddInvoiceResponse;
-import org.lightningj.lnd.wrapper.message.GetInfoResponse;
-import org.lightningj.lnd.wrapper.message.Payment;
+import com.google.protobuf.ByteString;
 import org.lightningj.lnd.invoices.proto.InvoicesOuterClass;
-import org.lightningj.lnd.wrapper.invoices.message.SubscribeSingleInvoiceRequest;
-import org.lightningj.lnd.wrapper.router.message.SendPaymentRequest;
-import org.lightningj.lnd.wrapper.router.message.TrackPaymentRequest;
+import org.lightningj.lnd.proto.LightningApi;
+import org.lightningj.lnd.proto.LightningApi.Payment;
+import org.lightningj.lnd.router.proto.RouterOuterClass;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -40,7 +38,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
- * The Lightning rail over LND's gRPC API (LightningJ, asynchronous API).
+ * The Lightning rail over LND's gRPC API (LightningJ's generated asynchronous stubs; see
+ * {@link LndConnection} for why not its wrapper classes).
  *
  * <ul>
  * <li>{@link #invoice}: {@code AddInvoice} with {@code r_preimage}; {@link #holdInvoice}: {@code invoicesrpc.AddHoldInvoice};
@@ -117,16 +116,13 @@ public final class LndRail implements SettlementRail, AutoCloseable {
 
     /** GetInfo: identity, version, chain sync. Throws RAIL_UNAVAILABLE when LND cannot be reached or refuses us. */
     public NodeInfo info() {
-        GetInfoResponse r = LndCalls.unary("GetInfo", options.callTimeout(), obs -> conn.lightning().getInfo(obs));
+        LightningApi.GetInfoResponse r = LndCalls.unary("GetInfo", options.callTimeout(),
+                obs -> conn.lightning().getInfo(LightningApi.GetInfoRequest.getDefaultInstance(), obs));
         Optional<Network> net = Optional.empty();
-        try {
-            for (var chain : r.getChains()) {
-                if ("bitcoin".equalsIgnoreCase(chain.getChain())) {
-                    net = networkOf(chain.getNetwork());
-                }
+        for (var chain : r.getChainsList()) {
+            if ("bitcoin".equalsIgnoreCase(chain.getChain())) {
+                net = networkOf(chain.getNetwork());
             }
-        } catch (org.lightningj.lnd.wrapper.ClientSideException e) {
-            throw new SettlementException(Reason.RAIL_ERROR, "GetInfo chains unreadable: " + e.getMessage(), e);
         }
         return new NodeInfo(r.getIdentityPubkey(), r.getAlias(), r.getVersion(), r.getSyncedToChain(), net);
     }
@@ -166,16 +162,18 @@ public final class LndRail implements SettlementRail, AutoCloseable {
     public Invoice invoice(Preimage preimage, long amountMsat, String memo, Duration expiry) {
         Msat.positive(amountMsat, "invoice amount");
         long expirySeconds = expirySeconds(expiry);
-        var req = new org.lightningj.lnd.wrapper.message.Invoice();
-        req.setRPreimage(preimage.toBytes());
-        req.setValueMsat(amountMsat);
-        req.setMemo(memo == null ? "" : memo);
-        req.setExpiry(expirySeconds);
-        AddInvoiceResponse r = LndCalls.unary("AddInvoice", options.callTimeout(), obs -> conn.lightning().addInvoice(req, obs));
+        var req = LightningApi.Invoice.newBuilder()
+                .setRPreimage(ByteString.copyFrom(preimage.toBytes()))
+                .setValueMsat(amountMsat)
+                .setMemo(memo == null ? "" : memo)
+                .setExpiry(expirySeconds)
+                .build();
+        LightningApi.AddInvoiceResponse r = LndCalls.unary("AddInvoice", options.callTimeout(),
+                obs -> conn.lightning().addInvoice(req, obs));
         PaymentHash hash = preimage.hash();
-        if (!java.util.Arrays.equals(r.getRHash(), hash.toBytes())) {
-            throw new SettlementException(Reason.RAIL_ERROR, "LND returned r_hash " + java.util.HexFormat.of().formatHex(r.getRHash())
-                    + " for preimage hash " + hash.hex());
+        if (!java.util.Arrays.equals(r.getRHash().toByteArray(), hash.toBytes())) {
+            throw new SettlementException(Reason.RAIL_ERROR, "LND returned r_hash "
+                    + java.util.HexFormat.of().formatHex(r.getRHash().toByteArray()) + " for preimage hash " + hash.hex());
         }
         return checked(r.getPaymentRequest(), hash, amountMsat);
     }
@@ -185,14 +183,14 @@ public final class LndRail implements SettlementRail, AutoCloseable {
         Msat.positive(amountMsat, "invoice amount");
         long expirySeconds = expirySeconds(expiry);
         var req = InvoicesOuterClass.AddHoldInvoiceRequest.newBuilder()
-                .setHash(com.google.protobuf.ByteString.copyFrom(hash.toBytes()))
+                .setHash(ByteString.copyFrom(hash.toBytes()))
                 .setValueMsat(amountMsat)
                 .setMemo(memo == null ? "" : memo)
                 .setExpiry(expirySeconds)
                 .setCltvExpiry(options.holdCltvExpiry())
                 .build();
         InvoicesOuterClass.AddHoldInvoiceResp r = LndCalls.unary("AddHoldInvoice", options.callTimeout(),
-                obs -> conn.invoicesStub().addHoldInvoice(req, obs));
+                obs -> conn.invoices().addHoldInvoice(req, obs));
         return checked(r.getPaymentRequest(), hash, amountMsat);
     }
 
@@ -224,10 +222,10 @@ public final class LndRail implements SettlementRail, AutoCloseable {
     @Override
     public void settle(Preimage preimage) {
         var req = InvoicesOuterClass.SettleInvoiceMsg.newBuilder()
-                .setPreimage(com.google.protobuf.ByteString.copyFrom(preimage.toBytes())).build();
+                .setPreimage(ByteString.copyFrom(preimage.toBytes())).build();
         try {
             LndCalls.<InvoicesOuterClass.SettleInvoiceResp>unary("SettleInvoice", options.callTimeout(),
-                    obs -> conn.invoicesStub().settleInvoice(req, obs));
+                    obs -> conn.invoices().settleInvoice(req, obs));
         } catch (SettlementException e) {
             if (e.reason() != Reason.ALREADY_SETTLED) { // the hash was looked up from this preimage: settled with it
                 throw e;
@@ -238,10 +236,10 @@ public final class LndRail implements SettlementRail, AutoCloseable {
     @Override
     public void cancel(PaymentHash hash) {
         var req = InvoicesOuterClass.CancelInvoiceMsg.newBuilder()
-                .setPaymentHash(com.google.protobuf.ByteString.copyFrom(hash.toBytes())).build();
+                .setPaymentHash(ByteString.copyFrom(hash.toBytes())).build();
         try {
             LndCalls.<InvoicesOuterClass.CancelInvoiceResp>unary("CancelInvoice", options.callTimeout(),
-                    obs -> conn.invoicesStub().cancelInvoice(req, obs));
+                    obs -> conn.invoices().cancelInvoice(req, obs));
         } catch (SettlementException e) {
             if (e.reason() != Reason.ALREADY_CANCELED) {
                 throw e;
@@ -270,12 +268,12 @@ public final class LndRail implements SettlementRail, AutoCloseable {
             if (closed || done.get()) {
                 return;
             }
-            var req = new SubscribeSingleInvoiceRequest();
-            req.setRHash(hash.toBytes());
+            var req = InvoicesOuterClass.SubscribeSingleInvoiceRequest.newBuilder()
+                    .setRHash(ByteString.copyFrom(hash.toBytes())).build();
             try {
                 conn.invoices().subscribeSingleInvoice(req, new StreamObserver<>() {
                     @Override
-                    public void onNext(org.lightningj.lnd.wrapper.message.Invoice inv) {
+                    public void onNext(LightningApi.Invoice inv) {
                         deliver(stateOf(inv));
                     }
 
@@ -328,11 +326,12 @@ public final class LndRail implements SettlementRail, AutoCloseable {
         }
     }
 
-    InvoiceState stateOf(org.lightningj.lnd.wrapper.message.Invoice inv) {
+    InvoiceState stateOf(LightningApi.Invoice inv) {
         return switch (inv.getState()) {
             case OPEN -> InvoiceState.OPEN;
             case ACCEPTED -> InvoiceState.ACCEPTED;
             case SETTLED -> InvoiceState.SETTLED;
+            case UNRECOGNIZED -> throw new SettlementException(Reason.RAIL_ERROR, "LND reported an unknown invoice state");
             case CANCELED -> {
                 boolean unpaid = inv.getAmtPaidMsat() == 0;
                 boolean pastExpiry = !clock.instant().isBefore(Instant.ofEpochSecond(inv.getCreationDate() + inv.getExpiry()));
@@ -353,11 +352,12 @@ public final class LndRail implements SettlementRail, AutoCloseable {
         if (!clock.instant().isBefore(Instant.ofEpochSecond(inv.expiresAt()))) {
             throw new SettlementException(Reason.EXPIRED, "invoice expired at " + Instant.ofEpochSecond(inv.expiresAt()));
         }
-        var req = new SendPaymentRequest();
-        req.setPaymentRequest(paymentRequest);
-        req.setFeeLimitMsat(maxFeeMsat);
-        req.setTimeoutSeconds((int) Math.max(1, options.paymentTimeout().toSeconds()));
-        req.setNoInflightUpdates(false);
+        var req = RouterOuterClass.SendPaymentRequest.newBuilder()
+                .setPaymentRequest(paymentRequest)
+                .setFeeLimitMsat(maxFeeMsat)
+                .setTimeoutSeconds((int) Math.max(1, options.paymentTimeout().toSeconds()))
+                .setNoInflightUpdates(false)
+                .build();
         PaymentHash hash = new PaymentHash(inv.paymentHash().bytes());
         try {
             return follow("SendPaymentV2", hash, obs -> conn.router().sendPaymentV2(req, obs));
@@ -372,9 +372,10 @@ public final class LndRail implements SettlementRail, AutoCloseable {
 
     /** Follows an earlier payment of ours with TrackPaymentV2 to its outcome (or PENDING if it does not end in time). */
     public PaymentResult track(PaymentHash hash) {
-        var req = new TrackPaymentRequest();
-        req.setPaymentHash(hash.toBytes());
-        req.setNoInflightUpdates(false);
+        var req = RouterOuterClass.TrackPaymentRequest.newBuilder()
+                .setPaymentHash(ByteString.copyFrom(hash.toBytes()))
+                .setNoInflightUpdates(false)
+                .build();
         return follow("TrackPaymentV2", hash, obs -> conn.router().trackPaymentV2(req, obs));
     }
 
