@@ -5,9 +5,8 @@
 //   The cache holds the local events of every case; each case's filter selects its own (as NDKSync
 //   queries the cache with the sync filter). The package is used as documented: NDKSync.sync with a
 //   cache adapter and explicit relayUrls.
-//   With "unwrapNegOpen":true in the input, the one thing changed on the wire is NEG-OPEN's filter:
-//   the package sends an array of filters there, NIP-77 a filter object; the shim sends the single
-//   filter as an object (everything else, the negentropy engine included, is the package's own).
+//   The package sends NEG-OPEN with an array of filters (NIP-77 has one filter object); the relay
+//   accepts both, and the script only counts the NEG-OPENs it sends.
 // Prints one line per case starting with RESULT
 //   ({"name":..,"have":[..],"need":[..],"fetched":[..],"rounds":n,"errors":[..]}); exits non-zero on failure.
 import WebSocket from 'ws'
@@ -58,21 +57,15 @@ const ndk = new NDK({ explicitRelayUrls: [wsUrl], cacheAdapter: cache, enableOut
 await ndk.connect(10000)
 
 let negOpens = 0
-if (input.unwrapNegOpen) {
-  for (const relay of ndk.pool.relays.values()) {
-    const conn = relay.connectivity
-    const send = conn.send.bind(conn)
-    conn.send = message => {
-      if (typeof message === 'string' && message.startsWith('["NEG-OPEN"')) {
-        const arr = JSON.parse(message)
-        if (Array.isArray(arr[2]) && arr[2].length === 1) {
-          arr[2] = arr[2][0]
-          negOpens++
-        }
-        message = JSON.stringify(arr)
-      }
-      return send(message)
+// count every NEG-OPEN the package sends (one per sync, or the sync fell back to something else)
+for (const relay of ndk.pool.relays.values()) {
+  const conn = relay.connectivity
+  const send = conn.send.bind(conn)
+  conn.send = message => {
+    if (typeof message === 'string' && message.startsWith('["NEG-OPEN"')) {
+      negOpens++
     }
+    return send(message)
   }
 }
 
@@ -103,7 +96,7 @@ for (const c of input.cases) {
     need: [...result.need],
     fetched: result.events.map(e => e.rawEvent()),
     rounds,
-    negOpensUnwrapped: negOpens,
+    negOpens: negOpens,
     errors,
   }
   console.log('RESULT ' + JSON.stringify(out))

@@ -155,13 +155,13 @@ class NdkSyncIT {
     void ndkSyncLearnsExactlyTheDifferences() throws Exception {
         List<Case> cases = clientCases();
         publish(cases);
-        JsonNode[] results = runClient(cases, false); // the package exactly as shipped
+        JsonNode[] results = runClient(cases); // the package exactly as shipped
         for (int i = 0; i < cases.size(); i++) {
             Case c = cases.get(i);
             JsonNode r = results[i];
             assertEquals(c.name, r.path("name").asText());
             assertEquals(0, r.path("errors").size(), c.name + ": " + r.path("errors"));
-            assertEquals(1, r.path("negOpensUnwrapped").asInt(), c.name + ": one NEG-OPEN per sync");
+            assertEquals(1, r.path("negOpens").asInt(), c.name + ": one NEG-OPEN per sync");
             assertTrue(r.path("rounds").asInt() >= 1, c.name + ": the sync ran NIP-77 (not the fetch fallback)");
             assertEquals(ids(c.relayOnly), strings(r.path("need")), c.name + ": need = what only the relay has");
             assertEquals(ids(c.localOnly), strings(r.path("have")), c.name + ": have = what only the cache has");
@@ -193,7 +193,7 @@ class NdkSyncIT {
     void ndkSyncAsShippedOpensWithAFilterArray() throws Exception {
         Case c = new Case("as-shipped").fill(100, 100, 100, Keys.now() - 80_000);
         publish(List.of(c));
-        JsonNode r = runClient(List.of(c), false)[0];
+        JsonNode r = runClient(List.of(c))[0];
         assertEquals(0, r.path("errors").size(), r.path("errors").toString());
         assertEquals(ids(c.relayOnly), strings(r.path("need")));
         assertEquals(ids(c.localOnly), strings(r.path("have")));
@@ -214,9 +214,8 @@ class NdkSyncIT {
         }
     }
 
-    static JsonNode[] runClient(List<Case> cases, boolean unwrapNegOpen) throws Exception {
+    static JsonNode[] runClient(List<Case> cases) throws Exception {
         ObjectNode in = NostrClient.JSON.createObjectNode();
-        in.put("unwrapNegOpen", unwrapNegOpen);
         ArrayNode cache = in.putArray("cache");
         ArrayNode cs = in.putArray("cases");
         for (Case c : cases) {
