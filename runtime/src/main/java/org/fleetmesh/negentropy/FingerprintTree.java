@@ -3,6 +3,7 @@ package org.fleetmesh.negentropy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -17,6 +18,10 @@ import java.util.List;
  * are never modified once built. {@link #snapshot()} is O(1) and returns a {@link Storage} over the
  * root of that moment, which later writes never change, so any number of reconciliations can read
  * snapshots without locks while the writer goes on. Writers are serialized on this object.
+ *
+ * <p>Leaves hold their items packed in primitive arrays (timestamps, and each id as four
+ * little-endian 64-bit limbs), so sums and searches read contiguous memory; {@link Item}s are built
+ * only when {@link Snapshot#item(int)} or {@link Snapshot#iterate} hand them out.
  */
 public final class FingerprintTree {
     /** Most items in a leaf; a leaf that outgrows it splits in two. */
@@ -28,10 +33,11 @@ public final class FingerprintTree {
     /** An inner node (other than the root) below this many children merges with a sibling. */
     static final int INNER_MIN = INNER_MAX / 4;
     /** A leaf keeps the running id sum at every GROUP-th item, so a prefix sum adds at most GROUP/2 ids. */
-    static final int GROUP = 2;
+    static final int GROUP = 8;
 
     private static final VarHandle LIMB = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final Leaf EMPTY = Leaf.of(new Item[0]);
+    private static final VarHandle BIG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final Leaf EMPTY = new Leaf(new long[0], new long[0]);
 
     private volatile Node root;
 
@@ -62,7 +68,15 @@ public final class FingerprintTree {
         int leaves = (n + LEAF_MAX - 1) / LEAF_MAX;
         Node[] level = new Node[leaves];
         for (int i = 0; i < leaves; i++) {
-            level[i] = Leaf.of(Arrays.copyOfRange(all, (int) ((long) i * n / leaves), (int) ((long) (i + 1) * n / leaves)));
+            int from = (int) ((long) i * n / leaves);
+            int to = (int) ((long) (i + 1) * n / leaves);
+            long[] ts = new long[to - from];
+            long[] ids = new long[4 * (to - from)];
+            for (int j = from; j < to; j++) {
+                ts[j - from] = all[j].timestamp();
+                putId(ids, 4 * (j - from), all[j].id().raw());
+            }
+            level[i] = new Leaf(ts, ids);
         }
         while (level.length > 1) {
             int m = level.length;
@@ -83,15 +97,16 @@ public final class FingerprintTree {
 
     /** Whether the tree holds {@code item} now. */
     public boolean contains(Item item) {
+        Key k = Key.of(item);
         Node n = root;
         while (n instanceof Inner in) {
-            int c = in.childFor(item);
+            int c = in.childFor(k);
             if (c < 0) {
                 return false;
             }
             n = in.children[c];
         }
-        return Arrays.binarySearch(((Leaf) n).items, item) >= 0;
+        return ((Leaf) n).search(k) >= 0;
     }
 
     /** The items as they are now; later writes never change the returned storage. O(1). */
@@ -102,7 +117,7 @@ public final class FingerprintTree {
     /** Adds {@code item}; returns false, changing nothing, when it is already there. */
     public synchronized boolean insert(Item item) {
         Node current = root;
-        Node[] result = insert(current, item);
+        Node[] result = insert(current, Key.of(item));
         if (result == null) {
             return false;
         }
@@ -113,7 +128,7 @@ public final class FingerprintTree {
     /** Removes {@code item}; returns false, changing nothing, when it is not there. */
     public synchronized boolean remove(Item item) {
         Node current = root;
-        Node result = remove(current, item);
+        Node result = remove(current, Key.of(item));
         if (result == null) {
             return false;
         }
@@ -124,30 +139,105 @@ public final class FingerprintTree {
         return true;
     }
 
+    // Keys: a timestamp and an id as four big-endian limbs, so that unsigned limb order is byte order.
+
+    /** The place of an item or bound in the order: compared against packed items without building them. */
+    private record Key(long ts, long k0, long k1, long k2, long k3, byte[] id) {
+        static Key of(Item item) {
+            byte[] id = item.id().raw();
+            return new Key(item.timestamp(), (long) BIG.get(id, 0), (long) BIG.get(id, 8), (long) BIG.get(id, 16),
+                    (long) BIG.get(id, 24), id);
+        }
+
+        static Key of(Bound bound) {
+            byte[] p = bound.rawIdPrefix();
+            byte[] id = p.length == Id.SIZE ? p : Arrays.copyOf(p, Id.SIZE);
+            return new Key(bound.timestamp(), (long) BIG.get(id, 0), (long) BIG.get(id, 8), (long) BIG.get(id, 16),
+                    (long) BIG.get(id, 24), id);
+        }
+
+        /** Compares this key with the packed item (timestamp {@code t}, limbs {@code ids[off .. off+3]}). */
+        int compareTo(long t, long[] ids, int off) {
+            if (ts != t) {
+                return Long.compareUnsigned(ts, t);
+            }
+            long x = Long.reverseBytes(ids[off]);
+            if (k0 != x) {
+                return Long.compareUnsigned(k0, x);
+            }
+            x = Long.reverseBytes(ids[off + 1]);
+            if (k1 != x) {
+                return Long.compareUnsigned(k1, x);
+            }
+            x = Long.reverseBytes(ids[off + 2]);
+            if (k2 != x) {
+                return Long.compareUnsigned(k2, x);
+            }
+            x = Long.reverseBytes(ids[off + 3]);
+            return k3 == x ? 0 : Long.compareUnsigned(k3, x);
+        }
+    }
+
+    /** Compares the packed items a (at {@code ia}) and b (at {@code ib}). */
+    private static int compare(long[] tsA, long[] idsA, int ia, long[] tsB, long[] idsB, int ib) {
+        if (tsA[ia] != tsB[ib]) {
+            return Long.compareUnsigned(tsA[ia], tsB[ib]);
+        }
+        for (int l = 0; l < 4; l++) {
+            long x = Long.reverseBytes(idsA[4 * ia + l]);
+            long y = Long.reverseBytes(idsB[4 * ib + l]);
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
+            }
+        }
+        return 0;
+    }
+
+    private static void putId(long[] ids, int off, byte[] id) {
+        ids[off] = (long) LIMB.get(id, 0);
+        ids[off + 1] = (long) LIMB.get(id, 8);
+        ids[off + 2] = (long) LIMB.get(id, 16);
+        ids[off + 3] = (long) LIMB.get(id, 24);
+    }
+
+    /** A fresh 32-byte id from the limbs at {@code ids[off .. off+3]}. */
+    private static byte[] idBytes(long[] ids, int off) {
+        byte[] b = new byte[Id.SIZE];
+        LIMB.set(b, 0, ids[off]);
+        LIMB.set(b, 8, ids[off + 1]);
+        LIMB.set(b, 16, ids[off + 2]);
+        LIMB.set(b, 24, ids[off + 3]);
+        return b;
+    }
+
     // Writing: every call builds new nodes along the path and shares the rest.
 
     /** The replacement of {@code n} (one node, or two after a split), or null when item is there. */
-    private static Node[] insert(Node n, Item item) {
+    private static Node[] insert(Node n, Key key) {
         if (n instanceof Leaf leaf) {
-            Item[] items = leaf.items;
-            int pos = Arrays.binarySearch(items, item);
+            int pos = leaf.search(key);
             if (pos >= 0) {
                 return null;
             }
             pos = -pos - 1;
-            Item[] grown = new Item[items.length + 1];
-            System.arraycopy(items, 0, grown, 0, pos);
-            grown[pos] = item;
-            System.arraycopy(items, pos, grown, pos + 1, items.length - pos);
-            if (grown.length > LEAF_MAX) {
-                int half = grown.length / 2;
-                return new Node[] {Leaf.of(Arrays.copyOf(grown, half)), Leaf.of(Arrays.copyOfRange(grown, half, grown.length))};
+            int size = leaf.ts.length;
+            long[] ts = new long[size + 1];
+            long[] ids = new long[4 * (size + 1)];
+            System.arraycopy(leaf.ts, 0, ts, 0, pos);
+            System.arraycopy(leaf.ids, 0, ids, 0, 4 * pos);
+            ts[pos] = key.ts();
+            putId(ids, 4 * pos, key.id());
+            System.arraycopy(leaf.ts, pos, ts, pos + 1, size - pos);
+            System.arraycopy(leaf.ids, 4 * pos, ids, 4 * (pos + 1), 4 * (size - pos));
+            if (ts.length > LEAF_MAX) {
+                int half = ts.length / 2;
+                return new Node[] {Leaf.slice(ts, ids, 0, half), Leaf.slice(ts, ids, half, ts.length)};
             }
-            return new Node[] {Leaf.of(grown)};
+            return new Node[] {new Leaf(ts, ids)};
         }
         Inner in = (Inner) n;
-        int c = Math.max(0, in.childFor(item));
-        Node[] replaced = insert(in.children[c], item);
+        int c = Math.max(0, in.childFor(key));
+        Node[] replaced = insert(in.children[c], key);
         if (replaced == null) {
             return null;
         }
@@ -164,24 +254,27 @@ public final class FingerprintTree {
     }
 
     /** The replacement of {@code n}, possibly under-full, or null when item is not there. */
-    private static Node remove(Node n, Item item) {
+    private static Node remove(Node n, Key key) {
         if (n instanceof Leaf leaf) {
-            Item[] items = leaf.items;
-            int pos = Arrays.binarySearch(items, item);
+            int pos = leaf.search(key);
             if (pos < 0) {
                 return null;
             }
-            Item[] shrunk = new Item[items.length - 1];
-            System.arraycopy(items, 0, shrunk, 0, pos);
-            System.arraycopy(items, pos + 1, shrunk, pos, items.length - pos - 1);
-            return Leaf.of(shrunk);
+            int size = leaf.ts.length;
+            long[] ts = new long[size - 1];
+            long[] ids = new long[4 * (size - 1)];
+            System.arraycopy(leaf.ts, 0, ts, 0, pos);
+            System.arraycopy(leaf.ids, 0, ids, 0, 4 * pos);
+            System.arraycopy(leaf.ts, pos + 1, ts, pos, size - pos - 1);
+            System.arraycopy(leaf.ids, 4 * (pos + 1), ids, 4 * pos, 4 * (size - pos - 1));
+            return new Leaf(ts, ids);
         }
         Inner in = (Inner) n;
-        int c = in.childFor(item);
+        int c = in.childFor(key);
         if (c < 0) {
             return null;
         }
-        Node replaced = remove(in.children[c], item);
+        Node replaced = remove(in.children[c], key);
         if (replaced == null) {
             return null;
         }
@@ -202,12 +295,14 @@ public final class FingerprintTree {
     /** Two neighbours of one height as one node, or as two evenly filled ones if one would overflow. */
     private static Node[] merge(Node a, Node b) {
         if (a instanceof Leaf la) {
-            Item[] all = concat(la.items, ((Leaf) b).items);
-            if (all.length > LEAF_MAX) {
-                int half = all.length / 2;
-                return new Node[] {Leaf.of(Arrays.copyOf(all, half)), Leaf.of(Arrays.copyOfRange(all, half, all.length))};
+            Leaf lb = (Leaf) b;
+            long[] ts = concat(la.ts, lb.ts);
+            long[] ids = concat(la.ids, lb.ids);
+            if (ts.length > LEAF_MAX) {
+                int half = ts.length / 2;
+                return new Node[] {Leaf.slice(ts, ids, 0, half), Leaf.slice(ts, ids, half, ts.length)};
             }
-            return new Node[] {Leaf.of(all)};
+            return new Node[] {new Leaf(ts, ids)};
         }
         Node[] all = concat(((Inner) a).children, ((Inner) b).children);
         if (all.length > INNER_MAX) {
@@ -223,13 +318,22 @@ public final class FingerprintTree {
         return all;
     }
 
+    private static long[] concat(long[] a, long[] b) {
+        long[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
     // Nodes: immutable once built.
 
     private abstract static sealed class Node permits Leaf, Inner {
         abstract int size();
 
-        /** The smallest item below, or null for the empty leaf. */
-        abstract Item first();
+        /** The timestamp of the smallest item below (not for the empty leaf). */
+        abstract long firstTs();
+
+        /** Limb {@code l} of the id of the smallest item below (not for the empty leaf). */
+        abstract long firstId(int l);
 
         /** Limb {@code l} (0 = least significant) of the sum of the ids below. */
         abstract long total(int l);
@@ -238,40 +342,74 @@ public final class FingerprintTree {
     }
 
     private static final class Leaf extends Node {
-        final Item[] items;
-        /** Sum of the ids, four little-endian limbs. */
+        /** The timestamps, ascending. */
+        final long[] ts;
+        /** ids[4i .. 4i+3] = id i as four little-endian limbs (the id bytes read 8 at a time, little-endian). */
+        final long[] ids;
         /**
          * cum[4g .. 4g+3] = sum of the ids [0, GROUP * g) as four little-endian limbs, for g below
          * the number of groups; the last four limbs are the sum of all the ids.
          */
         final long[] cum;
 
-        private Leaf(Item[] items, long[] cum) {
-            this.items = items;
-            this.cum = cum;
+        Leaf(long[] ts, long[] ids) {
+            this.ts = ts;
+            this.ids = ids;
+            this.cum = runningSums(ids, ts.length);
         }
 
-        static Leaf of(Item[] items) {
-            int groups = (items.length + GROUP - 1) / GROUP;
+        static Leaf slice(long[] ts, long[] ids, int from, int to) {
+            return new Leaf(Arrays.copyOfRange(ts, from, to), Arrays.copyOfRange(ids, 4 * from, 4 * to));
+        }
+
+        static long[] runningSums(long[] ids, int n) {
+            int groups = (n + GROUP - 1) / GROUP;
             long[] cum = new long[4 * (groups + 1)];
             long[] sum = new long[4];
-            for (int i = 0; i < items.length; i++) {
-                addId(sum, items[i].id().raw());
-                if ((i + 1) % GROUP == 0 || i + 1 == items.length) {
+            for (int i = 0; i < n; i++) {
+                add(sum, ids[4 * i], ids[4 * i + 1], ids[4 * i + 2], ids[4 * i + 3]);
+                if ((i + 1) % GROUP == 0 || i + 1 == n) {
                     System.arraycopy(sum, 0, cum, 4 * ((i + GROUP) / GROUP), 4);
                 }
             }
-            return new Leaf(items, cum);
+            return cum;
+        }
+
+        /** The position of {@code key}, or -(insertion point) - 1 when it is not here. */
+        int search(Key key) {
+            int lo = 0;
+            int hi = ts.length - 1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                int c = key.compareTo(ts[mid], ids, 4 * mid);
+                if (c > 0) {
+                    lo = mid + 1;
+                } else if (c < 0) {
+                    hi = mid - 1;
+                } else {
+                    return mid;
+                }
+            }
+            return -(lo + 1);
+        }
+
+        Item item(int i) {
+            return new Item(ts[i], Id.wrap(idBytes(ids, 4 * i)));
         }
 
         @Override
         int size() {
-            return items.length;
+            return ts.length;
         }
 
         @Override
-        Item first() {
-            return items.length == 0 ? null : items[0];
+        long firstTs() {
+            return ts[0];
+        }
+
+        @Override
+        long firstId(int l) {
+            return ids[l];
         }
 
         @Override
@@ -281,13 +419,15 @@ public final class FingerprintTree {
 
         @Override
         boolean underfull() {
-            return items.length < LEAF_MIN;
+            return ts.length < LEAF_MIN;
         }
     }
 
     private static final class Inner extends Node {
         final Node[] children;
-        final Item first;
+        /** keyTs[c] and keyId[4c .. 4c+3]: the smallest item of child c, packed as in a leaf. */
+        final long[] keyTs;
+        final long[] keyId;
         /** cumCount[c] = items in children [0, c); cumCount[children.length] = size. */
         final int[] cumCount;
         /** cumSum[4c .. 4c+3] = sum of the ids in children [0, c), as four little-endian limbs. */
@@ -296,11 +436,16 @@ public final class FingerprintTree {
         Inner(Node[] children) {
             int k = children.length;
             this.children = children;
-            this.first = children[0].first();
+            this.keyTs = new long[k];
+            this.keyId = new long[4 * k];
             this.cumCount = new int[k + 1];
             this.cumSum = new long[4 * (k + 1)];
             for (int c = 0; c < k; c++) {
                 Node child = children[c];
+                keyTs[c] = child.firstTs();
+                for (int l = 0; l < 4; l++) {
+                    keyId[4 * c + l] = child.firstId(l);
+                }
                 cumCount[c + 1] = cumCount[c] + child.size();
                 long carry = 0;
                 for (int l = 0; l < 4; l++) {
@@ -319,8 +464,13 @@ public final class FingerprintTree {
         }
 
         @Override
-        Item first() {
-            return first;
+        long firstTs() {
+            return keyTs[0];
+        }
+
+        @Override
+        long firstId(int l) {
+            return keyId[l];
         }
 
         @Override
@@ -348,13 +498,13 @@ public final class FingerprintTree {
             return lo;
         }
 
-        /** The last child whose first item is at or below {@code item}, or -1 if none is. */
-        int childFor(Item item) {
+        /** The last child whose first item is at or below {@code key}, or -1 if none is. */
+        int childFor(Key key) {
             int lo = 0;
             int hi = children.length;
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
-                if (children[mid].first().compareTo(item) <= 0) {
+                if (key.compareTo(keyTs[mid], keyId, 4 * mid) >= 0) {
                     lo = mid + 1;
                 } else {
                     hi = mid;
@@ -364,12 +514,12 @@ public final class FingerprintTree {
         }
 
         /** The number of leading children whose first item is below {@code bound}. */
-        int childrenBelow(Bound bound) {
+        int childrenBelow(Key bound) {
             int lo = 0;
             int hi = children.length;
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
-                if (bound.compareToItem(children[mid].first()) > 0) {
+                if (bound.compareTo(keyTs[mid], keyId, 4 * mid) > 0) {
                     lo = mid + 1;
                 } else {
                     hi = mid;
@@ -377,6 +527,12 @@ public final class FingerprintTree {
             }
             return lo;
         }
+    }
+
+    /** Receives ids packed as four little-endian limbs at {@code ids[off .. off+3]}. */
+    @FunctionalInterface
+    interface PackedIdVisitor {
+        void visit(long[] ids, int off);
     }
 
     /** An immutable view of the tree at one moment. */
@@ -412,7 +568,48 @@ public final class FingerprintTree {
                 index -= in.cumCount[c];
                 n = in.children[c];
             }
-            return ((Leaf) n).items[index];
+            return ((Leaf) n).item(index);
+        }
+
+        /** The leaf holding position {@code index} (0 &lt;= index &lt; size), its local position in {@code local[0]}. */
+        private Leaf leafAt(int index, int[] local) {
+            Node n = root;
+            while (n instanceof Inner in) {
+                int c = in.childAt(index);
+                index -= in.cumCount[c];
+                n = in.children[c];
+            }
+            local[0] = index;
+            return (Leaf) n;
+        }
+
+        /**
+         * {@code Bound.between(item(index - 1), item(index))} without building the items, for
+         * 0 &lt; index &lt; size.
+         */
+        Bound boundBetween(int index) {
+            if (index <= 0 || index >= root.size()) {
+                throw new NegentropyException("item index out of range: " + index);
+            }
+            int[] local = new int[1];
+            Leaf prev = leafAt(index - 1, local);
+            int p = local[0];
+            Leaf curr = leafAt(index, local);
+            int c = local[0];
+            long t = curr.ts[c];
+            if (t != prev.ts[p]) {
+                return Bound.wrap(t, new byte[0]);
+            }
+            int shared = Id.SIZE;
+            for (int l = 0; l < 4; l++) {
+                long x = curr.ids[4 * c + l] ^ prev.ids[4 * p + l];
+                if (x != 0) {
+                    shared = 8 * l + (Long.numberOfTrailingZeros(x) >>> 3);
+                    break;
+                }
+            }
+            int length = Math.min(shared + 1, Id.SIZE);
+            return Bound.wrap(t, Arrays.copyOf(idBytes(curr.ids, 4 * c), length));
         }
 
         @Override
@@ -426,9 +623,8 @@ public final class FingerprintTree {
         /** Visits [from, to) of {@code n}, 0 &lt;= from &lt; to &lt;= n.size(); false once the visitor stops. */
         private static boolean walk(Node n, int from, int to, int offset, ItemVisitor visitor) {
             if (n instanceof Leaf leaf) {
-                Item[] items = leaf.items;
                 for (int i = from; i < to; i++) {
-                    if (!visitor.visit(items[i], offset + i)) {
+                    if (!visitor.visit(leaf.item(i), offset + i)) {
                         return false;
                     }
                 }
@@ -446,17 +642,53 @@ public final class FingerprintTree {
             return true;
         }
 
+        /** Hands the ids of items [begin, end) to {@code visitor} in order, packed, without building items. */
+        void forEachId(int begin, int end, PackedIdVisitor visitor) {
+            checkBounds(begin, end);
+            if (begin < end) {
+                walkIds(root, begin, end, visitor);
+            }
+        }
+
+        private static void walkIds(Node n, int from, int to, PackedIdVisitor visitor) {
+            if (n instanceof Leaf leaf) {
+                long[] ids = leaf.ids;
+                for (int i = from; i < to; i++) {
+                    visitor.visit(ids, 4 * i);
+                }
+                return;
+            }
+            Inner in = (Inner) n;
+            for (int c = in.childAt(from); c < in.children.length && in.cumCount[c] < to; c++) {
+                int start = in.cumCount[c];
+                walkIds(in.children[c], Math.max(from - start, 0), Math.min(to, in.cumCount[c + 1]) - start, visitor);
+            }
+        }
+
+        /** Appends the ids of items [begin, end) to {@code o}, 32 bytes each. */
+        void writeIds(int begin, int end, MessageWriter o) {
+            forEachId(begin, end, o::writeIdLimbs);
+        }
+
+        /** The ids of items [begin, end), in order. */
+        List<Id> ids(int begin, int end) {
+            List<Id> out = new ArrayList<>(end - begin);
+            forEachId(begin, end, (ids, off) -> out.add(Id.wrap(idBytes(ids, off))));
+            return out;
+        }
+
         @Override
         public int findLowerBound(int begin, int end, Bound bound) {
             checkBounds(begin, end);
             if (begin == end) {
                 return begin;
             }
+            Key key = Key.of(bound);
             // items below the bound are a prefix of the whole sequence, so clamp its global end
             int offset = 0;
             Node n = root;
             while (n instanceof Inner in) {
-                int below = in.childrenBelow(bound);
+                int below = in.childrenBelow(key);
                 if (below == 0) {
                     break; // only reached at the root: every item is at or above the bound
                 }
@@ -465,12 +697,13 @@ public final class FingerprintTree {
             }
             int lower = offset;
             if (n instanceof Leaf leaf) {
-                Item[] items = leaf.items;
+                long[] ts = leaf.ts;
+                long[] ids = leaf.ids;
                 int lo = 0;
-                int hi = items.length;
+                int hi = ts.length;
                 while (lo < hi) {
                     int mid = (lo + hi) >>> 1;
-                    if (bound.compareToItem(items[mid]) > 0) {
+                    if (key.compareTo(ts[mid], ids, 4 * mid) > 0) {
                         lo = mid + 1;
                     } else {
                         hi = mid;
@@ -511,33 +744,26 @@ public final class FingerprintTree {
                 n = in.children[c];
             }
             Leaf leaf = (Leaf) n;
-            Item[] items = leaf.items;
-            if (index >= items.length) {
+            int size = leaf.ts.length;
+            if (index >= size) {
                 addOrSub(acc, leaf.cum, leaf.cum.length - 4, subtract);
                 return;
             }
+            long[] ids = leaf.ids;
             int g = index / GROUP;
             int lo = g * GROUP;
-            int hi = Math.min(lo + GROUP, items.length);
+            int hi = Math.min(lo + GROUP, size);
             if (index - lo <= hi - index) {
                 // the running sum at the group start plus the ids from there to index
                 addOrSub(acc, leaf.cum, 4 * g, subtract);
                 for (int i = lo; i < index; i++) {
-                    if (subtract) {
-                        subId(acc, items[i].id().raw());
-                    } else {
-                        addId(acc, items[i].id().raw());
-                    }
+                    addOrSub(acc, ids, 4 * i, subtract);
                 }
             } else {
                 // the running sum at the group end less the ids from index to there
                 addOrSub(acc, leaf.cum, 4 * (g + 1), subtract);
                 for (int i = index; i < hi; i++) {
-                    if (subtract) {
-                        addId(acc, items[i].id().raw());
-                    } else {
-                        subId(acc, items[i].id().raw());
-                    }
+                    addOrSub(acc, ids, 4 * i, !subtract);
                 }
             }
         }
@@ -557,14 +783,6 @@ public final class FingerprintTree {
         } else {
             add(acc, src[off], src[off + 1], src[off + 2], src[off + 3]);
         }
-    }
-
-    static void addId(long[] acc, byte[] id) {
-        add(acc, (long) LIMB.get(id, 0), (long) LIMB.get(id, 8), (long) LIMB.get(id, 16), (long) LIMB.get(id, 24));
-    }
-
-    static void subId(long[] acc, byte[] id) {
-        sub(acc, (long) LIMB.get(id, 0), (long) LIMB.get(id, 8), (long) LIMB.get(id, 16), (long) LIMB.get(id, 24));
     }
 
     private static void add(long[] acc, long b0, long b1, long b2, long b3) {
@@ -611,16 +829,19 @@ public final class FingerprintTree {
     /** Returns the height of {@code n} (0 for a leaf); global order is the tests' to compare. */
     private static int verify(Node n, boolean isRoot) {
         if (n instanceof Leaf leaf) {
-            Item[] items = leaf.items;
-            if (items.length > LEAF_MAX || (!isRoot && items.length < LEAF_MIN)) {
-                throw new IllegalStateException("leaf of " + items.length);
+            int size = leaf.ts.length;
+            if (size > LEAF_MAX || (!isRoot && size < LEAF_MIN)) {
+                throw new IllegalStateException("leaf of " + size);
             }
-            for (int i = 1; i < items.length; i++) {
-                if (items[i - 1].compareTo(items[i]) >= 0) {
+            if (leaf.ids.length != 4 * size) {
+                throw new IllegalStateException("leaf ids of " + leaf.ids.length + " limbs for " + size + " items");
+            }
+            for (int i = 1; i < size; i++) {
+                if (compare(leaf.ts, leaf.ids, i - 1, leaf.ts, leaf.ids, i) >= 0) {
                     throw new IllegalStateException("leaf out of order at " + i);
                 }
             }
-            if (!Arrays.equals(Leaf.of(items).cum, leaf.cum)) {
+            if (!Arrays.equals(Leaf.runningSums(leaf.ids, size), leaf.cum)) {
                 throw new IllegalStateException("leaf running sums wrong");
             }
             return 0;
@@ -630,16 +851,16 @@ public final class FingerprintTree {
         if (kids.length > INNER_MAX || (!isRoot && kids.length < INNER_MIN)) {
             throw new IllegalStateException("inner of " + kids.length);
         }
-        if (in.first != kids[0].first()) {
-            throw new IllegalStateException("inner first wrong");
-        }
         Inner rebuilt = new Inner(kids);
+        if (!Arrays.equals(rebuilt.keyTs, in.keyTs) || !Arrays.equals(rebuilt.keyId, in.keyId)) {
+            throw new IllegalStateException("inner first items wrong");
+        }
         if (!Arrays.equals(rebuilt.cumCount, in.cumCount) || !Arrays.equals(rebuilt.cumSum, in.cumSum)) {
             throw new IllegalStateException("inner running count or sum wrong");
         }
         int depth = -1;
         for (int c = 0; c < kids.length; c++) {
-            if (c > 0 && kids[c - 1].first().compareTo(kids[c].first()) >= 0) {
+            if (c > 0 && compare(in.keyTs, in.keyId, c - 1, in.keyTs, in.keyId, c) >= 0) {
                 throw new IllegalStateException("children out of order");
             }
             int d = verify(kids[c], false);
