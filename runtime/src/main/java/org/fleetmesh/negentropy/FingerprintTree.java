@@ -33,7 +33,7 @@ public final class FingerprintTree {
     /** An inner node (other than the root) below this many children merges with a sibling. */
     static final int INNER_MIN = INNER_MAX / 4;
     /** A leaf keeps the running id sum at every GROUP-th item, so a prefix sum adds at most GROUP/2 ids. */
-    static final int GROUP = 8;
+    static final int GROUP = 4;
 
     private static final VarHandle LIMB = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle BIG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -154,6 +154,15 @@ public final class FingerprintTree {
             byte[] id = p.length == Id.SIZE ? p : Arrays.copyOf(p, Id.SIZE);
             return new Key(bound.timestamp(), (long) BIG.get(id, 0), (long) BIG.get(id, 8), (long) BIG.get(id, 16),
                     (long) BIG.get(id, 24), id);
+        }
+
+        /** Compares this key with the first item below {@code n} (not the empty leaf). */
+        int compareToFirst(Node n) {
+            if (ts != n.firstTs()) {
+                return Long.compareUnsigned(ts, n.firstTs());
+            }
+            long[] first = {n.firstId(0), n.firstId(1), n.firstId(2), n.firstId(3)};
+            return compareTo(ts, first, 0);
         }
 
         /** Compares this key with the packed item (timestamp {@code t}, limbs {@code ids[off .. off+3]}). */
@@ -393,6 +402,21 @@ public final class FingerprintTree {
             return -(lo + 1);
         }
 
+        /** The number of items below {@code bound}. */
+        int lowerBound(Key bound) {
+            int lo = 0;
+            int hi = ts.length;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                if (bound.compareTo(ts[mid], ids, 4 * mid) > 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo;
+        }
+
         Item item(int i) {
             return new Item(ts[i], Id.wrap(idBytes(ids, 4 * i)));
         }
@@ -485,17 +509,16 @@ public final class FingerprintTree {
 
         /** The child holding position {@code index}, 0 &lt;= index &lt; size. */
         int childAt(int index) {
-            int lo = 0;
-            int hi = children.length - 1;
-            while (lo < hi) {
-                int mid = (lo + hi + 1) >>> 1;
-                if (cumCount[mid] <= index) {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
+            // children hold similar counts, so start from the proportional guess and step from there
+            int k = children.length;
+            int c = (int) ((long) index * k / cumCount[k]);
+            while (cumCount[c] > index) {
+                c--;
             }
-            return lo;
+            while (cumCount[c + 1] <= index) {
+                c++;
+            }
+            return c;
         }
 
         /** The last child whose first item is at or below {@code key}, or -1 if none is. */
@@ -545,11 +568,102 @@ public final class FingerprintTree {
          */
         private Prefix lastEnd;
 
+        /**
+         * The leaf located last, so that nearby calls (consecutive buckets, a fingerprint after the
+         * lower bound that ended it) skip most of the descent. Volatile, as a Finger's arrays are
+         * filled after it is constructed; sessions on other threads may still race on it, which
+         * is harmless: a published Finger is never changed, and any Finger is a valid start.
+         */
+        private volatile Finger finger;
+        /** Nodes on a path from the root to a leaf, the root and the leaf included. */
+        private final int levels;
+
         private record Prefix(int index, long[] limbs) {
+        }
+
+        /**
+         * The path from the root to one leaf: for each level k (0 = root) the node, its index in
+         * its parent, the position of its first item and the sum of the ids before it. Immutable.
+         */
+        private static final class Finger {
+            final Node[] nodes;
+            final int[] child;
+            final int[] starts;
+            /** sums[4k .. 4k+3] = sum of the ids before nodes[k]. */
+            final long[] sums;
+
+            Finger(int levels) {
+                nodes = new Node[levels];
+                child = new int[levels];
+                starts = new int[levels];
+                sums = new long[4 * levels];
+            }
+
+            /** A copy of levels [0, k] of {@code f}, deeper levels left to fill. */
+            Finger(Finger f, int k) {
+                this(f.nodes.length);
+                System.arraycopy(f.nodes, 0, nodes, 0, k + 1);
+                System.arraycopy(f.child, 0, child, 0, k + 1);
+                System.arraycopy(f.starts, 0, starts, 0, k + 1);
+                System.arraycopy(f.sums, 0, sums, 0, 4 * (k + 1));
+            }
+
+            int depth() {
+                return nodes.length - 1;
+            }
+
+            Leaf leaf() {
+                return (Leaf) nodes[nodes.length - 1];
+            }
+
+            int start() {
+                return starts[nodes.length - 1];
+            }
+
+            int beforeOffset() {
+                return 4 * (nodes.length - 1);
+            }
+
+            boolean holds(int index) {
+                return index >= start() && index < start() + leaf().ts.length;
+            }
+
+            /** Fills levels (k, depth] toward position {@code index}, which lies below nodes[k]. */
+            Finger descend(int k, int index) {
+                for (int j = k; j < nodes.length - 1; j++) {
+                    Inner in = (Inner) nodes[j];
+                    int c = in.childAt(index - starts[j]);
+                    step(j, in, c);
+                }
+                return this;
+            }
+
+            /** Fills levels (k, depth] toward the last item below {@code key}, which lies below nodes[k]. */
+            Finger descend(int k, Key key) {
+                for (int j = k; j < nodes.length - 1; j++) {
+                    Inner in = (Inner) nodes[j];
+                    int c = Math.max(in.childrenBelow(key) - 1, 0);
+                    step(j, in, c);
+                }
+                return this;
+            }
+
+            private void step(int j, Inner in, int c) {
+                nodes[j + 1] = in.children[c];
+                child[j + 1] = c;
+                starts[j + 1] = starts[j] + in.cumCount[c];
+                System.arraycopy(sums, 4 * j, sums, 4 * (j + 1), 4);
+                add(sums, 4 * (j + 1), in.cumSum, 4 * c);
+            }
         }
 
         private Snapshot(Node root) {
             this.root = root;
+            int levels = 1;
+            for (Node n = root; n instanceof Inner in; n = in.children[0]) {
+                levels++;
+            }
+            this.levels = levels;
         }
 
         @Override
@@ -584,6 +698,31 @@ public final class FingerprintTree {
         }
 
         /**
+         * The path to the leaf holding position {@code index}, 0 &lt;= index &lt; size: from the last
+         * finger, climbing only as far as needed.
+         */
+        private Finger fingerAt(int index) {
+            Finger f = finger;
+            if (f != null && f.holds(index)) {
+                return f;
+            }
+            Finger next;
+            if (f == null) {
+                next = new Finger(levels);
+                next.nodes[0] = root;
+                next.descend(0, index);
+            } else {
+                int k = f.depth();
+                while (k > 0 && (index < f.starts[k] || index >= f.starts[k] + f.nodes[k].size())) {
+                    k--;
+                }
+                next = new Finger(f, k).descend(k, index);
+            }
+            finger = next;
+            return next;
+        }
+
+        /**
          * {@code Bound.between(item(index - 1), item(index))} without building the items, for
          * 0 &lt; index &lt; size.
          */
@@ -591,11 +730,22 @@ public final class FingerprintTree {
             if (index <= 0 || index >= root.size()) {
                 throw new NegentropyException("item index out of range: " + index);
             }
-            int[] local = new int[1];
-            Leaf prev = leafAt(index - 1, local);
-            int p = local[0];
-            Leaf curr = leafAt(index, local);
-            int c = local[0];
+            Finger old = finger;
+            Finger f = fingerAt(index);
+            Leaf curr = f.leaf();
+            int c = index - f.start();
+            Leaf prev = curr;
+            int p = c - 1;
+            if (p < 0) {
+                if (old != null && old.holds(index - 1)) {
+                    prev = old.leaf();
+                    p = index - 1 - old.start();
+                } else {
+                    int[] local = new int[1];
+                    prev = leafAt(index - 1, local);
+                    p = local[0];
+                }
+            }
             long t = curr.ts[c];
             if (t != prev.ts[p]) {
                 return Bound.wrap(t, new byte[0]);
@@ -609,7 +759,11 @@ public final class FingerprintTree {
                 }
             }
             int length = Math.min(shared + 1, Id.SIZE);
-            return Bound.wrap(t, Arrays.copyOf(idBytes(curr.ids, 4 * c), length));
+            byte[] prefix = new byte[length];
+            for (int i = 0; i < length; i++) {
+                prefix[i] = (byte) (curr.ids[4 * c + (i >>> 3)] >>> (8 * (i & 7)));
+            }
+            return Bound.wrap(t, prefix);
         }
 
         @Override
@@ -684,66 +838,77 @@ public final class FingerprintTree {
                 return begin;
             }
             Key key = Key.of(bound);
+            if (key.compareToFirst(root) <= 0) {
+                return begin; // every item is at or above the bound
+            }
             // items below the bound are a prefix of the whole sequence, so clamp its global end
-            int offset = 0;
-            Node n = root;
-            while (n instanceof Inner in) {
-                int below = in.childrenBelow(key);
-                if (below == 0) {
-                    break; // only reached at the root: every item is at or above the bound
+            Finger f = finger;
+            Finger next;
+            if (f == null) {
+                next = new Finger(levels);
+                next.nodes[0] = root;
+                next.descend(0, key);
+            } else {
+                // climb to the lowest node whose items bracket the bound: above its first item,
+                // at or below the first item of its next sibling
+                int k = f.depth();
+                while (k > 0 && !brackets(f, k, key)) {
+                    k--;
                 }
-                offset += in.cumCount[below - 1];
-                n = in.children[below - 1];
-            }
-            int lower = offset;
-            if (n instanceof Leaf leaf) {
-                long[] ts = leaf.ts;
-                long[] ids = leaf.ids;
-                int lo = 0;
-                int hi = ts.length;
-                while (lo < hi) {
-                    int mid = (lo + hi) >>> 1;
-                    if (key.compareTo(ts[mid], ids, 4 * mid) > 0) {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
+                if (k == f.depth()) {
+                    next = f;
+                } else {
+                    next = new Finger(f, k).descend(k, key);
                 }
-                lower += lo;
             }
+            finger = next;
+            int lower = next.start() + next.leaf().lowerBound(key);
             return Math.min(Math.max(lower, begin), end);
+        }
+
+        /** Whether nodes[k] (k &gt; 0) of {@code f} starts below {@code key} and its next sibling at or above it. */
+        private static boolean brackets(Finger f, int k, Key key) {
+            Inner parent = (Inner) f.nodes[k - 1];
+            int c = f.child[k];
+            return c + 1 < parent.children.length
+                    && key.compareTo(parent.keyTs[c], parent.keyId, 4 * c) > 0
+                    && key.compareTo(parent.keyTs[c + 1], parent.keyId, 4 * (c + 1)) <= 0;
         }
 
         @Override
         public Fingerprint fingerprint(int begin, int end) {
             checkBounds(begin, end);
             Prefix before = lastEnd;
-            long[] sum = new long[4];
-            prefix(end, sum, false);
-            Prefix atEnd = new Prefix(end, sum.clone());
+            long[] atEnd = new long[4];
+            prefix(end, atEnd, false);
+            long[] sum = atEnd.clone();
             if (before != null && before.index() == begin) {
                 addOrSub(sum, before.limbs(), 0, true);
             } else {
                 prefix(begin, sum, true);
             }
-            lastEnd = atEnd;
+            lastEnd = new Prefix(end, atEnd);
             return Accumulator.ofLimbs(sum).fingerprint(end - begin);
         }
 
         /** Adds (or subtracts) the sum of the ids at positions [0, index) to {@code acc}. */
         private void prefix(int index, long[] acc, boolean subtract) {
-            Node n = root;
-            while (n instanceof Inner in) {
-                if (index >= in.size()) {
-                    addOrSub(acc, in.cumSum, 4 * in.children.length, subtract);
-                    return;
+            if (index >= root.size()) {
+                Node r = root;
+                if (subtract) {
+                    sub(acc, r.total(0), r.total(1), r.total(2), r.total(3));
+                } else {
+                    add(acc, r.total(0), r.total(1), r.total(2), r.total(3));
                 }
-                int c = in.childAt(index);
-                addOrSub(acc, in.cumSum, 4 * c, subtract);
-                index -= in.cumCount[c];
-                n = in.children[c];
+                return;
             }
-            Leaf leaf = (Leaf) n;
+            Finger f = finger;
+            if (f == null || index < f.start() || index > f.start() + f.leaf().ts.length) {
+                f = fingerAt(index);
+            }
+            addOrSub(acc, f.sums, f.beforeOffset(), subtract);
+            Leaf leaf = f.leaf();
+            index -= f.start();
             int size = leaf.ts.length;
             if (index >= size) {
                 addOrSub(acc, leaf.cum, leaf.cum.length - 4, subtract);
@@ -782,6 +947,18 @@ public final class FingerprintTree {
             sub(acc, src[off], src[off + 1], src[off + 2], src[off + 3]);
         } else {
             add(acc, src[off], src[off + 1], src[off + 2], src[off + 3]);
+        }
+    }
+
+    /** dst[doff .. doff+3] += src[soff .. soff+3]. */
+    private static void add(long[] dst, int doff, long[] src, int soff) {
+        long carry = 0;
+        for (int l = 0; l < 4; l++) {
+            long a = dst[doff + l];
+            long b = src[soff + l];
+            long s = a + b + carry;
+            carry = ((a & b) | ((a | b) & ~s)) >>> 63;
+            dst[doff + l] = s;
         }
     }
 
