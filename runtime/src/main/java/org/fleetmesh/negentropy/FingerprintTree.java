@@ -577,6 +577,16 @@ public final class FingerprintTree {
         private volatile Finger finger;
         /** Nodes on a path from the root to a leaf, the root and the leaf included. */
         private final int levels;
+        /** Whether one thread alone reads this view, so that the finger may move in place. */
+        private final boolean confined;
+
+        /**
+         * A view of the same items for one thread (one reconciliation session), which moves its
+         * finger in place instead of copying it on every move.
+         */
+        Snapshot confined() {
+            return new Snapshot(root, true);
+        }
 
         private record Prefix(int index, long[] limbs) {
         }
@@ -658,7 +668,12 @@ public final class FingerprintTree {
         }
 
         private Snapshot(Node root) {
+            this(root, false);
+        }
+
+        private Snapshot(Node root, boolean confined) {
             this.root = root;
+            this.confined = confined;
             int levels = 1;
             for (Node n = root; n instanceof Inner in; n = in.children[0]) {
                 levels++;
@@ -716,9 +731,11 @@ public final class FingerprintTree {
                 while (k > 0 && (index < f.starts[k] || index >= f.starts[k] + f.nodes[k].size())) {
                     k--;
                 }
-                next = new Finger(f, k).descend(k, index);
+                next = (confined ? f : new Finger(f, k)).descend(k, index);
             }
-            finger = next;
+            if (next != f) {
+                finger = next;
+            }
             return next;
         }
 
@@ -731,15 +748,17 @@ public final class FingerprintTree {
                 throw new NegentropyException("item index out of range: " + index);
             }
             Finger old = finger;
-            Finger f = fingerAt(index);
+            Leaf oldLeaf = old == null ? null : old.leaf();
+            int oldStart = old == null ? 0 : old.start();
+            Finger f = fingerAt(index); // may move old in place
             Leaf curr = f.leaf();
             int c = index - f.start();
             Leaf prev = curr;
             int p = c - 1;
             if (p < 0) {
-                if (old != null && old.holds(index - 1)) {
-                    prev = old.leaf();
-                    p = index - 1 - old.start();
+                if (oldLeaf != null && index - 1 >= oldStart && index - 1 < oldStart + oldLeaf.ts.length) {
+                    prev = oldLeaf;
+                    p = index - 1 - oldStart;
                 } else {
                     int[] local = new int[1];
                     prev = leafAt(index - 1, local);
@@ -858,10 +877,12 @@ public final class FingerprintTree {
                 if (k == f.depth()) {
                     next = f;
                 } else {
-                    next = new Finger(f, k).descend(k, key);
+                    next = (confined ? f : new Finger(f, k)).descend(k, key);
                 }
             }
-            finger = next;
+            if (next != f) {
+                finger = next;
+            }
             int lower = next.start() + next.leaf().lowerBound(key);
             return Math.min(Math.max(lower, begin), end);
         }

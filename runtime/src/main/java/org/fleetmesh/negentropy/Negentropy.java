@@ -44,7 +44,8 @@ public final class Negentropy {
         if (frameSizeLimit != 0 && (frameSizeLimit < MIN_FRAME_SIZE_LIMIT)) {
             throw new NegentropyException("frameSizeLimit too small: " + frameSizeLimit + " < " + MIN_FRAME_SIZE_LIMIT);
         }
-        this.storage = storage;
+        // a session is used by one thread at a time: let a tree snapshot keep its finger in place
+        this.storage = storage instanceof FingerprintTree.Snapshot tree ? tree.confined() : storage;
         this.frameSizeLimit = frameSizeLimit;
     }
 

@@ -78,6 +78,13 @@ class FingerprintTreeTest {
 
     /** Everything Negentropy reads from a storage, compared between the vector and the snapshot. */
     private static void assertSameStorage(SortedVector expected, Storage actual, Random r) {
+        assertSameReads(expected, actual, r);
+        if (actual instanceof FingerprintTree.Snapshot tree) {
+            assertSameReads(expected, tree.confined(), r); // the view a Negentropy session reads, finger moved in place
+        }
+    }
+
+    private static void assertSameReads(SortedVector expected, Storage actual, Random r) {
         int n = expected.size();
         assertEquals(n, actual.size());
         for (int i = 0; i < n; i++) {
