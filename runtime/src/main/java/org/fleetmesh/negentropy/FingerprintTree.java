@@ -229,15 +229,17 @@ public final class FingerprintTree {
                 return null;
             }
             pos = -pos - 1;
-            int size = leaf.ts.length;
+            int size = leaf.n;
+            long[] oldTs = leaf.timestamps();
+            long[] oldIds = leaf.ids();
             long[] ts = new long[size + 1];
             long[] ids = new long[4 * (size + 1)];
-            System.arraycopy(leaf.ts, 0, ts, 0, pos);
-            System.arraycopy(leaf.ids, 0, ids, 0, 4 * pos);
+            System.arraycopy(oldTs, 0, ts, 0, pos);
+            System.arraycopy(oldIds, 0, ids, 0, 4 * pos);
             ts[pos] = key.ts();
             putId(ids, 4 * pos, key.id());
-            System.arraycopy(leaf.ts, pos, ts, pos + 1, size - pos);
-            System.arraycopy(leaf.ids, 4 * pos, ids, 4 * (pos + 1), 4 * (size - pos));
+            System.arraycopy(oldTs, pos, ts, pos + 1, size - pos);
+            System.arraycopy(oldIds, 4 * pos, ids, 4 * (pos + 1), 4 * (size - pos));
             if (ts.length > LEAF_MAX) {
                 int half = ts.length / 2;
                 return new Node[] {Leaf.slice(ts, ids, 0, half), Leaf.slice(ts, ids, half, ts.length)};
@@ -269,13 +271,15 @@ public final class FingerprintTree {
             if (pos < 0) {
                 return null;
             }
-            int size = leaf.ts.length;
+            int size = leaf.n;
+            long[] oldTs = leaf.timestamps();
+            long[] oldIds = leaf.ids();
             long[] ts = new long[size - 1];
             long[] ids = new long[4 * (size - 1)];
-            System.arraycopy(leaf.ts, 0, ts, 0, pos);
-            System.arraycopy(leaf.ids, 0, ids, 0, 4 * pos);
-            System.arraycopy(leaf.ts, pos + 1, ts, pos, size - pos - 1);
-            System.arraycopy(leaf.ids, 4 * (pos + 1), ids, 4 * pos, 4 * (size - pos - 1));
+            System.arraycopy(oldTs, 0, ts, 0, pos);
+            System.arraycopy(oldIds, 0, ids, 0, 4 * pos);
+            System.arraycopy(oldTs, pos + 1, ts, pos, size - pos - 1);
+            System.arraycopy(oldIds, 4 * (pos + 1), ids, 4 * pos, 4 * (size - pos - 1));
             return new Leaf(ts, ids);
         }
         Inner in = (Inner) n;
@@ -305,8 +309,8 @@ public final class FingerprintTree {
     private static Node[] merge(Node a, Node b) {
         if (a instanceof Leaf la) {
             Leaf lb = (Leaf) b;
-            long[] ts = concat(la.ts, lb.ts);
-            long[] ids = concat(la.ids, lb.ids);
+            long[] ts = concat(la.timestamps(), lb.timestamps());
+            long[] ids = concat(la.ids(), lb.ids());
             if (ts.length > LEAF_MAX) {
                 int half = ts.length / 2;
                 return new Node[] {Leaf.slice(ts, ids, 0, half), Leaf.slice(ts, ids, half, ts.length)};
@@ -351,46 +355,73 @@ public final class FingerprintTree {
     }
 
     private static final class Leaf extends Node {
-        /** The timestamps, ascending. */
-        final long[] ts;
-        /** ids[4i .. 4i+3] = id i as four little-endian limbs (the id bytes read 8 at a time, little-endian). */
-        final long[] ids;
+        /** The number of items. */
+        final int n;
         /**
-         * cum[4g .. 4g+3] = sum of the ids [0, GROUP * g) as four little-endian limbs, for g below
-         * the number of groups; the last four limbs are the sum of all the ids.
+         * Items and running sums interleaved, so that a prefix sum and the items next to it share
+         * cache lines: for each group g of GROUP items, the sum of the ids [0, GROUP * g) as four
+         * little-endian limbs, then each item of the group as its timestamp and its id as four
+         * little-endian limbs (the id bytes read 8 at a time); after the last group, the sum of
+         * all the ids. Item i is at {@link #off(int)}, the sum before group g at {@link #cumOff(int)}.
          */
-        final long[] cum;
+        final long[] data;
 
         Leaf(long[] ts, long[] ids) {
-            this.ts = ts;
-            this.ids = ids;
-            this.cum = runningSums(ids, ts.length);
+            this.n = ts.length;
+            int groups = (n + GROUP - 1) / GROUP;
+            long[] d = new long[4 * (groups + 1) + 5 * n];
+            long[] sum = new long[4];
+            for (int i = 0; i < n; i++) {
+                if (i % GROUP == 0) {
+                    System.arraycopy(sum, 0, d, 4 * (i / GROUP) + 5 * i, 4);
+                }
+                int o = 4 * (i / GROUP + 1) + 5 * i;
+                d[o] = ts[i];
+                System.arraycopy(ids, 4 * i, d, o + 1, 4);
+                add(sum, ids[4 * i], ids[4 * i + 1], ids[4 * i + 2], ids[4 * i + 3]);
+            }
+            System.arraycopy(sum, 0, d, d.length - 4, 4);
+            this.data = d;
         }
 
         static Leaf slice(long[] ts, long[] ids, int from, int to) {
             return new Leaf(Arrays.copyOfRange(ts, from, to), Arrays.copyOfRange(ids, 4 * from, 4 * to));
         }
 
-        static long[] runningSums(long[] ids, int n) {
-            int groups = (n + GROUP - 1) / GROUP;
-            long[] cum = new long[4 * (groups + 1)];
-            long[] sum = new long[4];
+        /** Where item i's timestamp is; its id limbs follow. */
+        static int off(int i) {
+            return 4 * (i / GROUP + 1) + 5 * i;
+        }
+
+        /** Where the sum of the ids before group g is, for g up to the number of groups (the total). */
+        int cumOff(int g) {
+            return 4 * g + 5 * Math.min(g * GROUP, n);
+        }
+
+        long[] timestamps() {
+            long[] ts = new long[n];
             for (int i = 0; i < n; i++) {
-                add(sum, ids[4 * i], ids[4 * i + 1], ids[4 * i + 2], ids[4 * i + 3]);
-                if ((i + 1) % GROUP == 0 || i + 1 == n) {
-                    System.arraycopy(sum, 0, cum, 4 * ((i + GROUP) / GROUP), 4);
-                }
+                ts[i] = data[off(i)];
             }
-            return cum;
+            return ts;
+        }
+
+        long[] ids() {
+            long[] ids = new long[4 * n];
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(data, off(i) + 1, ids, 4 * i, 4);
+            }
+            return ids;
         }
 
         /** The position of {@code key}, or -(insertion point) - 1 when it is not here. */
         int search(Key key) {
             int lo = 0;
-            int hi = ts.length - 1;
+            int hi = n - 1;
             while (lo <= hi) {
                 int mid = (lo + hi) >>> 1;
-                int c = key.compareTo(ts[mid], ids, 4 * mid);
+                int o = off(mid);
+                int c = key.compareTo(data[o], data, o + 1);
                 if (c > 0) {
                     lo = mid + 1;
                 } else if (c < 0) {
@@ -405,10 +436,11 @@ public final class FingerprintTree {
         /** The number of items below {@code bound}. */
         int lowerBound(Key bound) {
             int lo = 0;
-            int hi = ts.length;
+            int hi = n;
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
-                if (bound.compareTo(ts[mid], ids, 4 * mid) > 0) {
+                int o = off(mid);
+                if (bound.compareTo(data[o], data, o + 1) > 0) {
                     lo = mid + 1;
                 } else {
                     hi = mid;
@@ -418,32 +450,33 @@ public final class FingerprintTree {
         }
 
         Item item(int i) {
-            return new Item(ts[i], Id.wrap(idBytes(ids, 4 * i)));
+            int o = off(i);
+            return new Item(data[o], Id.wrap(idBytes(data, o + 1)));
         }
 
         @Override
         int size() {
-            return ts.length;
+            return n;
         }
 
         @Override
         long firstTs() {
-            return ts[0];
+            return data[4];
         }
 
         @Override
         long firstId(int l) {
-            return ids[l];
+            return data[5 + l];
         }
 
         @Override
         long total(int l) {
-            return cum[cum.length - 4 + l];
+            return data[data.length - 4 + l];
         }
 
         @Override
         boolean underfull() {
-            return ts.length < LEAF_MIN;
+            return n < LEAF_MIN;
         }
     }
 
@@ -635,7 +668,7 @@ public final class FingerprintTree {
             }
 
             boolean holds(int index) {
-                return index >= start() && index < start() + leaf().ts.length;
+                return index >= start() && index < start() + leaf().n;
             }
 
             /** Fills levels (k, depth] toward position {@code index}, which lies below nodes[k]. */
@@ -756,7 +789,7 @@ public final class FingerprintTree {
             Leaf prev = curr;
             int p = c - 1;
             if (p < 0) {
-                if (oldLeaf != null && index - 1 >= oldStart && index - 1 < oldStart + oldLeaf.ts.length) {
+                if (oldLeaf != null && index - 1 >= oldStart && index - 1 < oldStart + oldLeaf.n) {
                     prev = oldLeaf;
                     p = index - 1 - oldStart;
                 } else {
@@ -765,13 +798,15 @@ public final class FingerprintTree {
                     p = local[0];
                 }
             }
-            long t = curr.ts[c];
-            if (t != prev.ts[p]) {
+            int co = Leaf.off(c);
+            int po = Leaf.off(p);
+            long t = curr.data[co];
+            if (t != prev.data[po]) {
                 return Bound.wrap(t, new byte[0]);
             }
             int shared = Id.SIZE;
             for (int l = 0; l < 4; l++) {
-                long x = curr.ids[4 * c + l] ^ prev.ids[4 * p + l];
+                long x = curr.data[co + 1 + l] ^ prev.data[po + 1 + l];
                 if (x != 0) {
                     shared = 8 * l + (Long.numberOfTrailingZeros(x) >>> 3);
                     break;
@@ -780,7 +815,7 @@ public final class FingerprintTree {
             int length = Math.min(shared + 1, Id.SIZE);
             byte[] prefix = new byte[length];
             for (int i = 0; i < length; i++) {
-                prefix[i] = (byte) (curr.ids[4 * c + (i >>> 3)] >>> (8 * (i & 7)));
+                prefix[i] = (byte) (curr.data[co + 1 + (i >>> 3)] >>> (8 * (i & 7)));
             }
             return Bound.wrap(t, prefix);
         }
@@ -825,9 +860,9 @@ public final class FingerprintTree {
 
         private static void walkIds(Node n, int from, int to, PackedIdVisitor visitor) {
             if (n instanceof Leaf leaf) {
-                long[] ids = leaf.ids;
+                long[] data = leaf.data;
                 for (int i = from; i < to; i++) {
-                    visitor.visit(ids, 4 * i);
+                    visitor.visit(data, Leaf.off(i) + 1);
                 }
                 return;
             }
@@ -924,32 +959,32 @@ public final class FingerprintTree {
                 return;
             }
             Finger f = finger;
-            if (f == null || index < f.start() || index > f.start() + f.leaf().ts.length) {
+            if (f == null || index < f.start() || index > f.start() + f.leaf().n) {
                 f = fingerAt(index);
             }
             addOrSub(acc, f.sums, f.beforeOffset(), subtract);
             Leaf leaf = f.leaf();
             index -= f.start();
-            int size = leaf.ts.length;
+            int size = leaf.n;
             if (index >= size) {
-                addOrSub(acc, leaf.cum, leaf.cum.length - 4, subtract);
+                addOrSub(acc, leaf.data, leaf.data.length - 4, subtract);
                 return;
             }
-            long[] ids = leaf.ids;
+            long[] data = leaf.data;
             int g = index / GROUP;
             int lo = g * GROUP;
             int hi = Math.min(lo + GROUP, size);
             if (index - lo <= hi - index) {
                 // the running sum at the group start plus the ids from there to index
-                addOrSub(acc, leaf.cum, 4 * g, subtract);
+                addOrSub(acc, data, leaf.cumOff(g), subtract);
                 for (int i = lo; i < index; i++) {
-                    addOrSub(acc, ids, 4 * i, subtract);
+                    addOrSub(acc, data, Leaf.off(i) + 1, subtract);
                 }
             } else {
                 // the running sum at the group end less the ids from index to there
-                addOrSub(acc, leaf.cum, 4 * (g + 1), subtract);
+                addOrSub(acc, data, leaf.cumOff(g + 1), subtract);
                 for (int i = index; i < hi; i++) {
-                    addOrSub(acc, ids, 4 * i, !subtract);
+                    addOrSub(acc, data, Leaf.off(i) + 1, !subtract);
                 }
             }
         }
@@ -1027,19 +1062,18 @@ public final class FingerprintTree {
     /** Returns the height of {@code n} (0 for a leaf); global order is the tests' to compare. */
     private static int verify(Node n, boolean isRoot) {
         if (n instanceof Leaf leaf) {
-            int size = leaf.ts.length;
+            int size = leaf.n;
             if (size > LEAF_MAX || (!isRoot && size < LEAF_MIN)) {
                 throw new IllegalStateException("leaf of " + size);
             }
-            if (leaf.ids.length != 4 * size) {
-                throw new IllegalStateException("leaf ids of " + leaf.ids.length + " limbs for " + size + " items");
-            }
+            long[] ts = leaf.timestamps();
+            long[] ids = leaf.ids();
             for (int i = 1; i < size; i++) {
-                if (compare(leaf.ts, leaf.ids, i - 1, leaf.ts, leaf.ids, i) >= 0) {
+                if (compare(ts, ids, i - 1, ts, ids, i) >= 0) {
                     throw new IllegalStateException("leaf out of order at " + i);
                 }
             }
-            if (!Arrays.equals(Leaf.runningSums(leaf.ids, size), leaf.cum)) {
+            if (!Arrays.equals(new Leaf(ts, ids).data, leaf.data)) {
                 throw new IllegalStateException("leaf running sums wrong");
             }
             return 0;
