@@ -19,9 +19,12 @@ import java.util.List;
  * root of that moment, which later writes never change, so any number of reconciliations can read
  * snapshots without locks while the writer goes on. Writers are serialized on this object.
  *
- * <p>Leaves hold their items packed in primitive arrays (timestamps, and each id as four
- * little-endian 64-bit limbs), so sums and searches read contiguous memory; {@link Item}s are built
- * only when {@link Snapshot#item(int)} or {@link Snapshot#iterate} hand them out.
+ * <p>A leaf holds its items packed in one {@code long[]} (each item as its timestamp and its id as
+ * four little-endian 64-bit limbs, with a running id sum before every {@link #GROUP} items), so
+ * sums, searches and the ids written into messages read contiguous memory and no per-item objects
+ * are kept: {@link Item}s are built only when {@link Snapshot#item(int)} or
+ * {@link Snapshot#iterate} hand them out. A snapshot remembers the root-to-leaf path it used last
+ * (its finger), so the nearby positions Negentropy asks for next climb only part of the way.
  */
 public final class FingerprintTree {
     /** Most items in a leaf; a leaf that outgrows it splits in two. */
