@@ -29,6 +29,11 @@ public final class Bound implements Comparable<Bound> {
         return new Bound(timestamp, idPrefix.clone());
     }
 
+    /** A bound over {@code idPrefix} (at most 32 bytes) without a copy: the caller hands it over. */
+    static Bound wrap(long timestamp, byte[] idPrefix) {
+        return new Bound(timestamp, idPrefix);
+    }
+
     /** The bound just below {@code item}: the item itself with its full id. */
     public static Bound of(Item item) {
         return new Bound(item.timestamp(), item.id().raw());

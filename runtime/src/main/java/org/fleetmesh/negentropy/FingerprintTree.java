@@ -3,6 +3,7 @@ package org.fleetmesh.negentropy;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
@@ -17,6 +18,13 @@ import java.util.List;
  * are never modified once built. {@link #snapshot()} is O(1) and returns a {@link Storage} over the
  * root of that moment, which later writes never change, so any number of reconciliations can read
  * snapshots without locks while the writer goes on. Writers are serialized on this object.
+ *
+ * <p>A leaf holds its items packed in one {@code long[]} (each item as its timestamp and its id as
+ * four little-endian 64-bit limbs, with a running id sum before every {@link #GROUP} items), so
+ * sums, searches and the ids written into messages read contiguous memory and no per-item objects
+ * are kept: {@link Item}s are built only when {@link Snapshot#item(int)} or
+ * {@link Snapshot#iterate} hand them out. A snapshot remembers the root-to-leaf path it used last
+ * (its finger), so the nearby positions Negentropy asks for next climb only part of the way.
  */
 public final class FingerprintTree {
     /** Most items in a leaf; a leaf that outgrows it splits in two. */
@@ -28,10 +36,11 @@ public final class FingerprintTree {
     /** An inner node (other than the root) below this many children merges with a sibling. */
     static final int INNER_MIN = INNER_MAX / 4;
     /** A leaf keeps the running id sum at every GROUP-th item, so a prefix sum adds at most GROUP/2 ids. */
-    static final int GROUP = 2;
+    static final int GROUP = 4;
 
     private static final VarHandle LIMB = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
-    private static final Leaf EMPTY = Leaf.of(new Item[0]);
+    private static final VarHandle BIG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
+    private static final Leaf EMPTY = new Leaf(new long[0], new long[0]);
 
     private volatile Node root;
 
@@ -62,7 +71,15 @@ public final class FingerprintTree {
         int leaves = (n + LEAF_MAX - 1) / LEAF_MAX;
         Node[] level = new Node[leaves];
         for (int i = 0; i < leaves; i++) {
-            level[i] = Leaf.of(Arrays.copyOfRange(all, (int) ((long) i * n / leaves), (int) ((long) (i + 1) * n / leaves)));
+            int from = (int) ((long) i * n / leaves);
+            int to = (int) ((long) (i + 1) * n / leaves);
+            long[] ts = new long[to - from];
+            long[] ids = new long[4 * (to - from)];
+            for (int j = from; j < to; j++) {
+                ts[j - from] = all[j].timestamp();
+                putId(ids, 4 * (j - from), all[j].id().raw());
+            }
+            level[i] = new Leaf(ts, ids);
         }
         while (level.length > 1) {
             int m = level.length;
@@ -83,15 +100,16 @@ public final class FingerprintTree {
 
     /** Whether the tree holds {@code item} now. */
     public boolean contains(Item item) {
+        Key k = Key.of(item);
         Node n = root;
         while (n instanceof Inner in) {
-            int c = in.childFor(item);
+            int c = in.childFor(k);
             if (c < 0) {
                 return false;
             }
             n = in.children[c];
         }
-        return Arrays.binarySearch(((Leaf) n).items, item) >= 0;
+        return ((Leaf) n).search(k) >= 0;
     }
 
     /** The items as they are now; later writes never change the returned storage. O(1). */
@@ -102,7 +120,7 @@ public final class FingerprintTree {
     /** Adds {@code item}; returns false, changing nothing, when it is already there. */
     public synchronized boolean insert(Item item) {
         Node current = root;
-        Node[] result = insert(current, item);
+        Node[] result = insert(current, Key.of(item));
         if (result == null) {
             return false;
         }
@@ -113,7 +131,7 @@ public final class FingerprintTree {
     /** Removes {@code item}; returns false, changing nothing, when it is not there. */
     public synchronized boolean remove(Item item) {
         Node current = root;
-        Node result = remove(current, item);
+        Node result = remove(current, Key.of(item));
         if (result == null) {
             return false;
         }
@@ -124,30 +142,116 @@ public final class FingerprintTree {
         return true;
     }
 
+    // Keys: a timestamp and an id as four big-endian limbs, so that unsigned limb order is byte order.
+
+    /** The place of an item or bound in the order: compared against packed items without building them. */
+    private record Key(long ts, long k0, long k1, long k2, long k3, byte[] id) {
+        static Key of(Item item) {
+            byte[] id = item.id().raw();
+            return new Key(item.timestamp(), (long) BIG.get(id, 0), (long) BIG.get(id, 8), (long) BIG.get(id, 16),
+                    (long) BIG.get(id, 24), id);
+        }
+
+        static Key of(Bound bound) {
+            byte[] p = bound.rawIdPrefix();
+            byte[] id = p.length == Id.SIZE ? p : Arrays.copyOf(p, Id.SIZE);
+            return new Key(bound.timestamp(), (long) BIG.get(id, 0), (long) BIG.get(id, 8), (long) BIG.get(id, 16),
+                    (long) BIG.get(id, 24), id);
+        }
+
+        /** Compares this key with the first item below {@code n} (not the empty leaf). */
+        int compareToFirst(Node n) {
+            if (ts != n.firstTs()) {
+                return Long.compareUnsigned(ts, n.firstTs());
+            }
+            long[] first = {n.firstId(0), n.firstId(1), n.firstId(2), n.firstId(3)};
+            return compareTo(ts, first, 0);
+        }
+
+        /** Compares this key with the packed item (timestamp {@code t}, limbs {@code ids[off .. off+3]}). */
+        int compareTo(long t, long[] ids, int off) {
+            if (ts != t) {
+                return Long.compareUnsigned(ts, t);
+            }
+            long x = Long.reverseBytes(ids[off]);
+            if (k0 != x) {
+                return Long.compareUnsigned(k0, x);
+            }
+            x = Long.reverseBytes(ids[off + 1]);
+            if (k1 != x) {
+                return Long.compareUnsigned(k1, x);
+            }
+            x = Long.reverseBytes(ids[off + 2]);
+            if (k2 != x) {
+                return Long.compareUnsigned(k2, x);
+            }
+            x = Long.reverseBytes(ids[off + 3]);
+            return k3 == x ? 0 : Long.compareUnsigned(k3, x);
+        }
+    }
+
+    /** Compares the packed items a (at {@code ia}) and b (at {@code ib}). */
+    private static int compare(long[] tsA, long[] idsA, int ia, long[] tsB, long[] idsB, int ib) {
+        if (tsA[ia] != tsB[ib]) {
+            return Long.compareUnsigned(tsA[ia], tsB[ib]);
+        }
+        for (int l = 0; l < 4; l++) {
+            long x = Long.reverseBytes(idsA[4 * ia + l]);
+            long y = Long.reverseBytes(idsB[4 * ib + l]);
+            if (x != y) {
+                return Long.compareUnsigned(x, y);
+            }
+        }
+        return 0;
+    }
+
+    private static void putId(long[] ids, int off, byte[] id) {
+        ids[off] = (long) LIMB.get(id, 0);
+        ids[off + 1] = (long) LIMB.get(id, 8);
+        ids[off + 2] = (long) LIMB.get(id, 16);
+        ids[off + 3] = (long) LIMB.get(id, 24);
+    }
+
+    /** A fresh 32-byte id from the limbs at {@code ids[off .. off+3]}. */
+    private static byte[] idBytes(long[] ids, int off) {
+        byte[] b = new byte[Id.SIZE];
+        LIMB.set(b, 0, ids[off]);
+        LIMB.set(b, 8, ids[off + 1]);
+        LIMB.set(b, 16, ids[off + 2]);
+        LIMB.set(b, 24, ids[off + 3]);
+        return b;
+    }
+
     // Writing: every call builds new nodes along the path and shares the rest.
 
     /** The replacement of {@code n} (one node, or two after a split), or null when item is there. */
-    private static Node[] insert(Node n, Item item) {
+    private static Node[] insert(Node n, Key key) {
         if (n instanceof Leaf leaf) {
-            Item[] items = leaf.items;
-            int pos = Arrays.binarySearch(items, item);
+            int pos = leaf.search(key);
             if (pos >= 0) {
                 return null;
             }
             pos = -pos - 1;
-            Item[] grown = new Item[items.length + 1];
-            System.arraycopy(items, 0, grown, 0, pos);
-            grown[pos] = item;
-            System.arraycopy(items, pos, grown, pos + 1, items.length - pos);
-            if (grown.length > LEAF_MAX) {
-                int half = grown.length / 2;
-                return new Node[] {Leaf.of(Arrays.copyOf(grown, half)), Leaf.of(Arrays.copyOfRange(grown, half, grown.length))};
+            int size = leaf.n;
+            long[] oldTs = leaf.timestamps();
+            long[] oldIds = leaf.ids();
+            long[] ts = new long[size + 1];
+            long[] ids = new long[4 * (size + 1)];
+            System.arraycopy(oldTs, 0, ts, 0, pos);
+            System.arraycopy(oldIds, 0, ids, 0, 4 * pos);
+            ts[pos] = key.ts();
+            putId(ids, 4 * pos, key.id());
+            System.arraycopy(oldTs, pos, ts, pos + 1, size - pos);
+            System.arraycopy(oldIds, 4 * pos, ids, 4 * (pos + 1), 4 * (size - pos));
+            if (ts.length > LEAF_MAX) {
+                int half = ts.length / 2;
+                return new Node[] {Leaf.slice(ts, ids, 0, half), Leaf.slice(ts, ids, half, ts.length)};
             }
-            return new Node[] {Leaf.of(grown)};
+            return new Node[] {new Leaf(ts, ids)};
         }
         Inner in = (Inner) n;
-        int c = Math.max(0, in.childFor(item));
-        Node[] replaced = insert(in.children[c], item);
+        int c = Math.max(0, in.childFor(key));
+        Node[] replaced = insert(in.children[c], key);
         if (replaced == null) {
             return null;
         }
@@ -164,24 +268,29 @@ public final class FingerprintTree {
     }
 
     /** The replacement of {@code n}, possibly under-full, or null when item is not there. */
-    private static Node remove(Node n, Item item) {
+    private static Node remove(Node n, Key key) {
         if (n instanceof Leaf leaf) {
-            Item[] items = leaf.items;
-            int pos = Arrays.binarySearch(items, item);
+            int pos = leaf.search(key);
             if (pos < 0) {
                 return null;
             }
-            Item[] shrunk = new Item[items.length - 1];
-            System.arraycopy(items, 0, shrunk, 0, pos);
-            System.arraycopy(items, pos + 1, shrunk, pos, items.length - pos - 1);
-            return Leaf.of(shrunk);
+            int size = leaf.n;
+            long[] oldTs = leaf.timestamps();
+            long[] oldIds = leaf.ids();
+            long[] ts = new long[size - 1];
+            long[] ids = new long[4 * (size - 1)];
+            System.arraycopy(oldTs, 0, ts, 0, pos);
+            System.arraycopy(oldIds, 0, ids, 0, 4 * pos);
+            System.arraycopy(oldTs, pos + 1, ts, pos, size - pos - 1);
+            System.arraycopy(oldIds, 4 * (pos + 1), ids, 4 * pos, 4 * (size - pos - 1));
+            return new Leaf(ts, ids);
         }
         Inner in = (Inner) n;
-        int c = in.childFor(item);
+        int c = in.childFor(key);
         if (c < 0) {
             return null;
         }
-        Node replaced = remove(in.children[c], item);
+        Node replaced = remove(in.children[c], key);
         if (replaced == null) {
             return null;
         }
@@ -202,12 +311,14 @@ public final class FingerprintTree {
     /** Two neighbours of one height as one node, or as two evenly filled ones if one would overflow. */
     private static Node[] merge(Node a, Node b) {
         if (a instanceof Leaf la) {
-            Item[] all = concat(la.items, ((Leaf) b).items);
-            if (all.length > LEAF_MAX) {
-                int half = all.length / 2;
-                return new Node[] {Leaf.of(Arrays.copyOf(all, half)), Leaf.of(Arrays.copyOfRange(all, half, all.length))};
+            Leaf lb = (Leaf) b;
+            long[] ts = concat(la.timestamps(), lb.timestamps());
+            long[] ids = concat(la.ids(), lb.ids());
+            if (ts.length > LEAF_MAX) {
+                int half = ts.length / 2;
+                return new Node[] {Leaf.slice(ts, ids, 0, half), Leaf.slice(ts, ids, half, ts.length)};
             }
-            return new Node[] {Leaf.of(all)};
+            return new Node[] {new Leaf(ts, ids)};
         }
         Node[] all = concat(((Inner) a).children, ((Inner) b).children);
         if (all.length > INNER_MAX) {
@@ -223,13 +334,22 @@ public final class FingerprintTree {
         return all;
     }
 
+    private static long[] concat(long[] a, long[] b) {
+        long[] all = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, all, a.length, b.length);
+        return all;
+    }
+
     // Nodes: immutable once built.
 
     private abstract static sealed class Node permits Leaf, Inner {
         abstract int size();
 
-        /** The smallest item below, or null for the empty leaf. */
-        abstract Item first();
+        /** The timestamp of the smallest item below (not for the empty leaf). */
+        abstract long firstTs();
+
+        /** Limb {@code l} of the id of the smallest item below (not for the empty leaf). */
+        abstract long firstId(int l);
 
         /** Limb {@code l} (0 = least significant) of the sum of the ids below. */
         abstract long total(int l);
@@ -238,56 +358,136 @@ public final class FingerprintTree {
     }
 
     private static final class Leaf extends Node {
-        final Item[] items;
-        /** Sum of the ids, four little-endian limbs. */
+        /** The number of items. */
+        final int n;
         /**
-         * cum[4g .. 4g+3] = sum of the ids [0, GROUP * g) as four little-endian limbs, for g below
-         * the number of groups; the last four limbs are the sum of all the ids.
+         * Items and running sums interleaved, so that a prefix sum and the items next to it share
+         * cache lines: for each group g of GROUP items, the sum of the ids [0, GROUP * g) as four
+         * little-endian limbs, then each item of the group as its timestamp and its id as four
+         * little-endian limbs (the id bytes read 8 at a time); after the last group, the sum of
+         * all the ids. Item i is at {@link #off(int)}, the sum before group g at {@link #cumOff(int)}.
          */
-        final long[] cum;
+        final long[] data;
 
-        private Leaf(Item[] items, long[] cum) {
-            this.items = items;
-            this.cum = cum;
+        Leaf(long[] ts, long[] ids) {
+            this.n = ts.length;
+            int groups = (n + GROUP - 1) / GROUP;
+            long[] d = new long[4 * (groups + 1) + 5 * n];
+            long[] sum = new long[4];
+            for (int i = 0; i < n; i++) {
+                if (i % GROUP == 0) {
+                    System.arraycopy(sum, 0, d, 4 * (i / GROUP) + 5 * i, 4);
+                }
+                int o = 4 * (i / GROUP + 1) + 5 * i;
+                d[o] = ts[i];
+                System.arraycopy(ids, 4 * i, d, o + 1, 4);
+                add(sum, ids[4 * i], ids[4 * i + 1], ids[4 * i + 2], ids[4 * i + 3]);
+            }
+            System.arraycopy(sum, 0, d, d.length - 4, 4);
+            this.data = d;
         }
 
-        static Leaf of(Item[] items) {
-            int groups = (items.length + GROUP - 1) / GROUP;
-            long[] cum = new long[4 * (groups + 1)];
-            long[] sum = new long[4];
-            for (int i = 0; i < items.length; i++) {
-                addId(sum, items[i].id().raw());
-                if ((i + 1) % GROUP == 0 || i + 1 == items.length) {
-                    System.arraycopy(sum, 0, cum, 4 * ((i + GROUP) / GROUP), 4);
+        static Leaf slice(long[] ts, long[] ids, int from, int to) {
+            return new Leaf(Arrays.copyOfRange(ts, from, to), Arrays.copyOfRange(ids, 4 * from, 4 * to));
+        }
+
+        /** Where item i's timestamp is; its id limbs follow. */
+        static int off(int i) {
+            return 4 * (i / GROUP + 1) + 5 * i;
+        }
+
+        /** Where the sum of the ids before group g is, for g up to the number of groups (the total). */
+        int cumOff(int g) {
+            return 4 * g + 5 * Math.min(g * GROUP, n);
+        }
+
+        long[] timestamps() {
+            long[] ts = new long[n];
+            for (int i = 0; i < n; i++) {
+                ts[i] = data[off(i)];
+            }
+            return ts;
+        }
+
+        long[] ids() {
+            long[] ids = new long[4 * n];
+            for (int i = 0; i < n; i++) {
+                System.arraycopy(data, off(i) + 1, ids, 4 * i, 4);
+            }
+            return ids;
+        }
+
+        /** The position of {@code key}, or -(insertion point) - 1 when it is not here. */
+        int search(Key key) {
+            int lo = 0;
+            int hi = n - 1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                int o = off(mid);
+                int c = key.compareTo(data[o], data, o + 1);
+                if (c > 0) {
+                    lo = mid + 1;
+                } else if (c < 0) {
+                    hi = mid - 1;
+                } else {
+                    return mid;
                 }
             }
-            return new Leaf(items, cum);
+            return -(lo + 1);
+        }
+
+        /** The number of items below {@code bound}. */
+        int lowerBound(Key bound) {
+            int lo = 0;
+            int hi = n;
+            while (lo < hi) {
+                int mid = (lo + hi) >>> 1;
+                int o = off(mid);
+                if (bound.compareTo(data[o], data, o + 1) > 0) {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            return lo;
+        }
+
+        Item item(int i) {
+            int o = off(i);
+            return new Item(data[o], Id.wrap(idBytes(data, o + 1)));
         }
 
         @Override
         int size() {
-            return items.length;
+            return n;
         }
 
         @Override
-        Item first() {
-            return items.length == 0 ? null : items[0];
+        long firstTs() {
+            return data[4];
+        }
+
+        @Override
+        long firstId(int l) {
+            return data[5 + l];
         }
 
         @Override
         long total(int l) {
-            return cum[cum.length - 4 + l];
+            return data[data.length - 4 + l];
         }
 
         @Override
         boolean underfull() {
-            return items.length < LEAF_MIN;
+            return n < LEAF_MIN;
         }
     }
 
     private static final class Inner extends Node {
         final Node[] children;
-        final Item first;
+        /** keyTs[c] and keyId[4c .. 4c+3]: the smallest item of child c, packed as in a leaf. */
+        final long[] keyTs;
+        final long[] keyId;
         /** cumCount[c] = items in children [0, c); cumCount[children.length] = size. */
         final int[] cumCount;
         /** cumSum[4c .. 4c+3] = sum of the ids in children [0, c), as four little-endian limbs. */
@@ -296,11 +496,16 @@ public final class FingerprintTree {
         Inner(Node[] children) {
             int k = children.length;
             this.children = children;
-            this.first = children[0].first();
+            this.keyTs = new long[k];
+            this.keyId = new long[4 * k];
             this.cumCount = new int[k + 1];
             this.cumSum = new long[4 * (k + 1)];
             for (int c = 0; c < k; c++) {
                 Node child = children[c];
+                keyTs[c] = child.firstTs();
+                for (int l = 0; l < 4; l++) {
+                    keyId[4 * c + l] = child.firstId(l);
+                }
                 cumCount[c + 1] = cumCount[c] + child.size();
                 long carry = 0;
                 for (int l = 0; l < 4; l++) {
@@ -319,8 +524,13 @@ public final class FingerprintTree {
         }
 
         @Override
-        Item first() {
-            return first;
+        long firstTs() {
+            return keyTs[0];
+        }
+
+        @Override
+        long firstId(int l) {
+            return keyId[l];
         }
 
         @Override
@@ -335,26 +545,25 @@ public final class FingerprintTree {
 
         /** The child holding position {@code index}, 0 &lt;= index &lt; size. */
         int childAt(int index) {
-            int lo = 0;
-            int hi = children.length - 1;
-            while (lo < hi) {
-                int mid = (lo + hi + 1) >>> 1;
-                if (cumCount[mid] <= index) {
-                    lo = mid;
-                } else {
-                    hi = mid - 1;
-                }
+            // children hold similar counts, so start from the proportional guess and step from there
+            int k = children.length;
+            int c = (int) ((long) index * k / cumCount[k]);
+            while (cumCount[c] > index) {
+                c--;
             }
-            return lo;
+            while (cumCount[c + 1] <= index) {
+                c++;
+            }
+            return c;
         }
 
-        /** The last child whose first item is at or below {@code item}, or -1 if none is. */
-        int childFor(Item item) {
+        /** The last child whose first item is at or below {@code key}, or -1 if none is. */
+        int childFor(Key key) {
             int lo = 0;
             int hi = children.length;
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
-                if (children[mid].first().compareTo(item) <= 0) {
+                if (key.compareTo(keyTs[mid], keyId, 4 * mid) >= 0) {
                     lo = mid + 1;
                 } else {
                     hi = mid;
@@ -364,12 +573,12 @@ public final class FingerprintTree {
         }
 
         /** The number of leading children whose first item is below {@code bound}. */
-        int childrenBelow(Bound bound) {
+        int childrenBelow(Key bound) {
             int lo = 0;
             int hi = children.length;
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
-                if (bound.compareToItem(children[mid].first()) > 0) {
+                if (bound.compareTo(keyTs[mid], keyId, 4 * mid) > 0) {
                     lo = mid + 1;
                 } else {
                     hi = mid;
@@ -377,6 +586,12 @@ public final class FingerprintTree {
             }
             return lo;
         }
+    }
+
+    /** Receives ids packed as four little-endian limbs at {@code ids[off .. off+3]}. */
+    @FunctionalInterface
+    interface PackedIdVisitor {
+        void visit(long[] ids, int off);
     }
 
     /** An immutable view of the tree at one moment. */
@@ -389,11 +604,117 @@ public final class FingerprintTree {
          */
         private Prefix lastEnd;
 
+        /**
+         * The leaf located last, so that nearby calls (consecutive buckets, a fingerprint after the
+         * lower bound that ended it) skip most of the descent. Volatile, as a Finger's arrays are
+         * filled after it is constructed; sessions on other threads may still race on it, which
+         * is harmless: a published Finger is never changed, and any Finger is a valid start.
+         */
+        private volatile Finger finger;
+        /** Nodes on a path from the root to a leaf, the root and the leaf included. */
+        private final int levels;
+        /** Whether one thread alone reads this view, so that the finger may move in place. */
+        private final boolean confined;
+
+        /**
+         * A view of the same items for one thread (one reconciliation session), which moves its
+         * finger in place instead of copying it on every move.
+         */
+        Snapshot confined() {
+            return new Snapshot(root, true);
+        }
+
         private record Prefix(int index, long[] limbs) {
         }
 
+        /**
+         * The path from the root to one leaf: for each level k (0 = root) the node, its index in
+         * its parent, the position of its first item and the sum of the ids before it. Immutable.
+         */
+        private static final class Finger {
+            final Node[] nodes;
+            final int[] child;
+            final int[] starts;
+            /** sums[4k .. 4k+3] = sum of the ids before nodes[k]. */
+            final long[] sums;
+
+            Finger(int levels) {
+                nodes = new Node[levels];
+                child = new int[levels];
+                starts = new int[levels];
+                sums = new long[4 * levels];
+            }
+
+            /** A copy of levels [0, k] of {@code f}, deeper levels left to fill. */
+            Finger(Finger f, int k) {
+                this(f.nodes.length);
+                System.arraycopy(f.nodes, 0, nodes, 0, k + 1);
+                System.arraycopy(f.child, 0, child, 0, k + 1);
+                System.arraycopy(f.starts, 0, starts, 0, k + 1);
+                System.arraycopy(f.sums, 0, sums, 0, 4 * (k + 1));
+            }
+
+            int depth() {
+                return nodes.length - 1;
+            }
+
+            Leaf leaf() {
+                return (Leaf) nodes[nodes.length - 1];
+            }
+
+            int start() {
+                return starts[nodes.length - 1];
+            }
+
+            int beforeOffset() {
+                return 4 * (nodes.length - 1);
+            }
+
+            boolean holds(int index) {
+                return index >= start() && index < start() + leaf().n;
+            }
+
+            /** Fills levels (k, depth] toward position {@code index}, which lies below nodes[k]. */
+            Finger descend(int k, int index) {
+                for (int j = k; j < nodes.length - 1; j++) {
+                    Inner in = (Inner) nodes[j];
+                    int c = in.childAt(index - starts[j]);
+                    step(j, in, c);
+                }
+                return this;
+            }
+
+            /** Fills levels (k, depth] toward the last item below {@code key}, which lies below nodes[k]. */
+            Finger descend(int k, Key key) {
+                for (int j = k; j < nodes.length - 1; j++) {
+                    Inner in = (Inner) nodes[j];
+                    int c = Math.max(in.childrenBelow(key) - 1, 0);
+                    step(j, in, c);
+                }
+                return this;
+            }
+
+            private void step(int j, Inner in, int c) {
+                nodes[j + 1] = in.children[c];
+                child[j + 1] = c;
+                starts[j + 1] = starts[j] + in.cumCount[c];
+                System.arraycopy(sums, 4 * j, sums, 4 * (j + 1), 4);
+                add(sums, 4 * (j + 1), in.cumSum, 4 * c);
+            }
+        }
+
         private Snapshot(Node root) {
+            this(root, false);
+        }
+
+        private Snapshot(Node root, boolean confined) {
             this.root = root;
+            this.confined = confined;
+            int levels = 1;
+            for (Node n = root; n instanceof Inner in; n = in.children[0]) {
+                levels++;
+            }
+            this.levels = levels;
         }
 
         @Override
@@ -412,7 +733,94 @@ public final class FingerprintTree {
                 index -= in.cumCount[c];
                 n = in.children[c];
             }
-            return ((Leaf) n).items[index];
+            return ((Leaf) n).item(index);
+        }
+
+        /** The leaf holding position {@code index} (0 &lt;= index &lt; size), its local position in {@code local[0]}. */
+        private Leaf leafAt(int index, int[] local) {
+            Node n = root;
+            while (n instanceof Inner in) {
+                int c = in.childAt(index);
+                index -= in.cumCount[c];
+                n = in.children[c];
+            }
+            local[0] = index;
+            return (Leaf) n;
+        }
+
+        /**
+         * The path to the leaf holding position {@code index}, 0 &lt;= index &lt; size: from the last
+         * finger, climbing only as far as needed.
+         */
+        private Finger fingerAt(int index) {
+            Finger f = finger;
+            if (f != null && f.holds(index)) {
+                return f;
+            }
+            Finger next;
+            if (f == null) {
+                next = new Finger(levels);
+                next.nodes[0] = root;
+                next.descend(0, index);
+            } else {
+                int k = f.depth();
+                while (k > 0 && (index < f.starts[k] || index >= f.starts[k] + f.nodes[k].size())) {
+                    k--;
+                }
+                next = (confined ? f : new Finger(f, k)).descend(k, index);
+            }
+            if (next != f) {
+                finger = next;
+            }
+            return next;
+        }
+
+        /**
+         * {@code Bound.between(item(index - 1), item(index))} without building the items, for
+         * 0 &lt; index &lt; size.
+         */
+        Bound boundBetween(int index) {
+            if (index <= 0 || index >= root.size()) {
+                throw new NegentropyException("item index out of range: " + index);
+            }
+            Finger old = finger;
+            Leaf oldLeaf = old == null ? null : old.leaf();
+            int oldStart = old == null ? 0 : old.start();
+            Finger f = fingerAt(index); // may move old in place
+            Leaf curr = f.leaf();
+            int c = index - f.start();
+            Leaf prev = curr;
+            int p = c - 1;
+            if (p < 0) {
+                if (oldLeaf != null && index - 1 >= oldStart && index - 1 < oldStart + oldLeaf.n) {
+                    prev = oldLeaf;
+                    p = index - 1 - oldStart;
+                } else {
+                    int[] local = new int[1];
+                    prev = leafAt(index - 1, local);
+                    p = local[0];
+                }
+            }
+            int co = Leaf.off(c);
+            int po = Leaf.off(p);
+            long t = curr.data[co];
+            if (t != prev.data[po]) {
+                return Bound.wrap(t, new byte[0]);
+            }
+            int shared = Id.SIZE;
+            for (int l = 0; l < 4; l++) {
+                long x = curr.data[co + 1 + l] ^ prev.data[po + 1 + l];
+                if (x != 0) {
+                    shared = 8 * l + (Long.numberOfTrailingZeros(x) >>> 3);
+                    break;
+                }
+            }
+            int length = Math.min(shared + 1, Id.SIZE);
+            byte[] prefix = new byte[length];
+            for (int i = 0; i < length; i++) {
+                prefix[i] = (byte) (curr.data[co + 1 + (i >>> 3)] >>> (8 * (i & 7)));
+            }
+            return Bound.wrap(t, prefix);
         }
 
         @Override
@@ -426,9 +834,8 @@ public final class FingerprintTree {
         /** Visits [from, to) of {@code n}, 0 &lt;= from &lt; to &lt;= n.size(); false once the visitor stops. */
         private static boolean walk(Node n, int from, int to, int offset, ItemVisitor visitor) {
             if (n instanceof Leaf leaf) {
-                Item[] items = leaf.items;
                 for (int i = from; i < to; i++) {
-                    if (!visitor.visit(items[i], offset + i)) {
+                    if (!visitor.visit(leaf.item(i), offset + i)) {
                         return false;
                     }
                 }
@@ -446,98 +853,141 @@ public final class FingerprintTree {
             return true;
         }
 
+        /** Hands the ids of items [begin, end) to {@code visitor} in order, packed, without building items. */
+        void forEachId(int begin, int end, PackedIdVisitor visitor) {
+            checkBounds(begin, end);
+            if (begin < end) {
+                walkIds(root, begin, end, visitor);
+            }
+        }
+
+        private static void walkIds(Node n, int from, int to, PackedIdVisitor visitor) {
+            if (n instanceof Leaf leaf) {
+                long[] data = leaf.data;
+                for (int i = from; i < to; i++) {
+                    visitor.visit(data, Leaf.off(i) + 1);
+                }
+                return;
+            }
+            Inner in = (Inner) n;
+            for (int c = in.childAt(from); c < in.children.length && in.cumCount[c] < to; c++) {
+                int start = in.cumCount[c];
+                walkIds(in.children[c], Math.max(from - start, 0), Math.min(to, in.cumCount[c + 1]) - start, visitor);
+            }
+        }
+
+        /** Appends the ids of items [begin, end) to {@code o}, 32 bytes each. */
+        void writeIds(int begin, int end, MessageWriter o) {
+            forEachId(begin, end, o::writeIdLimbs);
+        }
+
+        /** The ids of items [begin, end), in order. */
+        List<Id> ids(int begin, int end) {
+            List<Id> out = new ArrayList<>(end - begin);
+            forEachId(begin, end, (ids, off) -> out.add(Id.wrap(idBytes(ids, off))));
+            return out;
+        }
+
         @Override
         public int findLowerBound(int begin, int end, Bound bound) {
             checkBounds(begin, end);
             if (begin == end) {
                 return begin;
             }
+            Key key = Key.of(bound);
+            if (key.compareToFirst(root) <= 0) {
+                return begin; // every item is at or above the bound
+            }
             // items below the bound are a prefix of the whole sequence, so clamp its global end
-            int offset = 0;
-            Node n = root;
-            while (n instanceof Inner in) {
-                int below = in.childrenBelow(bound);
-                if (below == 0) {
-                    break; // only reached at the root: every item is at or above the bound
+            Finger f = finger;
+            Finger next;
+            if (f == null) {
+                next = new Finger(levels);
+                next.nodes[0] = root;
+                next.descend(0, key);
+            } else {
+                // climb to the lowest node whose items bracket the bound: above its first item,
+                // at or below the first item of its next sibling
+                int k = f.depth();
+                while (k > 0 && !brackets(f, k, key)) {
+                    k--;
                 }
-                offset += in.cumCount[below - 1];
-                n = in.children[below - 1];
-            }
-            int lower = offset;
-            if (n instanceof Leaf leaf) {
-                Item[] items = leaf.items;
-                int lo = 0;
-                int hi = items.length;
-                while (lo < hi) {
-                    int mid = (lo + hi) >>> 1;
-                    if (bound.compareToItem(items[mid]) > 0) {
-                        lo = mid + 1;
-                    } else {
-                        hi = mid;
-                    }
+                if (k == f.depth()) {
+                    next = f;
+                } else {
+                    next = (confined ? f : new Finger(f, k)).descend(k, key);
                 }
-                lower += lo;
             }
+            if (next != f) {
+                finger = next;
+            }
+            int lower = next.start() + next.leaf().lowerBound(key);
             return Math.min(Math.max(lower, begin), end);
+        }
+
+        /** Whether nodes[k] (k &gt; 0) of {@code f} starts below {@code key} and its next sibling at or above it. */
+        private static boolean brackets(Finger f, int k, Key key) {
+            Inner parent = (Inner) f.nodes[k - 1];
+            int c = f.child[k];
+            return c + 1 < parent.children.length
+                    && key.compareTo(parent.keyTs[c], parent.keyId, 4 * c) > 0
+                    && key.compareTo(parent.keyTs[c + 1], parent.keyId, 4 * (c + 1)) <= 0;
         }
 
         @Override
         public Fingerprint fingerprint(int begin, int end) {
             checkBounds(begin, end);
             Prefix before = lastEnd;
-            long[] sum = new long[4];
-            prefix(end, sum, false);
-            Prefix atEnd = new Prefix(end, sum.clone());
+            long[] atEnd = new long[4];
+            prefix(end, atEnd, false);
+            long[] sum = atEnd.clone();
             if (before != null && before.index() == begin) {
                 addOrSub(sum, before.limbs(), 0, true);
             } else {
                 prefix(begin, sum, true);
             }
-            lastEnd = atEnd;
+            lastEnd = new Prefix(end, atEnd);
             return Accumulator.ofLimbs(sum).fingerprint(end - begin);
         }
 
         /** Adds (or subtracts) the sum of the ids at positions [0, index) to {@code acc}. */
         private void prefix(int index, long[] acc, boolean subtract) {
-            Node n = root;
-            while (n instanceof Inner in) {
-                if (index >= in.size()) {
-                    addOrSub(acc, in.cumSum, 4 * in.children.length, subtract);
-                    return;
+            if (index >= root.size()) {
+                Node r = root;
+                if (subtract) {
+                    sub(acc, r.total(0), r.total(1), r.total(2), r.total(3));
+                } else {
+                    add(acc, r.total(0), r.total(1), r.total(2), r.total(3));
                 }
-                int c = in.childAt(index);
-                addOrSub(acc, in.cumSum, 4 * c, subtract);
-                index -= in.cumCount[c];
-                n = in.children[c];
-            }
-            Leaf leaf = (Leaf) n;
-            Item[] items = leaf.items;
-            if (index >= items.length) {
-                addOrSub(acc, leaf.cum, leaf.cum.length - 4, subtract);
                 return;
             }
+            Finger f = finger;
+            if (f == null || index < f.start() || index > f.start() + f.leaf().n) {
+                f = fingerAt(index);
+            }
+            addOrSub(acc, f.sums, f.beforeOffset(), subtract);
+            Leaf leaf = f.leaf();
+            index -= f.start();
+            int size = leaf.n;
+            if (index >= size) {
+                addOrSub(acc, leaf.data, leaf.data.length - 4, subtract);
+                return;
+            }
+            long[] data = leaf.data;
             int g = index / GROUP;
             int lo = g * GROUP;
-            int hi = Math.min(lo + GROUP, items.length);
+            int hi = Math.min(lo + GROUP, size);
             if (index - lo <= hi - index) {
                 // the running sum at the group start plus the ids from there to index
-                addOrSub(acc, leaf.cum, 4 * g, subtract);
+                addOrSub(acc, data, leaf.cumOff(g), subtract);
                 for (int i = lo; i < index; i++) {
-                    if (subtract) {
-                        subId(acc, items[i].id().raw());
-                    } else {
-                        addId(acc, items[i].id().raw());
-                    }
+                    addOrSub(acc, data, Leaf.off(i) + 1, subtract);
                 }
             } else {
                 // the running sum at the group end less the ids from index to there
-                addOrSub(acc, leaf.cum, 4 * (g + 1), subtract);
+                addOrSub(acc, data, leaf.cumOff(g + 1), subtract);
                 for (int i = index; i < hi; i++) {
-                    if (subtract) {
-                        addId(acc, items[i].id().raw());
-                    } else {
-                        subId(acc, items[i].id().raw());
-                    }
+                    addOrSub(acc, data, Leaf.off(i) + 1, !subtract);
                 }
             }
         }
@@ -559,12 +1009,16 @@ public final class FingerprintTree {
         }
     }
 
-    static void addId(long[] acc, byte[] id) {
-        add(acc, (long) LIMB.get(id, 0), (long) LIMB.get(id, 8), (long) LIMB.get(id, 16), (long) LIMB.get(id, 24));
-    }
-
-    static void subId(long[] acc, byte[] id) {
-        sub(acc, (long) LIMB.get(id, 0), (long) LIMB.get(id, 8), (long) LIMB.get(id, 16), (long) LIMB.get(id, 24));
+    /** dst[doff .. doff+3] += src[soff .. soff+3]. */
+    private static void add(long[] dst, int doff, long[] src, int soff) {
+        long carry = 0;
+        for (int l = 0; l < 4; l++) {
+            long a = dst[doff + l];
+            long b = src[soff + l];
+            long s = a + b + carry;
+            carry = ((a & b) | ((a | b) & ~s)) >>> 63;
+            dst[doff + l] = s;
+        }
     }
 
     private static void add(long[] acc, long b0, long b1, long b2, long b3) {
@@ -611,16 +1065,18 @@ public final class FingerprintTree {
     /** Returns the height of {@code n} (0 for a leaf); global order is the tests' to compare. */
     private static int verify(Node n, boolean isRoot) {
         if (n instanceof Leaf leaf) {
-            Item[] items = leaf.items;
-            if (items.length > LEAF_MAX || (!isRoot && items.length < LEAF_MIN)) {
-                throw new IllegalStateException("leaf of " + items.length);
+            int size = leaf.n;
+            if (size > LEAF_MAX || (!isRoot && size < LEAF_MIN)) {
+                throw new IllegalStateException("leaf of " + size);
             }
-            for (int i = 1; i < items.length; i++) {
-                if (items[i - 1].compareTo(items[i]) >= 0) {
+            long[] ts = leaf.timestamps();
+            long[] ids = leaf.ids();
+            for (int i = 1; i < size; i++) {
+                if (compare(ts, ids, i - 1, ts, ids, i) >= 0) {
                     throw new IllegalStateException("leaf out of order at " + i);
                 }
             }
-            if (!Arrays.equals(Leaf.of(items).cum, leaf.cum)) {
+            if (!Arrays.equals(new Leaf(ts, ids).data, leaf.data)) {
                 throw new IllegalStateException("leaf running sums wrong");
             }
             return 0;
@@ -630,16 +1086,16 @@ public final class FingerprintTree {
         if (kids.length > INNER_MAX || (!isRoot && kids.length < INNER_MIN)) {
             throw new IllegalStateException("inner of " + kids.length);
         }
-        if (in.first != kids[0].first()) {
-            throw new IllegalStateException("inner first wrong");
-        }
         Inner rebuilt = new Inner(kids);
+        if (!Arrays.equals(rebuilt.keyTs, in.keyTs) || !Arrays.equals(rebuilt.keyId, in.keyId)) {
+            throw new IllegalStateException("inner first items wrong");
+        }
         if (!Arrays.equals(rebuilt.cumCount, in.cumCount) || !Arrays.equals(rebuilt.cumSum, in.cumSum)) {
             throw new IllegalStateException("inner running count or sum wrong");
         }
         int depth = -1;
         for (int c = 0; c < kids.length; c++) {
-            if (c > 0 && kids[c - 1].first().compareTo(kids[c].first()) >= 0) {
+            if (c > 0 && compare(in.keyTs, in.keyId, c - 1, in.keyTs, in.keyId, c) >= 0) {
                 throw new IllegalStateException("children out of order");
             }
             int d = verify(kids[c], false);

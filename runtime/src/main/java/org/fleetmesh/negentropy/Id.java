@@ -20,6 +20,11 @@ public final class Id implements Comparable<Id> {
         return new Id(bytes.clone());
     }
 
+    /** An id over {@code bytes} without a copy: the caller hands over a fresh 32-byte array. */
+    static Id wrap(byte[] bytes) {
+        return new Id(bytes);
+    }
+
     public static Id ofHex(String hex) {
         try {
             return of(HexFormat.of().parseHex(hex));

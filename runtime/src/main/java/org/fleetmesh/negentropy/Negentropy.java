@@ -44,7 +44,8 @@ public final class Negentropy {
         if (frameSizeLimit != 0 && (frameSizeLimit < MIN_FRAME_SIZE_LIMIT)) {
             throw new NegentropyException("frameSizeLimit too small: " + frameSizeLimit + " < " + MIN_FRAME_SIZE_LIMIT);
         }
-        this.storage = storage;
+        // a session is used by one thread at a time: let a tree snapshot keep its finger in place
+        this.storage = storage instanceof FingerprintTree.Snapshot tree ? tree.confined() : storage;
         this.frameSizeLimit = frameSizeLimit;
     }
 
@@ -148,12 +149,20 @@ public final class Negentropy {
 
                     if (initiator) {
                         skip = true;
-                        storage.iterate(lower, upper, (item, index) -> {
-                            if (!theirIds.remove(item.id())) {
-                                haveIds.add(item.id());
+                        if (storage instanceof FingerprintTree.Snapshot tree) {
+                            for (Id id : tree.ids(lower, upper)) {
+                                if (!theirIds.remove(id)) {
+                                    haveIds.add(id);
+                                }
                             }
-                            return true;
-                        });
+                        } else {
+                            storage.iterate(lower, upper, (item, index) -> {
+                                if (!theirIds.remove(item.id())) {
+                                    haveIds.add(item.id());
+                                }
+                                return true;
+                            });
+                        }
                         needIds.addAll(theirIds);
                     } else {
                         if (skip) {
@@ -188,28 +197,36 @@ public final class Negentropy {
      * {@code o} and the list to {@code fullOutput} and returns where the listed ids end.
      */
     private int answerIdList(int lower, int upper, Bound currBound, MessageWriter fullOutput, MessageWriter o) {
+        // the reference checks the frame before each id: id k goes in while fullOutput + 32 k fits
+        int count = upper - lower;
+        if (frameSizeLimit != 0) {
+            long room = frameSizeLimit - FRAME_MARGIN - fullOutput.size();
+            count = room < 0 ? 0 : (int) Math.min(count, room / Id.SIZE + 1);
+        }
+        int end = lower + count;
+        Bound endBound = end < upper ? Bound.of(storage.item(end)) : currBound; // the rest gets the closing fingerprint
+
         MessageWriter responseIds = new MessageWriter();
-        long[] numResponseIds = {0};
-        Bound[] endBound = {currBound};
-        int[] end = {upper};
+        writeIds(lower, end, responseIds);
 
-        storage.iterate(lower, upper, (item, index) -> {
-            if (exceedsFrameSizeLimit(fullOutput.size() + responseIds.size())) {
-                endBound[0] = Bound.of(item);
-                end[0] = index; // the rest of the range then gets the closing fingerprint
-                return false;
-            }
-            responseIds.write(item.id().raw());
-            numResponseIds[0]++;
-            return true;
-        });
-
-        encodeBound(endBound[0], o);
+        encodeBound(endBound, o);
         o.writeVarint(Mode.ID_LIST.code());
-        o.writeVarint(numResponseIds[0]);
+        o.writeVarint(count);
         o.write(responseIds);
         fullOutput.write(o);
-        return end[0];
+        return end;
+    }
+
+    /** Appends the ids of items [begin, end), 32 bytes each. */
+    private void writeIds(int begin, int end, MessageWriter o) {
+        if (storage instanceof FingerprintTree.Snapshot tree) {
+            tree.writeIds(begin, end, o);
+            return;
+        }
+        storage.iterate(begin, end, (item, index) -> {
+            o.write(item.id().raw());
+            return true;
+        });
     }
 
     /** Lists a small range outright, else cuts it into 16 fingerprinted buckets of near-equal size. */
@@ -220,10 +237,7 @@ public final class Negentropy {
             encodeBound(upperBound, o);
             o.writeVarint(Mode.ID_LIST.code());
             o.writeVarint(numElems);
-            storage.iterate(lower, upper, (item, index) -> {
-                o.write(item.id().raw());
-                return true;
-            });
+            writeIds(lower, upper, o);
             return;
         }
 
@@ -238,7 +252,9 @@ public final class Negentropy {
 
             Bound nextBound = curr == upper
                     ? upperBound
-                    : Bound.between(storage.item(curr - 1), storage.item(curr));
+                    : storage instanceof FingerprintTree.Snapshot tree
+                            ? tree.boundBetween(curr)
+                            : Bound.between(storage.item(curr - 1), storage.item(curr));
 
             encodeBound(nextBound, o);
             o.writeVarint(Mode.FINGERPRINT.code());

@@ -78,6 +78,13 @@ class FingerprintTreeTest {
 
     /** Everything Negentropy reads from a storage, compared between the vector and the snapshot. */
     private static void assertSameStorage(SortedVector expected, Storage actual, Random r) {
+        assertSameReads(expected, actual, r);
+        if (actual instanceof FingerprintTree.Snapshot tree) {
+            assertSameReads(expected, tree.confined(), r); // the view a Negentropy session reads, finger moved in place
+        }
+    }
+
+    private static void assertSameReads(SortedVector expected, Storage actual, Random r) {
         int n = expected.size();
         assertEquals(n, actual.size());
         for (int i = 0; i < n; i++) {
@@ -89,6 +96,26 @@ class FingerprintTreeTest {
         assertThrows(NegentropyException.class, () -> actual.iterate(1, 0, (item, index) -> true));
 
         assertEquals(visited(expected, 0, n, Integer.MAX_VALUE), visited(actual, 0, n, Integer.MAX_VALUE));
+        if (actual instanceof FingerprintTree.Snapshot tree) {
+            // the packed fast paths Negentropy takes for a tree
+            for (int i = 1; i < n; i++) {
+                Bound want = Bound.between(expected.item(i - 1), expected.item(i));
+                Bound got = tree.boundBetween(i);
+                assertEquals(want.timestamp(), got.timestamp(), "bound between " + (i - 1) + " and " + i);
+                assertArrayEquals(want.rawIdPrefix(), got.rawIdPrefix(), "bound between " + (i - 1) + " and " + i);
+            }
+            int from = n == 0 ? 0 : r.nextInt(n + 1);
+            List<Id> ids = new ArrayList<>();
+            MessageWriter want = new MessageWriter();
+            for (int i = from; i < n; i++) {
+                ids.add(expected.item(i).id());
+                want.write(expected.item(i).id().raw());
+            }
+            assertEquals(ids, tree.ids(from, n));
+            MessageWriter got = new MessageWriter();
+            tree.writeIds(from, n, got);
+            assertArrayEquals(want.toBytes(), got.toBytes());
+        }
         assertEquals(expected.fingerprint(0, n), actual.fingerprint(0, n));
         int probes = Math.min(2000, 20 + 4 * n);
         for (int t = 0; t < probes; t++) {
