@@ -39,14 +39,18 @@ public final class Accumulator {
         return out.array();
     }
 
-    /** SHA-256 of (sum ‖ varint(count)), first 16 bytes. */
-    public Fingerprint fingerprint(long count) {
-        MessageDigest sha256;
+    /** One digest per thread: MessageDigest.getInstance costs a provider lookup on every call. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
         try {
-            sha256 = MessageDigest.getInstance("SHA-256");
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform must provide SHA-256", e);
         }
+    });
+
+    /** SHA-256 of (sum ‖ varint(count)), first 16 bytes. */
+    public Fingerprint fingerprint(long count) {
+        MessageDigest sha256 = SHA256.get(); // digest() below resets it
         sha256.update(sum());
         sha256.update(Varint.encode(count));
         byte[] hash = sha256.digest();
