@@ -146,6 +146,10 @@ class LndL402EndToEndTest {
             HttpResponse<String> body = get(export, q, auth);
             assertEquals(200, body.statusCode(), body.body());
             assertEquals(e2.json() + "\n" + e1.json() + "\n", body.body());
+            // a preimage that is not the payment's: 401, with a challenge naming the error (RFC 7235), no new invoice
+            HttpResponse<String> wrong = get(export, q, "L402 " + c.macaroon().toBase64() + ":" + "00".repeat(32));
+            assertEquals(401, wrong.statusCode(), wrong.body());
+            assertEquals("L402 version=\"0\", error=\"wrong_preimage\"", wrong.headers().firstValue("WWW-Authenticate").orElseThrow());
         }
     }
 }

@@ -176,6 +176,11 @@ public class L402ExportRoute {
     }
 
     private static void refuse(HttpServerResponse response, L402Export.Refused r) {
+        if (r.status() == 401) {
+            // RFC 7235: a 401 carries a challenge. No invoice is made for a failed attempt: the error says
+            // what was wrong, and a request without credentials gets a fresh 402 challenge.
+            response.putHeader("WWW-Authenticate", "L402 version=\"0\", error=\"" + r.code().wire() + "\"");
+        }
         response.setStatusCode(r.status()).putHeader("Content-Type", "application/json").end(r.body());
     }
 }
