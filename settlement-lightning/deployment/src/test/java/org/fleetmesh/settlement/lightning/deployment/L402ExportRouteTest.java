@@ -2,6 +2,7 @@ package org.fleetmesh.settlement.lightning.deployment;
 
 import org.fleetmesh.settlement.lightning.l402.L402Challenge;
 import org.fleetmesh.settlement.lightning.l402.L402RootKey;
+import org.fleetmesh.settlement.lightning.l402.MemoryRail;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,44 +17,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.SecureRandom;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 import org.fleetmesh.nostr.Event;
-import org.fleetmesh.nostr.EventId;
-import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.PubKey;
-import org.fleetmesh.nostr.Signature;
 import org.fleetmesh.settlement.lightning.bolt11.Bolt11;
-import org.fleetmesh.settlement.lightning.bolt11.Network;
-import org.fleetmesh.settlement.lightning.bolt11.NodeId;
-import org.fleetmesh.settlement.lightning.bolt11.PaymentSecret;
-import org.fleetmesh.spi.settlement.Capability;
-import org.fleetmesh.spi.settlement.DecodedRequest;
-import org.fleetmesh.spi.settlement.Invoice;
-import org.fleetmesh.spi.settlement.InvoiceState;
-import org.fleetmesh.spi.settlement.PaymentHash;
-import org.fleetmesh.spi.settlement.PaymentResult;
 import org.fleetmesh.spi.settlement.Preimage;
-import org.fleetmesh.spi.settlement.SettlementException;
-import org.fleetmesh.spi.settlement.SettlementRail;
-import org.fleetmesh.spi.storage.EventStore;
-import org.fleetmesh.spi.storage.SaveOutcome;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -151,71 +126,8 @@ class L402ExportRouteTest {
         assertEquals(405, post.statusCode());
     }
 
-    /** Signs real regtest BOLT-11 invoices on the given preimage's hash; pay() hands the preimage back. */
+    /** The runtime module's in-memory rail (real regtest BOLT-11 invoices; pay() hands the preimage back) as a bean. */
     @ApplicationScoped
-    public static class TestRail implements SettlementRail {
-        final byte[] key = fill(32, 0x22);
-        final Map<PaymentHash, Preimage> preimages = new ConcurrentHashMap<>();
-
-        @Override
-        public String id() {
-            return "ln";
-        }
-
-        @Override
-        public Set<Capability> capabilities() {
-            return EnumSet.of(Capability.PREIMAGE_INVOICE, Capability.PAY);
-        }
-
-        @Override
-        public Invoice invoice(Preimage preimage, long amountMsat, String memo, Duration expiry) {
-            long now = Instant.now().getEpochSecond();
-            byte[] secret = new byte[32];
-            new SecureRandom().nextBytes(secret);
-            var inv = org.fleetmesh.settlement.lightning.bolt11.Invoice.builder(Network.REGTEST,
-                    new org.fleetmesh.settlement.lightning.bolt11.PaymentHash(preimage.hash().toBytes()),
-                    new PaymentSecret(secret), NodeId.fromSecretKey(key)).amountMsat(amountMsat).timestamp(now)
-                    .expiry(expiry.toSeconds()).description(memo).build();
-            preimages.put(preimage.hash(), preimage);
-            return new Invoice(id(), Bolt11.encode(inv, key), preimage.hash(), amountMsat,
-                    Instant.ofEpochSecond(now + expiry.toSeconds()));
-        }
-
-        @Override
-        public PaymentResult pay(String paymentRequest, long maxFeeMsat) {
-            try {
-                PaymentHash h = new PaymentHash(Bolt11.decode(paymentRequest).paymentHash().bytes());
-                Preimage p = preimages.get(h);
-                return p == null ? PaymentResult.failed(SettlementException.Reason.NO_ROUTE, "unknown")
-                        : PaymentResult.succeeded(p, 0);
-            } catch (Exception e) {
-                throw new SettlementException(SettlementException.Reason.INVALID_REQUEST, e.getMessage());
-            }
-        }
-
-        @Override
-        public Invoice holdInvoice(PaymentHash hash, long amountMsat, String memo, Duration expiry) {
-            throw new SettlementException(SettlementException.Reason.UNSUPPORTED, "no");
-        }
-
-        @Override
-        public void settle(Preimage preimage) {
-            throw new SettlementException(SettlementException.Reason.UNSUPPORTED, "no");
-        }
-
-        @Override
-        public void cancel(PaymentHash hash) {
-            throw new SettlementException(SettlementException.Reason.UNSUPPORTED, "no");
-        }
-
-        @Override
-        public void watch(PaymentHash hash, Consumer<InvoiceState> listener) {
-            throw new SettlementException(SettlementException.Reason.UNSUPPORTED, "no");
-        }
-
-        @Override
-        public DecodedRequest decode(String paymentRequest) {
-            throw new SettlementException(SettlementException.Reason.UNSUPPORTED, "no");
-        }
+    public static class TestRail extends MemoryRail {
     }
 }

@@ -1,5 +1,7 @@
 package org.fleetmesh.settlement.lightning.sim;
 
+import static org.fleetmesh.settlement.lightning.sim.SimulatedNetworkFixture.assertLndError;
+import static org.fleetmesh.settlement.lightning.sim.SimulatedNetworkFixture.fails;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -34,10 +36,8 @@ import org.fleetmesh.settlement.lightning.macaroon.Macaroon;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 import org.lightningj.lnd.proto.LightningApi;
-import org.lightningj.lnd.wrapper.StatusException;
 import org.lightningj.lnd.wrapper.SynchronousLndAPI;
 import org.lightningj.lnd.wrapper.message.Invoice;
 
@@ -57,16 +57,6 @@ class SimulatedLndNodeTest {
     @AfterEach
     void stop() {
         net.close();
-    }
-
-    static Status fails(Executable call) {
-        StatusException e = assertThrows(StatusException.class, call);
-        return e.getStatus();
-    }
-
-    static void assertLndError(Status s, Status.Code code, String description) {
-        assertEquals(code, s.getCode(), () -> "status " + s);
-        assertEquals(description, s.getDescription());
     }
 
     @Test

@@ -1,7 +1,6 @@
 package org.fleetmesh.settlement.lightning.bolt12;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.util.List;
@@ -20,7 +19,7 @@ import org.fleetmesh.settlement.lightning.bolt12.Bolt12Exception.Reason;
  * invoice request we sent, nor a chain list, nor a clock ({@link #isExpired(Instant)}), nor the path it
  * arrived on. Paying it is outside this decoder (and outside LND 0.18/0.19 without LNDK).
  */
-public final class Bolt12Invoice implements Bolt12Message {
+public final class Bolt12Invoice extends TlvMessage implements Bolt12Message {
     static final long PATHS = 160;
     static final long BLINDEDPAY = 162;
     static final long CREATED_AT = 164;
@@ -37,8 +36,6 @@ public final class Bolt12Invoice implements Bolt12Message {
     /** Seconds after {@code invoice_created_at} the invoice expires when {@code invoice_relative_expiry} is absent. */
     public static final long DEFAULT_RELATIVE_EXPIRY = 7200;
 
-    private final List<Tlv> records;
-    private final List<Tlv> unknownFields;
     private final InvoiceRequest invoiceRequest;
     private final List<BlindedPath> paths;
     private final List<BlindedPayInfo> blindedPay;
@@ -56,8 +53,7 @@ public final class Bolt12Invoice implements Bolt12Message {
             List<BlindedPath> paths, boolean hasPaths, List<BlindedPayInfo> blindedPay, boolean hasBlindedPay,
             OptionalLong createdAt, OptionalLong relativeExpiry, Optional<PaymentHash> paymentHash,
             OptionalLong amountMsat, List<FallbackAddress> fallbacks, Features features, Optional<NodeId> nodeId) {
-        this.records = List.copyOf(records);
-        this.unknownFields = List.copyOf(unknownFields);
+        super("lni", "invoice", records, unknownFields);
         this.invoiceRequest = invoiceRequest;
         this.paths = paths;
         this.hasPaths = hasPaths;
@@ -137,10 +133,7 @@ public final class Bolt12Invoice implements Bolt12Message {
         if (nodeId.isEmpty()) {
             throw new Bolt12Exception(Reason.MISSING_FIELD, "invoice_node_id is not present");
         }
-        int unknown = Fields.firstUnknownEvenBit(features, MPP_COMPULSORY);
-        if (unknown >= 0) {
-            throw new Bolt12Exception(Reason.UNKNOWN_REQUIRED_FEATURE, "invoice_features sets unknown even bit " + unknown);
-        }
+        Fields.requireKnownEvenBits(features, "invoice_features", MPP_COMPULSORY);
         if (!hasPaths || paths.isEmpty()) {
             throw new Bolt12Exception(Reason.MISSING_FIELD, "invoice_paths is not present or is empty");
         }
@@ -183,7 +176,7 @@ public final class Bolt12Invoice implements Bolt12Message {
     }
 
     public byte[] merkleRoot() {
-        return Merkle.root(records);
+        return Merkle.root(records());
     }
 
     /** H("lightninginvoicesignature", merkle root): the 32 bytes {@code signature} signs. */
@@ -196,21 +189,6 @@ public final class Bolt12Invoice implements Bolt12Message {
         long created = createdAt.orElseThrow();
         long expiry = relativeExpiry.orElse(DEFAULT_RELATIVE_EXPIRY);
         return Long.compareUnsigned(now.getEpochSecond(), created + expiry) > 0;
-    }
-
-    @Override
-    public String hrp() {
-        return "lni";
-    }
-
-    @Override
-    public List<Tlv> records() {
-        return records;
-    }
-
-    @Override
-    public List<Tlv> unknownFields() {
-        return unknownFields;
     }
 
     /** The invoice request fields copied into the invoice (without its signature; not checked on their own). */
@@ -262,13 +240,11 @@ public final class Bolt12Invoice implements Bolt12Message {
     }
 
     public Optional<byte[]> signature() {
-        return records.stream().filter(t -> t.type() == InvoiceRequest.SIGNATURE).findFirst().map(Tlv::value);
+        return records().stream().filter(t -> t.type() == InvoiceRequest.SIGNATURE).findFirst().map(Tlv::value);
     }
 
     @Override
-    public ObjectNode toJson() {
-        ObjectNode json = JsonNodeFactory.instance.objectNode();
-        json.put("type", "invoice");
+    void putJsonBody(ObjectNode json) {
         invoiceRequest.putFields(json);
         Json.putPaths(json, "invoice_paths", paths);
         ArrayNode pay = json.putArray("invoice_blindedpay");
@@ -281,25 +257,17 @@ public final class Bolt12Invoice implements Bolt12Message {
             Json.putUnsigned(o, "htlc_maximum_msat", p.htlcMaximumMsat());
             Json.putFeatures(o, "features", p.features());
         }
-        createdAt.ifPresent(c -> Json.putUnsigned(json, "invoice_created_at", c));
+        Json.putUnsigned(json, "invoice_created_at", createdAt);
         relativeExpiry.ifPresent(r -> json.put("invoice_relative_expiry", r));
         paymentHash.ifPresent(h -> json.put("invoice_payment_hash", h.hex()));
-        amountMsat.ifPresent(a -> Json.putUnsigned(json, "invoice_amount_msat", a));
+        Json.putUnsigned(json, "invoice_amount_msat", amountMsat);
         if (!fallbacks.isEmpty()) {
             ArrayNode f = json.putArray("invoice_fallbacks");
             fallbacks.forEach(fb -> f.addObject().put("version", fb.version()).put("address", Hex.encode(fb.address())));
         }
-        if (!features.bits().isEmpty()) {
-            Json.putFeatures(json, "invoice_features", features);
-        }
+        Json.putFeaturesIfAny(json, "invoice_features", features);
         nodeId.ifPresent(n -> json.put("invoice_node_id", n.hex()));
         signature().ifPresent(s -> json.put("signature", Hex.encode(s)));
-        Json.putUnknown(json, unknownFields);
-        return json;
     }
 
-    @Override
-    public String toString() {
-        return "Bolt12Invoice" + records;
-    }
 }

@@ -107,6 +107,14 @@ final class Fields {
         return new Features(bits);
     }
 
+    /** Refuses a feature field ({@code name}) that sets an even bit other than {@code knownEven}. */
+    static void requireKnownEvenBits(Features features, String name, int... knownEven) throws Bolt12Exception {
+        int unknown = firstUnknownEvenBit(features, knownEven);
+        if (unknown >= 0) {
+            throw new Bolt12Exception(Reason.UNKNOWN_REQUIRED_FEATURE, name + " sets unknown even bit " + unknown);
+        }
+    }
+
     /** The first even bit set that is not among {@code knownEven}, or -1. */
     static int firstUnknownEvenBit(Features features, int... knownEven) {
         outer:

@@ -1,6 +1,5 @@
 package org.fleetmesh.settlement.lightning.bolt12;
 
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +18,7 @@ import org.fleetmesh.settlement.lightning.bolt12.Bolt12Exception.Reason;
  * of ours, no chain list and no clock, the signature among them. {@link Bolt12Invoice#invoiceRequest()}
  * gives the same fields as copied into an invoice, unchecked and without a signature.
  */
-public final class InvoiceRequest implements Bolt12Message {
+public final class InvoiceRequest extends TlvMessage implements Bolt12Message {
     static final long METADATA = 0;
     static final long CHAIN = 80;
     static final long AMOUNT = 82;
@@ -35,8 +34,6 @@ public final class InvoiceRequest implements Bolt12Message {
     public record Bip353Name(String name, String domain) {
     }
 
-    private final List<Tlv> records;
-    private final List<Tlv> unknownFields;
     private final Offer offer;
     private final Optional<byte[]> metadata;
     private final Optional<ChainHash> chain;
@@ -53,8 +50,7 @@ public final class InvoiceRequest implements Bolt12Message {
             Optional<ChainHash> chain, OptionalLong amountMsat, Features features, OptionalLong quantity,
             Optional<NodeId> payerId, Optional<String> payerNote, Optional<List<BlindedPath>> paths,
             Optional<Bip353Name> bip353Name, Optional<byte[]> signature) {
-        this.records = List.copyOf(records);
-        this.unknownFields = List.copyOf(unknownFields);
+        super("lnr", "invoice_request", records, unknownFields);
         this.offer = offer;
         this.metadata = metadata;
         this.chain = chain;
@@ -149,10 +145,7 @@ public final class InvoiceRequest implements Bolt12Message {
         if (metadata.isEmpty()) {
             throw new Bolt12Exception(Reason.MISSING_FIELD, "invreq_metadata is not present");
         }
-        int unknown = Fields.firstUnknownEvenBit(features);
-        if (unknown >= 0) {
-            throw new Bolt12Exception(Reason.UNKNOWN_REQUIRED_FEATURE, "invreq_features sets unknown even bit " + unknown);
-        }
+        Fields.requireKnownEvenBits(features, "invreq_features");
         if (isForOffer()) {
             if (offer.quantityMax().isPresent()) {
                 if (quantity.isEmpty()) {
@@ -204,27 +197,12 @@ public final class InvoiceRequest implements Bolt12Message {
 
     /** The Merkle root of the non-signature records (BOLT #12 "Signature Calculation"). */
     public byte[] merkleRoot() {
-        return Merkle.root(records);
+        return Merkle.root(records());
     }
 
     /** H("lightninginvoice_requestsignature", merkle root): the 32 bytes {@code signature} signs. */
     public byte[] signedMessage() {
         return Merkle.signatureMessage("invoice_request", "signature", merkleRoot());
-    }
-
-    @Override
-    public String hrp() {
-        return "lnr";
-    }
-
-    @Override
-    public List<Tlv> records() {
-        return records;
-    }
-
-    @Override
-    public List<Tlv> unknownFields() {
-        return unknownFields;
     }
 
     /** The offer fields copied into the request (not checked against the offer reader's rules). */
@@ -276,13 +254,9 @@ public final class InvoiceRequest implements Bolt12Message {
     }
 
     @Override
-    public ObjectNode toJson() {
-        ObjectNode json = JsonNodeFactory.instance.objectNode();
-        json.put("type", "invoice_request");
+    void putJsonBody(ObjectNode json) {
         putFields(json);
         signature.ifPresent(s -> json.put("signature", Hex.encode(s)));
-        Json.putUnknown(json, unknownFields);
-        return json;
     }
 
     /** The offer and {@code invreq_*} fields, shared with the invoice's JSON. */
@@ -290,23 +264,13 @@ public final class InvoiceRequest implements Bolt12Message {
         metadata.ifPresent(m -> json.put("invreq_metadata", Hex.encode(m)));
         offer.putFields(json);
         chain.ifPresent(c -> json.put("invreq_chain", c.name().orElse(c.hex())));
-        if (amountMsat.isPresent()) {
-            Json.putUnsigned(json, "invreq_amount_msat", amountMsat.getAsLong());
-        }
-        if (!features.bits().isEmpty()) {
-            Json.putFeatures(json, "invreq_features", features);
-        }
-        if (quantity.isPresent()) {
-            Json.putUnsigned(json, "invreq_quantity", quantity.getAsLong());
-        }
+        Json.putUnsigned(json, "invreq_amount_msat", amountMsat);
+        Json.putFeaturesIfAny(json, "invreq_features", features);
+        Json.putUnsigned(json, "invreq_quantity", quantity);
         payerId.ifPresent(p -> json.put("invreq_payer_id", p.hex()));
         payerNote.ifPresent(n -> json.put("invreq_payer_note", n));
         paths.ifPresent(p -> Json.putPaths(json, "invreq_paths", p));
         bip353Name.ifPresent(b -> json.put("invreq_bip_353_name", b.name() + "@" + b.domain()));
     }
 
-    @Override
-    public String toString() {
-        return "InvoiceRequest" + records;
-    }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigInteger;
 import java.util.List;
+import java.util.OptionalLong;
 import org.fleetmesh.settlement.lightning.bolt11.Features;
 
 /** JSON helpers shared by the three messages' {@code toJson()}. */
@@ -17,6 +18,20 @@ final class Json {
             json.put(name, value);
         } else {
             json.put(name, new BigInteger(Long.toUnsignedString(value)));
+        }
+    }
+
+    /** Puts an unsigned value only when present. */
+    static void putUnsigned(ObjectNode json, String name, OptionalLong value) {
+        if (value.isPresent()) {
+            putUnsigned(json, name, value.getAsLong());
+        }
+    }
+
+    /** Puts the feature bits only when at least one is set. */
+    static void putFeaturesIfAny(ObjectNode json, String name, Features features) {
+        if (!features.bits().isEmpty()) {
+            putFeatures(json, name, features);
         }
     }
 

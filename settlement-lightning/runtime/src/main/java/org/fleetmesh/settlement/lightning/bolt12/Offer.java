@@ -1,7 +1,6 @@
 package org.fleetmesh.settlement.lightning.bolt12;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.util.List;
@@ -24,7 +23,7 @@ import org.fleetmesh.settlement.lightning.bolt12.Bolt12Exception.Reason;
  * BOLT #12 offers natively (no offer RPC, no onion-message invoice request); with LND as the node that
  * needs LNDK (the Lightning Development Kit based daemon run beside LND), so this rail only decodes them.
  */
-public final class Offer implements Bolt12Message {
+public final class Offer extends TlvMessage implements Bolt12Message {
     static final long CHAINS = 2;
     static final long METADATA = 4;
     static final long CURRENCY = 6;
@@ -37,8 +36,6 @@ public final class Offer implements Bolt12Message {
     static final long QUANTITY_MAX = 20;
     static final long ISSUER_ID = 22;
 
-    private final List<Tlv> records;
-    private final List<Tlv> unknownFields;
     private final Optional<List<ChainHash>> offerChains;
     private final Optional<byte[]> metadata;
     private final Optional<String> currency;
@@ -55,8 +52,7 @@ public final class Offer implements Bolt12Message {
             Optional<byte[]> metadata, Optional<String> currency, OptionalLong amount, Optional<String> description,
             Features features, OptionalLong absoluteExpiry, Optional<List<BlindedPath>> paths, Optional<String> issuer,
             OptionalLong quantityMax, Optional<NodeId> issuerId) {
-        this.records = List.copyOf(records);
-        this.unknownFields = List.copyOf(unknownFields);
+        super("lno", "offer", records, unknownFields);
         this.offerChains = offerChains;
         this.metadata = metadata;
         this.currency = currency;
@@ -118,10 +114,7 @@ public final class Offer implements Bolt12Message {
 
     /** The "reader of an offer" rules that need neither the reader's chains nor a clock. */
     void checkReaderRules() throws Bolt12Exception {
-        int unknown = Fields.firstUnknownEvenBit(features);
-        if (unknown >= 0) {
-            throw new Bolt12Exception(Reason.UNKNOWN_REQUIRED_FEATURE, "offer_features sets unknown even bit " + unknown);
-        }
+        Fields.requireKnownEvenBits(features, "offer_features");
         if (amount.isPresent() && description.isEmpty()) {
             throw new Bolt12Exception(Reason.AMOUNT_WITHOUT_DESCRIPTION, "offer_amount is set and offer_description is not");
         }
@@ -134,22 +127,6 @@ public final class Offer implements Bolt12Message {
         if (issuerId.isEmpty() && paths.isEmpty()) {
             throw new Bolt12Exception(Reason.NO_ISSUER_ID_OR_PATHS, "neither offer_issuer_id nor offer_paths is set");
         }
-    }
-
-    @Override
-    public String hrp() {
-        return "lno";
-    }
-
-    /** For an {@code lno} offer every record; for an offer copied into a request or invoice, its offer-range records. */
-    @Override
-    public List<Tlv> records() {
-        return records;
-    }
-
-    @Override
-    public List<Tlv> unknownFields() {
-        return unknownFields;
     }
 
     /** {@code offer_chains} as written; absent means bitcoin only. */
@@ -214,12 +191,8 @@ public final class Offer implements Bolt12Message {
     }
 
     @Override
-    public ObjectNode toJson() {
-        ObjectNode json = JsonNodeFactory.instance.objectNode();
-        json.put("type", "offer");
+    void putJsonBody(ObjectNode json) {
         putFields(json);
-        Json.putUnknown(json, unknownFields);
-        return json;
     }
 
     /** The offer fields, shared by the three messages' JSON. */
@@ -230,26 +203,14 @@ public final class Offer implements Bolt12Message {
         });
         metadata.ifPresent(m -> json.put("offer_metadata", Hex.encode(m)));
         currency.ifPresent(c -> json.put("offer_currency", c));
-        if (amount.isPresent()) {
-            Json.putUnsigned(json, currency.isPresent() ? "offer_amount" : "offer_amount_msat", amount.getAsLong());
-        }
+        Json.putUnsigned(json, currency.isPresent() ? "offer_amount" : "offer_amount_msat", amount);
         description.ifPresent(d -> json.put("offer_description", d));
-        if (!features.bits().isEmpty()) {
-            Json.putFeatures(json, "offer_features", features);
-        }
-        if (absoluteExpiry.isPresent()) {
-            Json.putUnsigned(json, "offer_absolute_expiry", absoluteExpiry.getAsLong());
-        }
+        Json.putFeaturesIfAny(json, "offer_features", features);
+        Json.putUnsigned(json, "offer_absolute_expiry", absoluteExpiry);
         paths.ifPresent(p -> Json.putPaths(json, "offer_paths", p));
         issuer.ifPresent(i -> json.put("offer_issuer", i));
-        if (quantityMax.isPresent()) {
-            Json.putUnsigned(json, "offer_quantity_max", quantityMax.getAsLong());
-        }
+        Json.putUnsigned(json, "offer_quantity_max", quantityMax);
         issuerId.ifPresent(i -> json.put("offer_issuer_id", i.hex()));
     }
 
-    @Override
-    public String toString() {
-        return "Offer" + records;
-    }
 }

@@ -13,9 +13,13 @@ import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.SaveOutcome;
 
-/** An EventStore over a list: NIP-01 matching and order (newest first, ties lowest id), limit honoured. */
-final class MemoryEventStore implements EventStore {
-    final List<Event> events = new CopyOnWriteArrayList<>();
+/**
+ * An EventStore over a list: NIP-01 matching and order (newest first, ties lowest id), limit honoured.
+ * Public and not final: the deployment module's Quarkus tests subclass it as an application-scoped bean
+ * (through this module's test-jar).
+ */
+public class MemoryEventStore implements EventStore {
+    public final List<Event> events = new CopyOnWriteArrayList<>();
     volatile int queries;
 
     @Override

@@ -30,9 +30,10 @@ import org.fleetmesh.spi.settlement.SettlementRail;
 /**
  * A Lightning node in memory: {@link #invoice} signs real regtest BOLT-11 invoices with our codec on
  * the preimage's hash and remembers the preimage; {@link #pay} of one of its own invoices "settles" it
- * and returns that preimage, as a wallet paying us would learn it.
+ * and returns that preimage, as a wallet paying us would learn it. Public and not final: the deployment
+ * module's Quarkus tests subclass it as an application-scoped bean (through this module's test-jar).
  */
-final class MemoryRail implements SettlementRail {
+public class MemoryRail implements SettlementRail {
     private static final SecureRandom RANDOM = new SecureRandom();
     final byte[] nodeKey = new byte[32];
     final List<Invoice> issued = new CopyOnWriteArrayList<>();
@@ -41,7 +42,7 @@ final class MemoryRail implements SettlementRail {
     /** Misbehave: issue the invoice on another hash. */
     volatile boolean wrongHash;
 
-    MemoryRail() {
+    public MemoryRail() {
         RANDOM.nextBytes(nodeKey);
         nodeKey[0] = 0x11; // far below the curve order
     }
