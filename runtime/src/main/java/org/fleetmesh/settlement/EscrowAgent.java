@@ -43,8 +43,8 @@ public final class EscrowAgent {
     private final Consumer<Escrow> onChange;
 
     /**
-     * @param onChange told (on the rail's thread) after every state the rail reports was recorded;
-     *                 e.g. "PAID: run the job and release the key"
+     * @param onChange told (on the rail's thread) once per step the rail's reports moved the escrow to
+     *                 (a repeated report moves nothing and is not told); e.g. "PAID: run the job and release the key"
      */
     public EscrowAgent(EscrowBook book, SettlementRail rail, Duration invoiceExpiry, Consumer<Escrow> onChange) {
         this.book = Objects.requireNonNull(book, "book");
@@ -88,8 +88,7 @@ public final class EscrowAgent {
 
     private void observed(PaymentHash hash, InvoiceState state) {
         try {
-            if (book.observe(hash, state) == org.fleetmesh.spi.settlement.LedgerStore.Outcome.APPLIED
-                    || state == InvoiceState.ACCEPTED) {
+            if (book.observe(hash, state) == org.fleetmesh.spi.settlement.LedgerStore.Outcome.APPLIED) {
                 onChange.accept(book.escrow(hash));
             }
         } catch (LedgerException e) {
