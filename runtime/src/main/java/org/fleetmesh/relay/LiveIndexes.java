@@ -176,6 +176,10 @@ final class LiveIndexes {
         return Optional.empty();
     }
 
+    int count() {
+        return indexes.size();
+    }
+
     int size(int index) {
         FingerprintTree t = indexes.get(index).tree;
         return t == null ? -1 : t.size();

@@ -122,7 +122,7 @@ public final class Relay implements AutoCloseable {
     /** For tests and metrics: the number of items in live index {@code i}, or -1 while it is being built. */
     public int liveIndexSize(int i) {
         LiveIndexes ix = liveIndexes;
-        return ix == null ? -1 : ix.size(i);
+        return ix == null || i >= ix.count() ? -1 : ix.size(i);
     }
 
     /** How many NIP-77 sessions were served from a live index (the rest snapshot their filter). */

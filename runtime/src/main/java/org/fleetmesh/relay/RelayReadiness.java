@@ -23,6 +23,8 @@ public class RelayReadiness implements HealthCheck {
                 .withData("connections", relay.connectionCount())
                 .withData("committed_events", writes[0])
                 .withData("commit_batches", writes[1])
+                .withData("negentropy_index_items", relay.liveIndexSize(0)) // -1: none, or being built
+                .withData("negentropy_sessions_from_index", relay.negSessionsFromLiveIndex())
                 .build();
     }
 }

@@ -1,0 +1,129 @@
+package org.fleetmesh.it;
+
+import static org.fleetmesh.it.Keys.now;
+import static org.fleetmesh.it.Keys.tag;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.fleetmesh.negentropy.Id;
+import org.fleetmesh.negentropy.Negentropy;
+import org.fleetmesh.negentropy.SortedVector;
+import org.fleetmesh.nostr.Event;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * The relay's live Negentropy index over the whole store ({@code {}}, the default) follows the
+ * real PostgreSQL store through every kind of change, in a running node: after inserts, a
+ * replaced profile, NIP-09 deletions by id and by address, and an expiring event, a NIP-77 sync on
+ * {@code {}} (served by the index) and one on an unregistered but equivalent filter (served by a
+ * per-session snapshot from PostgreSQL) both find exactly what a REQ returns.
+ */
+class LiveIndexIT {
+    static MeshnodeProcess node;
+    static final Keys alice = Keys.fresh();
+
+    @BeforeAll
+    static void start() {
+        node = MeshnodeProcess.start("live-index");
+    }
+
+    @AfterAll
+    static void stop() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    /** The ids a client with an empty set is told it needs, for {@code filterJson}. */
+    static Set<String> needs(NostrClient c, String sub, String filterJson) {
+        Negentropy neg = new Negentropy(SortedVector.builder().seal(), 0);
+        c.send("[\"NEG-OPEN\",\"" + sub + "\"," + filterJson + ",\"" + HexFormat.of().formatHex(neg.initiate()) + "\"]");
+        for (int round = 0; round < 100; round++) {
+            JsonNode m = c.take(j -> j.get(1).asText().equals(sub), "NEG-MSG for " + sub);
+            assertEquals("NEG-MSG", m.get(0).asText(), m.toString());
+            byte[] next = neg.reconcile(HexFormat.of().parseHex(m.get(2).asText()));
+            if (next == null) {
+                break;
+            }
+            c.send("[\"NEG-MSG\",\"" + sub + "\",\"" + HexFormat.of().formatHex(next) + "\"]");
+        }
+        c.send("[\"NEG-CLOSE\",\"" + sub + "\"]");
+        Set<String> out = new TreeSet<>();
+        for (Id id : neg.needIds()) {
+            out.add(id.toHex());
+        }
+        return out;
+    }
+
+    /** The relay check's data from /q/health/ready. */
+    static JsonNode readiness() throws Exception {
+        var http = java.net.http.HttpClient.newHttpClient();
+        var resp = http.send(java.net.http.HttpRequest.newBuilder(node.httpUri().resolve("/q/health/ready")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        for (JsonNode check : NostrClient.JSON.readTree(resp.body()).path("checks")) {
+            if (check.path("name").asText().equals("relay")) {
+                return check.path("data");
+            }
+        }
+        throw new AssertionError("no relay check in " + resp.body());
+    }
+
+    static Set<String> stored(NostrClient c, String sub) {
+        Set<String> out = new TreeSet<>();
+        for (JsonNode e : c.query(sub, FilterSpec.of().limit(5000))) {
+            out.add(e.get("id").asText());
+        }
+        return out;
+    }
+
+    @Test
+    void theIndexFollowsEveryKindOfChange() throws Exception {
+        long t = now() - 1000;
+        try (NostrClient c = NostrClient.connect(node)) {
+            List<Event> notes = new ArrayList<>();
+            for (int i = 0; i < 300; i++) {
+                notes.add(alice.note(t + i, "note " + i));
+            }
+            Event profile1 = alice.sign(0, t, "{\"name\":\"v1\"}");
+            Event profile2 = alice.sign(0, t + 1, "{\"name\":\"v2\"}");
+            Event article = alice.sign(30023, t, "article", tag("d", "a1"));
+            Event expiring = alice.note(t + 5, "short-lived", tag("expiration", String.valueOf(now() + 3)));
+            List<Event> all = new ArrayList<>(notes);
+            all.addAll(List.of(profile1, profile2, article, expiring));
+            for (Event e : all) {
+                c.publishAndWait(e).assertAccepted();
+            }
+            Event delById = alice.sign(5, t + 500, "", tag("e", notes.get(0).id().hex()), tag("e", notes.get(1).id().hex()));
+            Event delByAddress = alice.sign(5, t + 501, "", tag("a", "30023:" + alice.pubkey() + ":a1"));
+            c.publishAndWait(delById).assertAccepted();
+            c.publishAndWait(delByAddress).assertAccepted();
+
+            Set<String> expected = stored(c, "req-1");
+            assertEquals(300 - 2 + 1 + 1 + 2, expected.size(), "notes minus two deleted, profile v2, the expiring note, two deletions");
+            assertTrue(!expected.contains(profile1.id().hex()) && !expected.contains(article.id().hex()));
+            assertEquals(expected, needs(c, "idx-1", "{}"), "{} (live index) after inserts, replacement and deletions");
+            assertEquals(expected, needs(c, "vec-1", "{\"since\":0}"), "per-session snapshot agrees");
+            JsonNode ready = readiness();
+            assertEquals(expected.size(), ready.path("negentropy_index_items").asInt(), "the index holds what the store holds: " + ready);
+            assertEquals(1, ready.path("negentropy_sessions_from_index").asInt(), "only the {} session used the index: " + ready);
+
+            // the expiring event is purged (the relay purges every minute); until then both views may still list it
+            Thread.sleep(4000);
+            Set<String> afterExpiry = stored(c, "req-2");
+            assertTrue(!afterExpiry.contains(expiring.id().hex()), "REQ hides an expired event at once");
+            Set<String> index = needs(c, "idx-2", "{}");
+            index.remove(expiring.id().hex()); // the index may hold it until the next purge (documented)
+            assertEquals(afterExpiry, index);
+        }
+    }
+}
