@@ -23,7 +23,8 @@ import org.jboss.logging.Logger;
  * matching events, and every fingerprint is answered in time logarithmic in the set size.
  *
  * <p>Private kinds (4, 13, 1059; NIP-42 gated) are never indexed: an index serves only sessions
- * that may not read any of them, which is every unauthenticated client. Changes committed by other
+ * that may not read any of them: every unauthenticated client, and authenticated ones that are
+ * neither author nor p-tagged recipient of a stored private event. Changes committed by other
  * nodes sharing the database arrive without their removals, so indexes are rebuilt from the store
  * now and then ({@link #rebuild()}). A build registers for changes first and applies the changes
  * that arrived during the scan in commit order afterwards, which converges to the store's state
@@ -160,17 +161,18 @@ final class LiveIndexes {
 
     /**
      * A snapshot for a NEG-OPEN, if one registered filter is exactly the session's filter and the
-     * client may read no private kinds (it is not authenticated).
+     * client may read no private kinds ({@code readsPrivate} is asked only when a filter matches:
+     * false for every unauthenticated client).
      */
-    Optional<org.fleetmesh.negentropy.Storage> snapshotFor(List<Filter> filters, boolean authenticated) {
-        if (authenticated || filters.size() != 1) {
+    Optional<org.fleetmesh.negentropy.Storage> snapshotFor(List<Filter> filters, java.util.function.BooleanSupplier readsPrivate) {
+        if (filters.size() != 1) {
             return Optional.empty();
         }
         Filter wanted = filters.get(0).withLimit(null);
         for (Index ix : indexes) {
             FingerprintTree t = ix.tree;
             if (t != null && ix.filter.equals(wanted)) {
-                return Optional.of(t.snapshot());
+                return readsPrivate.getAsBoolean() ? Optional.empty() : Optional.of(t.snapshot());
             }
         }
         return Optional.empty();

@@ -22,6 +22,7 @@ import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.spi.storage.EventStore;
 import org.jboss.logging.Logger;
 
@@ -501,6 +502,22 @@ public final class Relay implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether any stored private-kind event (4, 13, 1059) is readable by this client (it is the author
+     * or a p-tagged recipient under a pubkey it authenticated). Live indexes leave those kinds out, so
+     * such a client gets a per-session snapshot that includes them.
+     */
+    private boolean readsAnyPrivate(ClientState state, long now) {
+        if (!state.isAuthenticated()) {
+            return false;
+        }
+        Set<PubKey> pubkeys = Set.copyOf(state.authenticated);
+        Set<String> hex = new HashSet<>();
+        pubkeys.forEach(p -> hex.add(p.hex()));
+        return store.count(new Filter(null, pubkeys, PRIVATE_KINDS, java.util.Map.of(), null, null, null), now) > 0
+                || store.count(new Filter(null, null, PRIVATE_KINDS, java.util.Map.of("p", hex), null, null, null), now) > 0;
+    }
+
     /** The private-kind events (4, 13, 1059) a filter matches that this client may not see. */
     private Set<EventId> hiddenPrivate(ClientState state, Filter f, long now) {
         Set<Integer> kinds = new HashSet<>(PRIVATE_KINDS);
@@ -569,7 +586,7 @@ public final class Relay implements AutoCloseable {
         long now = nowSeconds.getAsLong();
         LiveIndexes ix = liveIndexes;
         java.util.Optional<org.fleetmesh.negentropy.Storage> live = ix == null ? java.util.Optional.empty()
-                : ix.snapshotFor(open.filters(), state.isAuthenticated());
+                : ix.snapshotFor(open.filters(), () -> readsAnyPrivate(state, now));
         if (live.isPresent()) {
             negFromIndex.incrementAndGet();
             startNegSession(c, state, sub, live.get(), open.message());

@@ -541,6 +541,18 @@ class RelayTest {
         // an array holding the one registered filter is the same filter
         assertEquals(r, negSync(client, "arr", "[{}]", clientSet));
         assertEquals(2, relay.negSessionsFromLiveIndex(), "an array of the one registered filter is that filter");
+        // authenticated, but author or recipient of no private event: the index still serves it
+        Client stranger = connect("c2");
+        authenticate(stranger, Schnorr.newSecretKey());
+        assertEquals(r, negSync(stranger, "auth-none", "{}", clientSet));
+        assertEquals(3, relay.negSessionsFromLiveIndex());
+        // the DM's author: a per-session snapshot, which includes the DM it may read
+        authenticate(client, key);
+        var withDm = negSync(client, "auth-dm", "{}", clientSet);
+        assertEquals(3, relay.negSessionsFromLiveIndex(), "a client that may read a private event is not served by the index");
+        java.util.Set<String> needWithDm = new java.util.TreeSet<>(expectNeed);
+        needWithDm.add(dm.id().hex());
+        assertEquals(needWithDm, withDm.get(0));
     }
 
     @Test
