@@ -5,8 +5,6 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import org.fleetmesh.spi.settlement.SettlementException;
 import org.fleetmesh.spi.settlement.SettlementException.Reason;
-import org.lightningj.lnd.wrapper.StatusException;
-import org.lightningj.lnd.wrapper.ValidationException;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -14,14 +12,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** Unary calls over LightningJ's asynchronous API with a deadline, and LND's errors as {@link SettlementException}s. */
+/** Unary calls over LightningJ's generated asynchronous stubs with a deadline, and LND's errors as {@link SettlementException}s. */
 final class LndCalls {
     private LndCalls() {
     }
 
     @FunctionalInterface
     interface AsyncCall<T> {
-        void start(StreamObserver<T> observer) throws StatusException, ValidationException;
+        void start(StreamObserver<T> observer);
     }
 
     /** Runs one unary call and waits at most {@code timeout}; errors are mapped by {@link #map}. */
@@ -45,8 +43,6 @@ final class LndCalls {
                 }
             });
             return result.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (StatusException | ValidationException e) {
-            throw map(what, e);
         } catch (ExecutionException e) {
             throw map(what, e.getCause());
         } catch (TimeoutException e) {
@@ -57,11 +53,8 @@ final class LndCalls {
         }
     }
 
-    /** The gRPC status of an error from LightningJ or grpc-java, or null. */
+    /** The gRPC status of an error from grpc-java, or null. */
     static Status statusOf(Throwable t) {
-        if (t instanceof StatusException se) {
-            return se.getStatus();
-        }
         if (t instanceof StatusRuntimeException sre) {
             return sre.getStatus();
         }
@@ -92,9 +85,6 @@ final class LndCalls {
         Status s = statusOf(t);
         String msg = lndMessage(t);
         String lower = msg.toLowerCase(java.util.Locale.ROOT);
-        if (t instanceof ValidationException) {
-            return new SettlementException(Reason.RAIL_ERROR, what + ": request failed LightningJ validation: " + msg, t);
-        }
         if (s != null && (s.getCode() == Status.Code.UNAVAILABLE || s.getCode() == Status.Code.DEADLINE_EXCEEDED
                 || s.getCode() == Status.Code.CANCELLED)) {
             return new SettlementException(Reason.RAIL_UNAVAILABLE, "LND unreachable during " + what + ": " + msg, t);
