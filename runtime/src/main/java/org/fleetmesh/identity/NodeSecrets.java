@@ -1,21 +1,13 @@
 package org.fleetmesh.identity;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
+import org.fleetmesh.spi.secrets.SecretFile;
+
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
-import java.util.EnumSet;
 import java.util.Optional;
-import java.util.Set;
 
 import org.bouncycastle.math.ec.rfc7748.X25519;
 import org.bouncycastle.math.ec.rfc8032.Ed25519;
-import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.nostr.Schnorr;
 
@@ -40,8 +32,6 @@ public final class NodeSecrets {
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
-    private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ,
-            PosixFilePermission.OWNER_WRITE);
 
     private final SecretKey nostr;
     private final SecretKey agreement;
@@ -96,59 +86,10 @@ public final class NodeSecrets {
     }
 
     private static SecretKey load(Path dir, Role role, Supplied supplied) {
-        if (supplied.hex().isPresent()) {
-            return parse(supplied.hex().get(), role + " key from configuration");
-        }
-        if (supplied.file().isPresent()) {
-            return readKeyFile(supplied.file().get(), role);
-        }
-        Path file = dir.resolve(role.fileName());
-        if (Files.exists(file)) {
-            return readKeyFile(file, role);
-        }
-        return create(dir, file, role);
-    }
-
-    private static SecretKey readKeyFile(Path file, Role role) {
+        byte[] k = SecretFile.load(supplied.hex(), supplied.file(), dir.resolve(role.fileName()),
+                () -> role == Role.NOSTR ? Schnorr.newSecretKey() : random32(), role + " key");
         try {
-            requireOwnerOnly(file);
-            return parse(Files.readString(file, StandardCharsets.US_ASCII).trim(), role + " key file " + file);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the " + role + " key file " + file, e);
-        }
-    }
-
-    private static void requireOwnerOnly(Path file) throws IOException {
-        Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
-        Set<PosixFilePermission> extra = EnumSet.copyOf(perms);
-        extra.removeAll(OWNER_ONLY);
-        if (!extra.isEmpty()) {
-            throw new IllegalStateException("refusing to use " + file + ": its mode is "
-                    + PosixFilePermissions.toString(perms) + "; key files must be readable by their owner only (chmod 600)");
-        }
-    }
-
-    private static SecretKey parse(String hex, String what) {
-        if (!Hex.isLowerHex(hex.toLowerCase(), 64)) {
-            throw new IllegalStateException("the " + what + " must be 64 hex characters");
-        }
-        byte[] k = Hex.decodeLower(hex.toLowerCase());
-        return new SecretKey(k);
-    }
-
-    private static SecretKey create(Path dir, Path file, Role role) {
-        byte[] k = role == Role.NOSTR ? Schnorr.newSecretKey() : random32();
-        try {
-            if (!Files.isDirectory(dir)) {
-                Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            }
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-            Files.writeString(file, Hex.encode(k) + "\n", StandardCharsets.US_ASCII);
             return new SecretKey(k);
-        } catch (FileAlreadyExistsException e) {
-            return readKeyFile(file, role); // another process created it first
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create the " + role + " key file " + file, e);
         } finally {
             java.util.Arrays.fill(k, (byte) 0);
         }
