@@ -88,7 +88,7 @@ final class MemoryStore implements EventStore {
         List<StoredItem> removed = new ArrayList<>();
         for (Event e : events) {
             if (ids.contains(e.id()) && events.remove(e)) {
-                removed.add(new StoredItem(e.createdAt(), e.id(), e.kind()));
+                removed.add(new StoredItem(e.createdAt(), e.id()));
             }
         }
         changeListeners.forEach(l -> l.committed(List.of(), removed));

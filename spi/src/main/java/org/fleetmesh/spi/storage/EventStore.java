@@ -75,7 +75,7 @@ public interface EventStore extends AutoCloseable {
     }
 
     /** An event as a live index sees it. */
-    record StoredItem(long createdAt, EventId id, int kind) {
+    record StoredItem(long createdAt, EventId id) {
     }
 
     @FunctionalInterface

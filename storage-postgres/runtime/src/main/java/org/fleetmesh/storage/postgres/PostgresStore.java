@@ -587,8 +587,8 @@ public final class PostgresStore implements EventStore {
         }
         if (!replaced.isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement("with d as (delete from event where id = any(?)"
-                    + " returning id, created_at, kind), t as (delete from tag where event_id in (select id from d))"
-                    + " select id, created_at, kind from d")) {
+                    + " returning id, created_at), t as (delete from tag where event_id in (select id from d))"
+                    + " select id, created_at from d")) {
                 ps.setArray(1, c.createArrayOf("bytea", replaced.toArray(new byte[0][])));
                 readRemoved(ps, removed);
             }
@@ -702,10 +702,10 @@ public final class PostgresStore implements EventStore {
             byte[][] sorted = d.eTargets.toArray(new byte[0][]);
             Arrays.sort(sorted, Arrays::compareUnsigned);
             try (PreparedStatement ps = c.prepareStatement("with del as ("
-                    + " delete from event where id = any(?) and pubkey = ? and kind <> 5 returning id, created_at, kind"
+                    + " delete from event where id = any(?) and pubkey = ? and kind <> 5 returning id, created_at"
                     + "), deltags as (delete from tag where event_id in (select id from del)"
                     + "), tomb as (insert into deleted_event (id, pubkey) select x, ? from unnest(?::bytea[]) as x"
-                    + " on conflict do nothing) select id, created_at, kind from del")) {
+                    + " on conflict do nothing) select id, created_at from del")) {
                 ps.setArray(1, c.createArrayOf("bytea", sorted));
                 ps.setBytes(2, d.pubkey);
                 ps.setBytes(3, d.pubkey);
@@ -724,13 +724,13 @@ public final class PostgresStore implements EventStore {
                     + " select * from unnest(?::int4[], ?::text[]) as k(kind, d_tag)"
                     + "), del as ("
                     + " delete from event e using k where e.pubkey = ? and e.kind = k.kind and e.d_tag = k.d_tag"
-                    + "   and e.created_at <= ? returning e.id, e.created_at, e.kind"
+                    + "   and e.created_at <= ? returning e.id, e.created_at"
                     + "), deltags as (delete from tag where event_id in (select id from del)"
                     + "), tomb as (insert into deleted_address (pubkey, kind, d_tag, until_created_at)"
                     + " select ?, k.kind, k.d_tag, ? from k"
                     + " on conflict (pubkey, kind, d_tag) do update"
                     + " set until_created_at = greatest(deleted_address.until_created_at, excluded.until_created_at))"
-                    + " select id, created_at, kind from del")) {
+                    + " select id, created_at from del")) {
                 ps.setArray(1, c.createArrayOf("int4", kinds));
                 ps.setArray(2, c.createArrayOf("text", dTags));
                 ps.setBytes(3, d.pubkey);
@@ -836,7 +836,7 @@ public final class PostgresStore implements EventStore {
     private static void readRemoved(PreparedStatement ps, List<StoredItem> removed) throws SQLException {
         try (ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
-                removed.add(new StoredItem(rs.getLong(2), new EventId(rs.getBytes(1)), rs.getInt(3)));
+                removed.add(new StoredItem(rs.getLong(2), new EventId(rs.getBytes(1))));
             }
         }
     }
@@ -1070,8 +1070,8 @@ public final class PostgresStore implements EventStore {
         int total = 0;
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("with d as (delete from event where id in (select id from event"
-                        + " where expires_at is not null and expires_at <= ? limit 5000) returning id, created_at, kind),"
-                        + " t as (delete from tag where event_id in (select id from d)) select id, created_at, kind from d")) {
+                        + " where expires_at is not null and expires_at <= ? limit 5000) returning id, created_at),"
+                        + " t as (delete from tag where event_id in (select id from d)) select id, created_at from d")) {
             ps.setLong(1, now);
             int n;
             do {
@@ -1096,8 +1096,8 @@ public final class PostgresStore implements EventStore {
         byte[][] raw = ids.stream().map(EventId::toBytes).toArray(byte[][]::new);
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("with d as (delete from event where id = any(?)"
-                        + " returning id, created_at, kind), t as (delete from tag where event_id in (select id from d))"
-                        + " select id, created_at, kind from d")) {
+                        + " returning id, created_at), t as (delete from tag where event_id in (select id from d))"
+                        + " select id, created_at from d")) {
             ps.setArray(1, c.createArrayOf("bytea", raw));
             List<StoredItem> removed = new ArrayList<>();
             readRemoved(ps, removed);
