@@ -4,6 +4,7 @@
 # usage: bench/ingest.sh [events] [connections] [inflight]
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+"$ROOT/meshnode" build  # build first (not inside the background relay) when missing or stale
 N="${1:-200000}"; C="${2:-8}"; F="${3:-200}"
 DATA=$(mktemp -d)
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

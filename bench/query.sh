@@ -4,6 +4,7 @@
 # imports it into a fresh data dir (reused on later runs), starts a node and times the filter shapes.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+"$ROOT/meshnode" build  # build first (not inside the background relay) when missing or stale
 N="${1:-1000000}"
 WORK="${BENCH_DIR:-/tmp/fleetmesh-bench}/query-$N"
 mkdir -p "$WORK"

@@ -3,6 +3,7 @@
 # usage: bench/startup.sh [data-dir]   (default: a fresh temporary data dir)
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+"$ROOT/meshnode" build  # build first (not inside the background relay) when missing or stale
 DATA="${1:-$(mktemp -d)}"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 start=$(date +%s.%N)

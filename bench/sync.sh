@@ -12,7 +12,7 @@ N="${1:-1000000}"
 WORK="${BENCH_DIR:-/tmp/fleetmesh-bench}/sync-$N"
 mkdir -p "$WORK"
 if [ ! -d "$WORK/app" ]; then
-  [ -f "$ROOT/meshnode-app/target/quarkus-app/quarkus-run.jar" ] || "$ROOT/meshnode" build
+  "$ROOT/meshnode" build
   cp -r "$ROOT/meshnode-app/target/quarkus-app" "$WORK/app"
 fi
 export MESHNODE_APP="$WORK/app"

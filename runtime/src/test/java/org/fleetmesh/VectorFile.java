@@ -1,23 +1,28 @@
 package org.fleetmesh;
 
-import java.nio.file.Files;
+import java.net.URISyntaxException;
+import java.net.URL;
 import java.nio.file.Path;
 
 /**
- * An official vector file from {@code ../shared/vectors} (system property {@code fleetmesh.vectors.dir}):
- * its path when present, else the reason the tests that need it are skipped.
+ * An official vector file shipped in this module's test resources ({@code src/test/resources/vectors/},
+ * sources and licences in the README there). A missing file fails the test that needs it: conformance
+ * tests never skip.
  */
-public record VectorFile(Path path, String absence) {
+public final class VectorFile {
+    private VectorFile() {
+    }
 
-    public static VectorFile named(String file, String what) {
-        String dir = System.getProperty("fleetmesh.vectors.dir");
-        Path f = dir == null || dir.isBlank() ? null : Path.of(dir).resolve(file);
-        if (f == null) {
-            return new VectorFile(null, "system property fleetmesh.vectors.dir is not set; skipping the " + what + " vectors");
+    public static Path named(String file) {
+        URL url = VectorFile.class.getResource("/vectors/" + file);
+        if (url == null) {
+            throw new AssertionError("official vector file vectors/" + file
+                    + " is missing from the test resources (see src/test/resources/vectors/README.md)");
         }
-        if (!Files.isRegularFile(f)) {
-            return new VectorFile(null, what + " vectors not found at " + f.toAbsolutePath().normalize() + "; skipping them");
+        try {
+            return Path.of(url.toURI());
+        } catch (URISyntaxException e) {
+            throw new AssertionError("unreadable vector path " + url, e);
         }
-        return new VectorFile(f, null);
     }
 }

@@ -254,7 +254,9 @@ class MalformedInputIT {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(node.httpUri())
                 .header("Accept", "application/nostr+json").timeout(Duration.ofSeconds(10)).GET().build(),
                 HttpResponse.BodyHandlers.ofString());
-        assertEquals(MAX_MESSAGE, NostrClient.tree(r.body()).path("limitation").path("max_message_length").asInt());
+        JsonNode doc = NostrClient.tree(r.body());
+        assertEquals(MAX_MESSAGE, doc.path("limitation").path("max_message_length").asInt());
+        assertTrue(doc.path("software").isMissingNode(), "no software URL unless configured: " + doc);
     }
 
     @Test
@@ -262,12 +264,13 @@ class MalformedInputIT {
         String sub64 = "s".repeat(64);
         String sub65 = "s".repeat(65);
         survives(c -> {
+            // NIP-01: a refused REQ or COUNT is CLOSED, with the id as sent
             c.sendMessage("REQ", sub65, FilterSpec.of().kinds(1).limit(1).node());
-            anyRefusal(c);
+            closed(c, sub65);
             c.sendMessage("COUNT", sub65, FilterSpec.of().kinds(1).node());
-            anyRefusal(c);
+            closed(c, sub65);
             c.sendMessage("REQ", "", FilterSpec.of().kinds(1).limit(1).node());
-            anyRefusal(c);
+            closed(c, "");
             // 64 is still fine
             c.query(sub64, FilterSpec.of().authors(Keys.fresh()));
             c.closeSub(sub64);

@@ -35,6 +35,7 @@ class RelayProtocolIT {
     private static final Duration QUIET = Duration.ofMillis(800);
     private static final String OPERATOR_PUBKEY = Keys.fresh().pubkey();
     private static final String RELAY_NAME = "fleetmesh protocol IT";
+    private static final String SOFTWARE = "https://git.example.org/fleetmesh";
 
     static MeshnodeProcess node;
 
@@ -42,7 +43,8 @@ class RelayProtocolIT {
     static void startNode() {
         node = MeshnodeProcess.start("protocol", Map.of(
                 "FLEETMESH_RELAY_NAME", RELAY_NAME,
-                "FLEETMESH_RELAY_PUBKEY", OPERATOR_PUBKEY));
+                "FLEETMESH_RELAY_PUBKEY", OPERATOR_PUBKEY,
+                "FLEETMESH_RELAY_SOFTWARE", SOFTWARE));
     }
 
     @AfterAll
@@ -850,7 +852,7 @@ class RelayProtocolIT {
         for (int nip : new int[] { 1, 9, 11, 40, 42, 45, 70 }) {
             assertTrue(nips.contains(nip), "supported_nips lacks " + nip + ": " + nips);
         }
-        assertTrue(doc.path("software").asText().startsWith("http"), "software is a URL: " + doc.path("software"));
+        assertEquals(SOFTWARE, doc.path("software").asText(), "software is the configured URL");
         assertTrue(doc.path("version").isTextual());
         JsonNode lim = doc.path("limitation");
         assertEquals(524288, lim.path("max_message_length").asInt());

@@ -270,7 +270,8 @@ public final class MessageParser {
         }
         String sub = p.getText();
         if (sub.isEmpty() || sub.length() > 64) {
-            throw new ProtocolException(verb, null, null, "invalid: subscription id must be 1 to 64 characters");
+            // the id goes back as sent, so a refused REQ or COUNT is answered with CLOSED for it
+            throw new ProtocolException(verb, null, sub, "invalid: subscription id must be 1 to 64 characters");
         }
         return sub;
     }

@@ -29,6 +29,9 @@ public interface RelayConfig {
     /** NIP-11 {@code icon}. */
     Optional<String> icon();
 
+    /** NIP-11 {@code software}: the URL of the relay software's project; left out unless set. */
+    Optional<String> software();
+
     /** This relay's public WebSocket URL (e.g. wss://relay.example.com/), which NIP-42 AUTH events must name. */
     Optional<java.net.URI> url();
 

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /** The NIP-11 relay information document. */
 final class RelayInfo {
     static final List<Integer> SUPPORTED_NIPS = List.of(1, 9, 11, 40, 42, 45, 59, 70, 77);
-    static final String SOFTWARE = "https://fleetmesh.org/meshnode";
 
     private RelayInfo() {
     }
@@ -23,7 +22,7 @@ final class RelayInfo {
         config.contact().ifPresent(c -> doc.put("contact", c));
         config.icon().ifPresent(i -> doc.put("icon", i));
         SUPPORTED_NIPS.forEach(doc.putArray("supported_nips")::add);
-        doc.put("software", SOFTWARE);
+        config.software().ifPresent(u -> doc.put("software", u));
         doc.put("version", version);
         ObjectNode l = doc.putObject("limitation");
         l.put("max_message_length", limits.maxMessageLength());

@@ -530,14 +530,14 @@ class MessageParserTest {
         ProtocolException e = refused("[\"REQ\",\"\",{}]");
         assertEquals("invalid: subscription id must be 1 to 64 characters", e.getMessage());
         assertEquals("REQ", e.verb());
-        assertNull(e.subscriptionId());
+        assertEquals("", e.subscriptionId(), "the id as sent, for CLOSED");
     }
 
     @Test
     void subscriptionIdOf65CharactersIsRefused() {
         ProtocolException e = refused("[\"REQ\",\"" + "s".repeat(65) + "\",{}]");
         assertEquals("invalid: subscription id must be 1 to 64 characters", e.getMessage());
-        assertNull(e.subscriptionId());
+        assertEquals("s".repeat(65), e.subscriptionId(), "the id as sent, for CLOSED");
     }
 
     @Test
