@@ -293,7 +293,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                 return; // another handle in this JVM still uses it
             }
             USERS.remove(dataDir);
-            try (StartLock ignored = StartLock.take(dataDir)) {
+            try (StartLock ignored = StartLock.takeIfPossible(dataDir)) {
                 u.shared.release();
                 FileLock last = u.channel.tryLock();
                 if (last == null) {
@@ -340,9 +340,21 @@ public final class EmbeddedCluster implements AutoCloseable {
             }
         }
 
+        /** For a stop: when the data dir was removed under a running process, stop without the lock. */
+        static StartLock takeIfPossible(Path dir) {
+            try {
+                return take(dir);
+            } catch (IOException e) {
+                LOG.warnf("cannot lock %s (%s): stopping without it", dir.resolve(LOCK_FILE), e.getMessage());
+                return new StartLock(null);
+            }
+        }
+
         @Override
         public void close() throws IOException {
-            channel.close(); // releases the lock
+            if (channel != null) {
+                channel.close(); // releases the lock
+            }
         }
     }
 
