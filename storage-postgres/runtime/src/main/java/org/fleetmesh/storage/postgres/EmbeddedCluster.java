@@ -58,6 +58,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     static final String USERS_FILE = "pg.users";
     static final String PASSWORD_FILE = "postgres.key";
     static final String PG_DIR = "pg";
+    static final String LOG_FILE = "postgres.log";
     static final String HBA_HEADER = "# fleetmesh: every connection needs the password in " + PASSWORD_FILE;
 
     private static final Duration STARTUP_WAIT = Duration.ofSeconds(120);
@@ -185,6 +186,9 @@ public final class EmbeddedCluster implements AutoCloseable {
                 .setLocaleConfig("auth-host", "scram-sha-256")
                 .setLocaleConfig("pwfile", passwordFile.toString())
                 .setConnectConfig("password", password)
+                // to a file, not to this JVM: the postmaster may outlive the process that started it
+                .setOutputRedirector(ProcessBuilder.Redirect.appendTo(pgDir.resolveSibling(LOG_FILE).toFile()))
+                .setErrorRedirector(ProcessBuilder.Redirect.appendTo(pgDir.resolveSibling(LOG_FILE).toFile()))
                 // a cluster already secured gets its pg_hba.conf rewritten before every start (no
                 // trust line can creep back); a legacy trust cluster is secured right after this start
                 .setDataDirectoryCustomizer(d -> {
@@ -460,7 +464,11 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
         long pid = pf.get().pid();
         if (!isAlive(pid)) {
-            LOG.infof("stale %s/postmaster.pid (pid %d is gone): PostgreSQL will recover", pgDir, pid);
+            // a killed postmaster nobody reaped stays a zombie, which PostgreSQL's own check (kill 0)
+            // takes for a running server; its shared-memory interlock still refuses to start while a
+            // backend of the dead server lives, so removing the file is safe
+            LOG.infof("stale %s/postmaster.pid (pid %d is gone): removing it; PostgreSQL will recover", pgDir, pid);
+            Files.deleteIfExists(pgDir.resolve("postmaster.pid"));
             return;
         }
         switch (identify(pid, pgDir)) {

@@ -35,10 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
 class PgLedgerCrashTest extends LedgerPgFixture {
 
     @TempDir
+    Path tmp;
     Path dataDir;
 
     @Test
     void committedStepsSurviveKillNineAndTheOpenTransactionLeavesNoTrace() throws Exception {
+        dataDir = System.getProperty("crash.debug") != null ? Path.of(System.getProperty("crash.debug")) : tmp;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
                 "-Djava.util.logging.manager=org.jboss.logmanager.LogManager", LedgerCrasher.class.getName(),
@@ -59,12 +61,11 @@ class PgLedgerCrashTest extends LedgerPgFixture {
 
             kill9(backend); // the process holding the transaction
             awaitGone(backend);
-            List<Long> children = childrenOf(postmaster);
             kill9(postmaster); // and the whole server, in the middle of its crash recovery or after it
             awaitGone(postmaster);
-            for (long pid : children) {
-                awaitGone(pid); // backends exit when they see their postmaster die
-            }
+            // its children (the backends, and those its crash recovery started) exit when they see it
+            // die; a new postmaster refuses to start while one of them still holds the shared memory
+            awaitNoProcessIn(dataDir.resolve("pg"));
         } finally {
             child.destroyForcibly();
             assertTrue(child.waitFor(30, TimeUnit.SECONDS));
@@ -124,25 +125,32 @@ class PgLedgerCrashTest extends LedgerPgFixture {
         }
     }
 
-    static List<Long> childrenOf(long parent) throws IOException {
-        List<Long> out = new ArrayList<>();
-        try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-            for (Path p : (Iterable<Path>) procs::iterator) {
-                String name = p.getFileName().toString();
-                if (!name.chars().allMatch(Character::isDigit)) {
-                    continue;
-                }
-                try {
-                    String stat = Files.readString(p.resolve("stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    if (Long.parseLong(f[1]) == parent) {
-                        out.add(Long.parseLong(name));
+    /** Waits until no process has {@code dir} as its working directory (every PostgreSQL process of a cluster has). */
+    static void awaitNoProcessIn(Path dir) throws Exception {
+        Path real = dir.toRealPath();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (true) {
+            List<Long> left = new ArrayList<>();
+            try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+                for (Path p : (Iterable<Path>) procs::iterator) {
+                    String name = p.getFileName().toString();
+                    if (!name.chars().allMatch(Character::isDigit)) {
+                        continue;
                     }
-                } catch (IOException | RuntimeException ignored) {
-                    // gone meanwhile
+                    try {
+                        if (Files.readSymbolicLink(p.resolve("cwd")).equals(real) && alive(Long.parseLong(name))) {
+                            left.add(Long.parseLong(name));
+                        }
+                    } catch (IOException | RuntimeException ignored) {
+                        // gone meanwhile, or not ours to read
+                    }
                 }
             }
+            if (left.isEmpty()) {
+                return;
+            }
+            assertTrue(System.nanoTime() < deadline, "PostgreSQL processes still running in " + dir + ": " + left);
+            Thread.sleep(50);
         }
-        return out;
     }
 }
