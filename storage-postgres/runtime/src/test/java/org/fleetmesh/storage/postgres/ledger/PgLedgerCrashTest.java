@@ -35,12 +35,10 @@ import org.junit.jupiter.api.io.TempDir;
 class PgLedgerCrashTest extends LedgerPgFixture {
 
     @TempDir
-    Path tmp;
     Path dataDir;
 
     @Test
     void committedStepsSurviveKillNineAndTheOpenTransactionLeavesNoTrace() throws Exception {
-        dataDir = System.getProperty("crash.debug") != null ? Path.of(System.getProperty("crash.debug")) : tmp;
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
                 "-Djava.util.logging.manager=org.jboss.logmanager.LogManager", LedgerCrasher.class.getName(),
