@@ -21,20 +21,43 @@ public interface EventStore extends AutoCloseable {
     List<SaveOutcome> save(List<Event> batch);
 
     /**
-     * Streams the stored events matching {@code filter} newest first (ties: lowest id first),
-     * at most {@code filter.limit()} of them when set, skipping events expired at {@code now}.
-     * Stops early when the sink returns false.
+     * Streams the stored events matching {@code filter} that {@code reader} may read, newest first
+     * (ties: lowest id first), at most {@code filter.limit()} of them when set (hidden events take
+     * no place), skipping events expired at {@code now}. Stops early when the sink returns false.
      */
-    void query(Filter filter, long now, EventSink sink);
+    void query(Filter filter, long now, Reader reader, EventSink sink);
+
+    /**
+     * Counts the stored, unexpired events that match at least one of {@code filters} and that
+     * {@code reader} may read, each event once (NIP-45 with several filters); limits are ignored.
+     */
+    long count(List<Filter> filters, long now, Reader reader);
+
+    /**
+     * Enumerates {@code (created_at, id)} of the events matching at least one of {@code filters}
+     * that {@code reader} may read, each event once, in ascending order (created_at, then id): the
+     * item order Negentropy reconciles over. A filter with a limit contributes its newest
+     * {@code limit} visible matches.
+     */
+    void enumerate(List<Filter> filters, long now, Reader reader, ItemSink sink);
+
+    /** {@link #query(Filter, long, Reader, EventSink)} as the operator, who sees every event. */
+    default void query(Filter filter, long now, EventSink sink) {
+        query(filter, now, Reader.operator(), sink);
+    }
 
     /** Counts stored, unexpired events matching the filter (NIP-45); the limit is ignored. */
-    long count(Filter filter, long now);
+    default long count(Filter filter, long now) {
+        return count(List.of(filter), now, Reader.operator());
+    }
 
     /**
      * Enumerates {@code (created_at, id)} of matching events in ascending order (created_at,
      * then id): the item order Negentropy reconciles over.
      */
-    void enumerate(Filter filter, long now, ItemSink sink);
+    default void enumerate(Filter filter, long now, ItemSink sink) {
+        enumerate(List.of(filter), now, Reader.operator(), sink);
+    }
 
     /**
      * Removes the given events (an operator's decision: no tombstone is written, so they may be
@@ -54,9 +77,11 @@ public interface EventStore extends AutoCloseable {
     /**
      * Registers a listener told, after each commit made through this store object, which events
      * became stored and which stopped being stored (replaced, deleted by NIP-09 or by the operator,
-     * purged after NIP-40 expiration). Live indexes (the Negentropy fingerprint trees) follow the
-     * store with it. Changes committed by other nodes sharing the database are not reported.
-     * Returns false if this store cannot report changes.
+     * purged after NIP-40 expiration). Removals committed by other processes sharing the database
+     * (sibling nodes, the CLI's {@code delete}, {@code import} and {@code sync}) are reported too,
+     * as removals only, on the store's listening thread; their additions arrive through
+     * {@link #onForeignEvents}, in the same order as the removals. Live indexes (the Negentropy
+     * fingerprint trees) follow the store with it. Returns false if this store cannot report changes.
      */
     default boolean onCommitted(ChangeListener listener) {
         return false;
@@ -81,7 +106,8 @@ public interface EventStore extends AutoCloseable {
     @FunctionalInterface
     interface ChangeListener {
         /**
-         * Called on the committing thread, after the commit; must be quick and must not throw.
+         * Called after the commit, on the committing thread (or, for another process's removals,
+         * on the thread that receives them); must be quick and must not throw.
          * {@code added}: the events now stored; {@code removed}: what stopped being stored.
          */
         void committed(List<Event> added, List<StoredItem> removed);
