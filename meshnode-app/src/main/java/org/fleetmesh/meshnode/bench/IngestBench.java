@@ -13,6 +13,8 @@ import java.util.stream.IntStream;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Schnorr;
+import org.fleetmesh.relay.client.Dialer;
+import org.fleetmesh.relay.client.OutboundConnection;
 
 /**
  * Sustained ingest: pre-signed events pushed over several WebSocket connections with a fixed
@@ -40,13 +42,14 @@ public final class IngestBench {
         AtomicLong ok = new AtomicLong(), refused = new AtomicLong();
         CountDownLatch done = new CountDownLatch(total);
         // each connection keeps `inflight` events outstanding: the next goes out when an OK comes back
-        List<BenchClient> clients = new ArrayList<>();
+        Dialer dialer = Dialer.standalone(2, Dialer.Options.DEFAULTS.withMaxMessageSize(64 << 20));
+        List<OutboundConnection> clients = new ArrayList<>();
         AtomicInteger[] next = new AtomicInteger[connections];
         for (int c = 0; c < connections; c++) {
             int conn = c;
             next[c] = new AtomicInteger(c);
-            BenchClient[] self = new BenchClient[1];
-            self[0] = BenchClient.connect(url, msg -> {
+            OutboundConnection[] self = new OutboundConnection[1];
+            self[0] = dialer.connect(url, msg -> {
                 if (msg.startsWith("[\"OK\"")) {
                     if (msg.contains("\",true,")) {
                         ok.incrementAndGet();
@@ -59,7 +62,7 @@ public final class IngestBench {
                         self[0].send(messages.get(i));
                     }
                 }
-            });
+            }).toCompletableFuture().get(10, TimeUnit.SECONDS);
             clients.add(self[0]);
         }
         long start = System.nanoTime();
@@ -73,8 +76,8 @@ public final class IngestBench {
         }
         boolean finished = done.await(a.getInt("--timeout", 600), TimeUnit.SECONDS);
         double secs = (System.nanoTime() - start) / 1e9;
-        clients.forEach(BenchClient::close);
-        BenchClient.shutdown();
+        clients.forEach(OutboundConnection::close);
+        dialer.close();
         System.out.printf("{\"events\":%d,\"connections\":%d,\"inflight\":%d,\"ok_true\":%d,\"ok_false\":%d,"
                 + "\"seconds\":%.2f,\"events_per_s\":%.0f,\"verify_per_s_one_core\":%.0f,\"ratio_to_verify\":%.2f,"
                 + "\"finished\":%b}%n", total, connections, inflight, ok.get(), refused.get(), secs, ok.get() / secs,
