@@ -155,7 +155,7 @@ public final class Cli {
     /** Load drivers for docs/BENCHMARKS.md: {@code bench ingest|corpus|query [--options]}. */
     static int bench(String[] args) {
         if (args.length < 2) {
-            throw new UsageException("bench takes ingest | corpus | query | crypto | ledger | negentropy | escrow");
+            throw new UsageException("bench takes ingest | corpus | query | crypto | ledger | negentropy (escrow: bench/escrow.sh)");
         }
         String[] rest = java.util.Arrays.copyOfRange(args, 2, args.length);
         try {
@@ -165,7 +165,8 @@ public final class Cli {
                 case "query" -> org.fleetmesh.meshnode.bench.QueryBench.main(prepend("query", rest));
                 case "crypto" -> org.fleetmesh.meshnode.bench.CryptoBench.main(rest);
                 case "ledger" -> org.fleetmesh.meshnode.bench.LedgerBench.main(rest);
-                case "escrow" -> org.fleetmesh.meshnode.bench.EscrowBench.main(rest);
+                case "escrow" -> throw new UsageException(
+                        "bench escrow runs against the simulated LND, which the node does not carry: run bench/escrow.sh");
                 case "negentropy" -> org.fleetmesh.meshnode.bench.NegentropyBench.main(rest);
                 default -> throw new UsageException("unknown bench '" + args[1] + "'");
             }
@@ -196,7 +197,7 @@ public final class Cli {
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
                        meshnode bolt12 decode <string>       a BOLT-12 offer/invoice_request/invoice as JSON (exit 1 if invalid)
                        meshnode negentropy-harness           the negentropy reference test-harness stdio protocol
-                       meshnode bench ingest|corpus|query|crypto|ledger|negentropy|escrow  load drivers (see docs/BENCHMARKS.md)
+                       meshnode bench ingest|corpus|query|crypto|ledger|negentropy  load drivers (see docs/BENCHMARKS.md)
                 environment: FLEETMESH_DATA_DIR (default ./data), QUARKUS_DATASOURCE_JDBC_URL,
                              QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD""");
     }
