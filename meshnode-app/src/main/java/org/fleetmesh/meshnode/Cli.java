@@ -82,8 +82,8 @@ public final class Cli {
                     org.fleetmesh.identity.NodeSecrets secrets = LocalNode.secrets();
                     org.fleetmesh.identity.NodeDidDocument doc = org.fleetmesh.identity.NodeDidDocument.of(
                             secrets.publicKeys(), org.fleetmesh.identity.NodeEndpoints.forRelay(
-                                    LocalNode.setting("fleetmesh.relay.url", "FLEETMESH_RELAY_URL").map(java.net.URI::create),
-                                    Integer.parseInt(LocalNode.setting("quarkus.http.port", "QUARKUS_HTTP_PORT").orElse("7777"))));
+                                    LocalNode.setting("fleetmesh.relay.url").map(java.net.URI::create),
+                                    Integer.parseInt(LocalNode.setting("quarkus.http.port").orElse("7777"))));
                     com.fasterxml.jackson.databind.node.ObjectNode out = mapper.createObjectNode();
                     out.put("did", doc.did());
                     out.put("shortForm", doc.shortForm());
@@ -198,8 +198,9 @@ public final class Cli {
                        meshnode bolt12 decode <string>       a BOLT-12 offer/invoice_request/invoice as JSON (exit 1 if invalid)
                        meshnode negentropy-harness           the negentropy reference test-harness stdio protocol
                        meshnode bench ingest|corpus|query|crypto|ledger|negentropy  load drivers (see docs/BENCHMARKS.md)
-                environment: FLEETMESH_DATA_DIR (default ./data), QUARKUS_DATASOURCE_JDBC_URL,
-                             QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD""");
+                configuration: the relay's, in its order: system properties, the environment (FLEETMESH_DATA_DIR,
+                             default ./data; QUARKUS_DATASOURCE_JDBC_URL, _USERNAME, _PASSWORD; FLEETMESH_KEYS_*),
+                             config/application.properties in the working directory, the built-in application.properties""");
     }
 
     private static Filter filterArgument(String[] args, String command, boolean required) {
