@@ -34,13 +34,13 @@ import org.jboss.logging.Logger;
 public final class Relay implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(Relay.class);
     /** NIP-42 AUTH events: never stored or broadcast. */
-    static final int AUTH_KIND = 22242;
+    static final int AUTH_KIND = Ingest.AUTH_KIND;
 
     private final EventStore store;
     private final RelayLimits limits;
     private final MessageParser parser;
     private final LongSupplier nowSeconds;
-    private final GroupCommit writes;
+    private final Ingest ingest;
     private final ThreadPoolExecutor queries;
     private final ScheduledExecutorService housekeeping;
     /** Kinds served only to their author or a {@code p}-tagged recipient who has authenticated. */
@@ -59,7 +59,18 @@ public final class Relay implements AutoCloseable {
         this.policy = policy;
         this.parser = new MessageParser(limits.parserLimits());
         this.nowSeconds = nowSeconds;
-        this.writes = new GroupCommit(store, limits.writeQueueEvents(), 1000, (e, o) -> broadcast(e));
+        this.ingest = new Ingest(store, limits, policy, nowSeconds, new Ingest.FanOutSink() {
+            @Override
+            public void committed(List<Event> events) {
+                events.forEach(Relay.this::broadcast);
+            }
+
+            @Override
+            public boolean ephemeral(Event event) {
+                broadcast(event);
+                return true;
+            }
+        });
         AtomicInteger n = new AtomicInteger();
         this.queries = new ThreadPoolExecutor(queryThreads, queryThreads, 60, TimeUnit.SECONDS,
                 new ArrayBlockingQueue<>(4096), r -> {
@@ -134,7 +145,7 @@ public final class Relay implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong negFromIndex = new java.util.concurrent.atomic.AtomicLong();
 
     public boolean isHealthy() {
-        return writes.isAlive() && store.isHealthy();
+        return ingest.isHealthy() && store.isHealthy();
     }
 
     public int connectionCount() {
@@ -217,49 +228,8 @@ public final class Relay implements AutoCloseable {
 
     private void onEvent(ClientState state, Event e) {
         Connection c = state.connection;
-        String refusal = policyRefusal(e);
-        if (refusal == null) {
-            refusal = authRefusal(state, e);
-        }
-        if (refusal == null) {
-            refusal = Events.verify(e);
-        }
-        if (refusal != null) {
-            c.send(RelayMessages.ok(e.id().hex(), false, refusal));
-            return;
-        }
-        if (e.eventClass() == EventClass.EPHEMERAL) {
-            broadcast(e);
-            store.announceEphemeral(e);
-            c.send(RelayMessages.ok(e.id().hex(), true, ""));
-            return;
-        }
-        boolean queued = writes.submit(e, (ev, outcome) -> c.send(RelayMessages.ok(ev.id().hex(), outcome.accepted(),
-                outcome.reason())));
-        if (!queued) {
-            c.send(RelayMessages.ok(e.id().hex(), false, "rate-limited: the relay is busy writing; try again shortly"));
-        }
-    }
-
-    /** Checks that need no cryptography, done first so that bad events cost little. */
-    String policyRefusal(Event e) {
-        return Admission.refusal(e, limits, nowSeconds.getAsLong());
-    }
-
-    /** NIP-42 write gate and NIP-70: protected events only from their authenticated author. */
-    private String authRefusal(ClientState state, Event e) {
-        if (policy.authRequiredWrites() && !state.isAuthenticated()) {
-            return "auth-required: this relay accepts events only from authenticated clients";
-        }
-        if (e.isProtected()) {
-            if (!state.isAuthenticated()) {
-                return "auth-required: this event is protected (NIP-70); authenticate as its author to publish it";
-            }
-            if (!state.authenticated.contains(e.pubkey())) {
-                return "restricted: a protected event (NIP-70) may only be published by its author";
-            }
-        }
-        return null;
+        ingest.submit(List.of(e), new Origin.Client(c.id(), state.authenticated))
+                .thenAccept(outcomes -> c.send(outcomes.get(0).okMessage()));
     }
 
     // ---- AUTH (NIP-42)
@@ -334,7 +304,11 @@ public final class Relay implements AutoCloseable {
             }
             for (Subscription s : state.subscriptions.values()) {
                 if (s.matches(e)) {
-                    s.offerLive(e);
+                    try {
+                        s.offerLive(e);
+                    } catch (RuntimeException ex) {
+                        LOG.warnf("sending to subscription %s failed: %s", s.id, ex.toString());
+                    }
                 }
             }
         }
@@ -671,7 +645,12 @@ public final class Relay implements AutoCloseable {
 
     /** Events committed so far and the transactions that carried them (group-commit ratio). */
     public long[] writeStats() {
-        return new long[] { writes.committedEvents(), writes.batches() };
+        return ingest.writeStats();
+    }
+
+    /** Where events from elsewhere than a client socket (peer links, syncs) enter this relay. */
+    public Ingest ingest() {
+        return ingest;
     }
 
     @Override
@@ -682,7 +661,7 @@ public final class Relay implements AutoCloseable {
                 indexer.shutdownNow();
             }
         }
-        writes.close();
+        ingest.close();
         queries.shutdownNow();
     }
 }

@@ -21,6 +21,10 @@ final class MemoryStore implements EventStore {
     final List<Event> events = new CopyOnWriteArrayList<>();
     final List<Event> announced = new CopyOnWriteArrayList<>();
     volatile boolean failQueries;
+    volatile boolean failSaves;
+    /** When set, save waits for {@link #releaseSave} (after counting down {@link #saveStarted}). */
+    volatile CountDownLatch saveStarted;
+    volatile CountDownLatch releaseSave;
     volatile CountDownLatch queryStarted;
     volatile CountDownLatch releaseQuery;
     Consumer<List<String>> foreign;
@@ -33,7 +37,23 @@ final class MemoryStore implements EventStore {
     }
 
     @Override
-    public synchronized List<SaveOutcome> save(List<Event> batch) {
+    public List<SaveOutcome> save(List<Event> batch) {
+        CountDownLatch release = releaseSave;
+        if (release != null) {
+            saveStarted.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return saveNow(batch);
+    }
+
+    private synchronized List<SaveOutcome> saveNow(List<Event> batch) {
+        if (failSaves) {
+            throw new IllegalStateException("simulated write failure");
+        }
         List<SaveOutcome> out = new ArrayList<>();
         List<Event> added = new ArrayList<>();
         for (Event e : batch) {

@@ -26,7 +26,7 @@ class RelayTest {
     Relay relay;
     Client client;
 
-    static final class Client implements Connection {
+    static class Client implements Connection {
         final LinkedBlockingQueue<String> received = new LinkedBlockingQueue<>();
         final String id;
         volatile boolean refuse;
@@ -416,6 +416,32 @@ class RelayTest {
         assertEquals("[\"EOSE\",\"s\"]", reader.next());
         assertEquals(RelayMessages.event("s", during.json()), reader.next());
         assertNull(reader.none());
+    }
+
+    @Test
+    void aSubscriberWhoseSendThrowsCostsNobodyTheirOkOrTheirEvent() throws Exception {
+        Client broken = new Client("broken") {
+            @Override
+            public boolean send(String text) {
+                if (text.startsWith("[\"EVENT\"")) {
+                    throw new IllegalStateException("simulated send failure");
+                }
+                return super.send(text);
+            }
+        };
+        relay.opened(broken);
+        broken.next();
+        relay.handle(broken, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", broken.next());
+        Client watcher = connect("w");
+        relay.handle(watcher, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", watcher.next());
+        Event e = note(NOW, "durable");
+        publish(client, e); // exactly OK true ...
+        assertEquals(RelayMessages.event("s", e.json()), watcher.next());
+        Event barrier = note(NOW, "barrier");
+        publish(client, barrier); // ... and no OK false after it: the next answer is the next event's
+        assertEquals(RelayMessages.event("s", barrier.json()), watcher.next());
     }
 
     @Test
