@@ -37,6 +37,7 @@ final class GroupCommit implements AutoCloseable {
     private final int maxBatch;
     private final Thread writer;
     private final Consumer<List<Event>> afterCommit;
+    private final Object handoff = new Object();
     private volatile boolean running = true;
     private volatile long committedEvents;
     private volatile long batches;
@@ -110,29 +111,20 @@ final class GroupCommit implements AutoCloseable {
             }
         }
         List<SaveOutcome> outcomes;
-        try {
-            outcomes = store.save(unique);
-            if (outcomes.size() != unique.size()) {
-                throw new IllegalStateException("the store answered " + outcomes.size() + " outcomes for " + unique.size() + " events");
+        synchronized (handoff) { // committed and handed to the fan-out as one step (see fence)
+            outcomes = save(unique);
+            List<Event> stored = new ArrayList<>(unique.size());
+            for (int i = 0; i < unique.size(); i++) {
+                if (outcomes.get(i) == SaveOutcome.STORED) {
+                    stored.add(unique.get(i));
+                }
             }
-            committedEvents += unique.size();
-            batches++;
-        } catch (RuntimeException e) {
-            // only a failed save is a failed batch: nothing of it was committed
-            LOG.error("group commit failed; answering the batch with an error", e);
-            outcomes = Collections.nCopies(unique.size(), SaveOutcome.FAILED);
-        }
-        List<Event> stored = new ArrayList<>(unique.size());
-        for (int i = 0; i < unique.size(); i++) {
-            if (outcomes.get(i) == SaveOutcome.STORED) {
-                stored.add(unique.get(i));
-            }
-        }
-        if (!stored.isEmpty()) {
-            try {
-                afterCommit.accept(stored);
-            } catch (RuntimeException e) {
-                LOG.error("handing committed events to fan-out failed; their outcomes stand", e);
+            if (!stored.isEmpty()) {
+                try {
+                    afterCommit.accept(stored);
+                } catch (RuntimeException e) {
+                    LOG.error("handing committed events to fan-out failed; their outcomes stand", e);
+                }
             }
         }
         for (int i = 0; i < batch.size(); i++) {
@@ -145,6 +137,32 @@ final class GroupCommit implements AutoCloseable {
                 o = firstOutcome == SaveOutcome.STORED ? SaveOutcome.DUPLICATE : firstOutcome;
             }
             complete(p, o);
+        }
+    }
+
+    private List<SaveOutcome> save(List<Event> unique) {
+        try {
+            List<SaveOutcome> outcomes = store.save(unique);
+            if (outcomes.size() != unique.size()) {
+                throw new IllegalStateException("the store answered " + outcomes.size() + " outcomes for " + unique.size() + " events");
+            }
+            committedEvents += unique.size();
+            batches++;
+            return outcomes;
+        } catch (RuntimeException e) {
+            // only a failed save is a failed batch: nothing of it was committed
+            LOG.error("group commit failed; answering the batch with an error", e);
+            return Collections.nCopies(unique.size(), SaveOutcome.FAILED);
+        }
+    }
+
+    /**
+     * Runs {@code r} at a point where every event committed so far has been handed to
+     * {@code afterCommit}: no commit is between its save and its hand-off.
+     */
+    void fence(Runnable r) {
+        synchronized (handoff) {
+            r.run();
         }
     }
 

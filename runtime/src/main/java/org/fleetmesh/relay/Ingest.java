@@ -248,6 +248,14 @@ public final class Ingest implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs {@code r} where every event committed so far has been handed to the fan-out sink (a
+     * reader uses it to know when an event it read from the store can no longer arrive live).
+     */
+    void fence(Runnable r) {
+        writes.fence(r);
+    }
+
     public boolean isHealthy() {
         return writes.isAlive();
     }
