@@ -19,8 +19,13 @@ final class FanOut implements Ingest.FanOutSink, AutoCloseable {
     private static final Logger LOG = Logger.getLogger(FanOut.class);
 
     private final SubscriptionIndex index = new SubscriptionIndex();
-    /** Events, and barriers (Runnables) which take no room. */
+    /** Handed events, and barriers (Runnables) which take no room. */
     private final LinkedBlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    /** Events handed over so far; an event's number is its place in the queue. Guarded by queue-adds. */
+    private long handed;
+
+    private record Handed(Event event, long seq) {
+    }
     private final Semaphore room;
     private final Thread thread;
     private final int maxHeldBack;
@@ -34,7 +39,11 @@ final class FanOut implements Ingest.FanOutSink, AutoCloseable {
         this.thread.start();
     }
 
+    /** From now on: events handed over before this call are committed already, so the stored part reads them. */
     void register(Subscription s) {
+        synchronized (queue) {
+            s.liveAfter = handed;
+        }
         index.add(s);
     }
 
@@ -63,7 +72,7 @@ final class FanOut implements Ingest.FanOutSink, AutoCloseable {
         if (!running || !room.tryAcquire()) {
             return false;
         }
-        queue.add(event);
+        add(event);
         return true;
     }
 
@@ -76,12 +85,18 @@ final class FanOut implements Ingest.FanOutSink, AutoCloseable {
         try {
             while (running) {
                 if (room.tryAcquire(200, TimeUnit.MILLISECONDS)) {
-                    queue.add(e);
+                    add(e);
                     return;
                 }
             }
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
+        }
+    }
+
+    private void add(Event e) {
+        synchronized (queue) {
+            queue.add(new Handed(e, ++handed));
         }
     }
 
@@ -101,22 +116,23 @@ final class FanOut implements Ingest.FanOutSink, AutoCloseable {
                 if (next instanceof Runnable r) {
                     r.run();
                 } else {
-                    deliver((Event) next);
+                    Handed h = (Handed) next;
+                    deliver(h.event(), h.seq());
                 }
             } catch (RuntimeException e) {
                 LOG.error("live fan-out failed for one event", e);
             } finally {
-                if (next instanceof Event) {
+                if (next instanceof Handed) {
                     room.release();
                 }
             }
         }
     }
 
-    private void deliver(Event e) {
+    private void deliver(Event e, long seq) {
         boolean isPrivate = Visibility.PRIVATE_KINDS.contains(e.kind());
         for (Subscription s : index.matching(e)) {
-            if (isPrivate && !Visibility.visibleTo(e, s.owner.authenticated)) {
+            if (seq <= s.liveAfter || (isPrivate && !Visibility.visibleTo(e, s.owner.authenticated))) {
                 continue;
             }
             try {

@@ -26,8 +26,8 @@ import org.jboss.logging.Logger;
  */
 final class NegSessions {
     private static final Logger LOG = Logger.getLogger(NegSessions.class);
-    /** Items taken from the budget at a time while a snapshot is read. */
-    private static final int CHUNK = 1024;
+    /** Items taken from the budget at a time while a snapshot is read (a small budget is taken item by item). */
+    private final int chunk;
 
     private final EventStore store;
     private final RelayLimits limits;
@@ -47,6 +47,7 @@ final class NegSessions {
         this.pool = pool;
         this.nowSeconds = nowSeconds;
         this.liveIndexes = liveIndexes;
+        this.chunk = (int) Math.max(1, Math.min(1024, limits.negMaxItemsTotal() / 1024));
     }
 
     void open(ClientState state, ClientMessage.NegOpen msg) {
@@ -170,12 +171,12 @@ final class NegSessions {
                     return;
                 }
                 if (count[0] > taken[0]) {
-                    if (!take(session, CHUNK)) {
+                    if (!take(session, chunk)) {
                         stop[0] = "blocked: the relay's negentropy sessions hold all the items they may (at most "
                                 + limits.negMaxItemsTotal() + "); try again later";
                         return;
                     }
-                    taken[0] += CHUNK;
+                    taken[0] += chunk;
                 }
                 builder.insert(createdAt, Id.of(id.toBytes()));
             });

@@ -24,6 +24,8 @@ final class Subscription {
     private final Connection connection;
     private final int maxHeldBack;
     private volatile boolean cancelled;
+    /** Set by the fan-out on registration: events it was handed up to this number are not live for this subscription. */
+    volatile long liveAfter;
     /** Guarded by this; null once EOSE is sent. */
     private List<Event> heldBack = new ArrayList<>();
     /** Guarded by this; what the stored part sent, from EOSE until the fan-out has caught up. */
