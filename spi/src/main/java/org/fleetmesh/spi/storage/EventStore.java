@@ -21,20 +21,43 @@ public interface EventStore extends AutoCloseable {
     List<SaveOutcome> save(List<Event> batch);
 
     /**
-     * Streams the stored events matching {@code filter} newest first (ties: lowest id first),
-     * at most {@code filter.limit()} of them when set, skipping events expired at {@code now}.
-     * Stops early when the sink returns false.
+     * Streams the stored events matching {@code filter} that {@code reader} may read, newest first
+     * (ties: lowest id first), at most {@code filter.limit()} of them when set (hidden events take
+     * no place), skipping events expired at {@code now}. Stops early when the sink returns false.
      */
-    void query(Filter filter, long now, EventSink sink);
+    void query(Filter filter, long now, Reader reader, EventSink sink);
+
+    /**
+     * Counts the stored, unexpired events that match at least one of {@code filters} and that
+     * {@code reader} may read, each event once (NIP-45 with several filters); limits are ignored.
+     */
+    long count(List<Filter> filters, long now, Reader reader);
+
+    /**
+     * Enumerates {@code (created_at, id)} of the events matching at least one of {@code filters}
+     * that {@code reader} may read, each event once, in ascending order (created_at, then id): the
+     * item order Negentropy reconciles over. A filter with a limit contributes its newest
+     * {@code limit} visible matches.
+     */
+    void enumerate(List<Filter> filters, long now, Reader reader, ItemSink sink);
+
+    /** {@link #query(Filter, long, Reader, EventSink)} as the operator, who sees every event. */
+    default void query(Filter filter, long now, EventSink sink) {
+        query(filter, now, Reader.operator(), sink);
+    }
 
     /** Counts stored, unexpired events matching the filter (NIP-45); the limit is ignored. */
-    long count(Filter filter, long now);
+    default long count(Filter filter, long now) {
+        return count(List.of(filter), now, Reader.operator());
+    }
 
     /**
      * Enumerates {@code (created_at, id)} of matching events in ascending order (created_at,
      * then id): the item order Negentropy reconciles over.
      */
-    void enumerate(Filter filter, long now, ItemSink sink);
+    default void enumerate(Filter filter, long now, ItemSink sink) {
+        enumerate(List.of(filter), now, Reader.operator(), sink);
+    }
 
     /**
      * Removes the given events (an operator's decision: no tombstone is written, so they may be

@@ -14,6 +14,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.Reader;
 import org.fleetmesh.spi.storage.SaveOutcome;
 import org.jboss.logging.Logger;
 
@@ -150,18 +151,18 @@ public final class PostgresStorage implements EventStore {
     }
 
     @Override
-    public void query(Filter filter, long now, EventSink sink) {
-        store.query(filter, now, sink);
+    public void query(Filter filter, long now, Reader reader, EventSink sink) {
+        store.query(filter, now, reader, sink);
     }
 
     @Override
-    public long count(Filter filter, long now) {
-        return store.count(filter, now);
+    public long count(List<Filter> filters, long now, Reader reader) {
+        return store.count(filters, now, reader);
     }
 
     @Override
-    public void enumerate(Filter filter, long now, ItemSink sink) {
-        store.enumerate(filter, now, sink);
+    public void enumerate(List<Filter> filters, long now, Reader reader, ItemSink sink) {
+        store.enumerate(filters, now, reader, sink);
     }
 
     @Override

@@ -30,6 +30,7 @@ import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.Reader;
 import org.fleetmesh.spi.storage.SaveOutcome;
 import org.jboss.logging.Logger;
 import org.postgresql.PGConnection;
@@ -989,11 +990,8 @@ public final class PostgresStore implements EventStore {
     // =========================================================================== read
 
     @Override
-    public void query(Filter filter, long now, EventSink sink) {
-        if (filter.matchesNothingStored()) {
-            return;
-        }
-        SqlFilter.Sql sql = SqlFilter.build(filter, now, SqlFilter.Mode.QUERY);
+    public void query(Filter filter, long now, Reader reader, EventSink sink) {
+        SqlFilter.Sql sql = SqlFilter.build(filter, now, SqlFilter.Mode.QUERY, reader);
         if (sql == null) {
             return;
         }
@@ -1022,11 +1020,9 @@ public final class PostgresStore implements EventStore {
     }
 
     @Override
-    public long count(Filter filter, long now) {
-        if (filter.withLimit(null).matchesNothingStored()) {
-            return 0;
-        }
-        SqlFilter.Sql sql = SqlFilter.build(filter, now, SqlFilter.Mode.COUNT);
+    public long count(List<Filter> filters, long now, Reader reader) {
+        SqlFilter.Sql sql = filters.size() == 1 ? SqlFilter.build(filters.get(0), now, SqlFilter.Mode.COUNT, reader)
+                : SqlFilter.countUnion(filters, now, reader);
         if (sql == null) {
             return 0;
         }
@@ -1039,11 +1035,8 @@ public final class PostgresStore implements EventStore {
     }
 
     @Override
-    public void enumerate(Filter filter, long now, ItemSink sink) {
-        if (filter.matchesNothingStored()) {
-            return;
-        }
-        SqlFilter.Sql sql = SqlFilter.build(filter, now, SqlFilter.Mode.ENUMERATE);
+    public void enumerate(List<Filter> filters, long now, Reader reader, ItemSink sink) {
+        SqlFilter.Sql sql = SqlFilter.enumerateUnion(filters, now, reader);
         if (sql == null) {
             return;
         }

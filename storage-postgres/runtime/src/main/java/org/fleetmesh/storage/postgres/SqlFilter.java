@@ -12,6 +12,7 @@ import java.util.Set;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.spi.storage.Reader;
 
 /**
  * Turns a NIP-01 filter into one SQL statement with bind parameters.
@@ -36,7 +37,9 @@ final class SqlFilter {
         /** {@code count(*)}, limit ignored. */
         COUNT,
         /** {@code created_at, id} ascending; with a limit, the newest {@code limit} matches. */
-        ENUMERATE
+        ENUMERATE,
+        /** {@code id} of every match, unordered, limit ignored: a branch of a counted union. */
+        IDS
     }
 
     /** An array parameter: bound with {@link Connection#createArrayOf}. */
@@ -79,22 +82,82 @@ final class SqlFilter {
     private SqlFilter() {
     }
 
-    /** The statement, or null when nothing stored can match (e.g. a multi-letter tag filter). */
+    /** The statement as the operator (sees everything), or null when nothing stored can match. */
     static Sql build(Filter f, long now, Mode mode) {
+        return build(f, now, mode, Reader.operator());
+    }
+
+    /** The statement, or null when nothing stored can match (e.g. a multi-letter tag filter). */
+    static Sql build(Filter f, long now, Mode mode, Reader reader) {
+        if ((mode == Mode.COUNT || mode == Mode.IDS ? f.withLimit(null) : f).matchesNothingStored()) {
+            return null;
+        }
         for (String name : f.tags().keySet()) {
             if (name.length() != 1) {
                 return null; // only single-letter tags are indexed (NIP-01)
             }
         }
-        Integer limit = mode == Mode.COUNT ? null : f.limit();
+        Integer limit = mode == Mode.COUNT || mode == Mode.IDS ? null : f.limit();
         if (limit == null) {
-            return plain(f, now, mode, null);
+            return plain(f, now, mode, null, reader);
         }
         String driverTag = pickDriverTag(f.tags());
         if (f.ids() != null || driverTag == null) {
-            return plain(f, now, mode, limit);
+            return plain(f, now, mode, limit, reader);
         }
-        return lateral(f, now, mode, limit, driverTag);
+        return lateral(f, now, mode, limit, driverTag, reader);
+    }
+
+    /**
+     * Counts the union of {@code filters} (each event once, limits ignored) in one statement, or
+     * null when no filter can match.
+     */
+    static Sql countUnion(List<Filter> filters, long now, Reader reader) {
+        List<Sql> branches = new ArrayList<>();
+        for (Filter f : filters) {
+            Sql b = build(f, now, Mode.IDS, reader);
+            if (b != null) {
+                branches.add(b);
+            }
+        }
+        if (branches.isEmpty()) {
+            return null;
+        }
+        return union("select count(*) from (", branches, " union ", ") u");
+    }
+
+    /**
+     * Enumerates the union of {@code filters} (each its own limit) ascending by (created_at, id),
+     * each event once, or null when no filter can match.
+     */
+    static Sql enumerateUnion(List<Filter> filters, long now, Reader reader) {
+        List<Sql> branches = new ArrayList<>();
+        for (Filter f : filters) {
+            Sql b = build(f, now, Mode.ENUMERATE, reader);
+            if (b != null) {
+                branches.add(b);
+            }
+        }
+        if (branches.isEmpty()) {
+            return null;
+        }
+        if (branches.size() == 1) {
+            return branches.get(0);
+        }
+        return union("select u.created_at, u.id from ((", branches, ") union (", ")) u order by u.created_at, u.id");
+    }
+
+    private static Sql union(String head, List<Sql> branches, String sep, String tail) {
+        StringBuilder sql = new StringBuilder(head);
+        List<Object> params = new ArrayList<>();
+        for (int i = 0; i < branches.size(); i++) {
+            if (i > 0) {
+                sql.append(sep);
+            }
+            sql.append(branches.get(i).text());
+            params.addAll(branches.get(i).params());
+        }
+        return new Sql(sql.append(tail).toString(), params);
     }
 
     private static String pickDriverTag(Map<String, Set<String>> tags) {
@@ -106,14 +169,16 @@ final class SqlFilter {
 
     // ------------------------------------------------------------------------------ plain
 
-    private static Sql plain(Filter f, long now, Mode mode, Integer limit) {
+    private static Sql plain(Filter f, long now, Mode mode, Integer limit, Reader reader) {
         List<Object> params = new ArrayList<>();
         StringBuilder where = new StringBuilder();
         eventConditions(f, now, where, params, true, true, true, null);
+        visibility(f, reader, where, params);
         String w = where.length() == 0 ? "" : " where " + where;
         String sql;
         switch (mode) {
             case COUNT -> sql = "select count(*) from event e" + w;
+            case IDS -> sql = "select e.id from event e" + w;
             case QUERY -> {
                 sql = "select e.id, e.json from event e" + w + " order by e.created_at desc, e.id";
                 if (limit != null) {
@@ -200,9 +265,41 @@ final class SqlFilter {
         }
     }
 
+    /**
+     * The reader's visibility rule on alias {@code e}: an event of a gated kind needs the reader as
+     * author or in a {@code p} tag (the tag row's value is the key's hex, which TextKeys keeps as is).
+     */
+    private static void visibility(Filter f, Reader reader, StringBuilder w, List<Object> params) {
+        if (reader.seesAll()) {
+            return;
+        }
+        Set<Integer> gated = new java.util.TreeSet<>(reader.privateKinds());
+        if (f.kinds() != null) {
+            gated.retainAll(f.kinds());
+            if (gated.isEmpty()) {
+                return; // the filter asks for no gated kind
+            }
+        }
+        if (reader.pubkeys().isEmpty()) {
+            and(w, "e.kind <> all(?)");
+            params.add(kinds(gated));
+            return;
+        }
+        and(w, "(e.kind <> all(?) or e.pubkey = any(?) or exists (select 1 from tag v"
+                + " where v.event_id = e.id and v.name = 'p' and v.value = any(?)))");
+        params.add(kinds(gated));
+        params.add(authors(reader.pubkeys()));
+        String[] hex = new String[reader.pubkeys().size()];
+        int i = 0;
+        for (PubKey k : reader.pubkeys()) {
+            hex[i++] = k.hex();
+        }
+        params.add(new Arr("text", hex));
+    }
+
     // ------------------------------------------------------------------------------ lateral
 
-    private static Sql lateral(Filter f, long now, Mode mode, int limit, String driverTag) {
+    private static Sql lateral(Filter f, long now, Mode mode, int limit, String driverTag, Reader reader) {
         List<Object> params = new ArrayList<>();
         StringBuilder inner = new StringBuilder();
         String driver = "unnest(?::text[]) as d(v)";
@@ -224,6 +321,7 @@ final class SqlFilter {
         }
         StringBuilder w = new StringBuilder();
         eventConditions(f, now, w, params, true, false, false, driverTag);
+        visibility(f, reader, w, params);
         inner.append(" and ").append(w);
         String order = " order by t.created_at desc, t.event_id limit ?";
         params.add(limit);

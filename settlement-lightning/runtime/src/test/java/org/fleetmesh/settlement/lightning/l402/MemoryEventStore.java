@@ -11,6 +11,7 @@ import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.Reader;
 import org.fleetmesh.spi.storage.SaveOutcome;
 
 /**
@@ -37,9 +38,10 @@ public class MemoryEventStore implements EventStore {
     }
 
     @Override
-    public void query(Filter filter, long now, EventSink sink) {
+    public void query(Filter filter, long now, Reader reader, EventSink sink) {
         queries++;
-        List<Event> matching = new ArrayList<>(events.stream().filter(filter::matches).toList());
+        List<Event> matching = new ArrayList<>(
+                events.stream().filter(e -> filter.matches(e) && reader.mayRead(e)).toList());
         matching.sort(Comparator.comparingLong(Event::createdAt).reversed().thenComparing(Event::id));
         int n = 0;
         for (Event e : matching) {
@@ -53,14 +55,20 @@ public class MemoryEventStore implements EventStore {
     }
 
     @Override
-    public long count(Filter filter, long now) {
-        return events.stream().filter(filter::matches).count();
+    public long count(List<Filter> filters, long now, Reader reader) {
+        return events.stream().filter(e -> reader.mayRead(e) && filters.stream().anyMatch(f -> f.matches(e))).count();
     }
 
     @Override
-    public void enumerate(Filter filter, long now, ItemSink sink) {
-        events.stream().filter(filter::matches).sorted(Comparator.comparingLong(Event::createdAt).thenComparing(Event::id))
-                .forEach(e -> sink.accept(e.createdAt(), e.id()));
+    public void enumerate(List<Filter> filters, long now, Reader reader, ItemSink sink) {
+        java.util.TreeSet<Event> union = new java.util.TreeSet<>(
+                Comparator.comparingLong(Event::createdAt).thenComparing(Event::id));
+        for (Filter f : filters) {
+            events.stream().filter(e -> f.matches(e) && reader.mayRead(e))
+                    .sorted(Comparator.comparingLong(Event::createdAt).reversed().thenComparing(Event::id))
+                    .limit(f.limit() == null ? Long.MAX_VALUE : f.limit()).forEach(union::add);
+        }
+        union.forEach(e -> sink.accept(e.createdAt(), e.id()));
     }
 
     @Override
