@@ -11,18 +11,29 @@ import java.util.List;
 import java.util.TreeMap;
 
 import org.fleetmesh.nostr.Event;
-import org.fleetmesh.nostr.EventClass;
-import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.relay.Ingest;
+import org.fleetmesh.relay.Origin;
+import org.fleetmesh.relay.RelayLimits;
+import org.fleetmesh.relay.RelayPolicy;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.SaveOutcome;
 
-/** {@code meshnode import}: JSONL events from stdin into the store, checked as the relay checks them. */
+/**
+ * {@code meshnode import}: JSONL events from stdin through the node's one way in ({@link Ingest}, origin
+ * {@link Origin.Import}), so they are checked as the relay checks them.
+ */
 public final class ImportCommand {
     private static final int BATCH = 1000;
 
     private ImportCommand() {
+    }
+
+    /** The CLI's ingest over a store: the relay's limits, no live subscribers. */
+    public static Ingest ingest(EventStore store) {
+        return new Ingest(store, RelayLimits.DEFAULT, RelayPolicy.OPEN, () -> System.currentTimeMillis() / 1000,
+                Ingest.FanOutSink.NONE);
     }
 
     /** Reads JSONL from stdin; validates like the relay; reports accepted / duplicate / rejected. */
@@ -32,10 +43,11 @@ public final class ImportCommand {
         }
         MessageParser parser = new MessageParser(MessageParser.Limits.DEFAULT);
         Report report = new Report();
-        long now = System.currentTimeMillis() / 1000;
         try (EventStore store = LocalNode.openStore();
+                Ingest ingest = ingest(store);
                 BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
             List<Event> batch = new ArrayList<>(BATCH);
+            List<Long> lines = new ArrayList<>(BATCH);
             String line;
             long lineNo = 0;
             while ((line = in.readLine()) != null) {
@@ -43,24 +55,18 @@ public final class ImportCommand {
                 if (line.isBlank()) {
                     continue;
                 }
-                String refusal;
-                Event e = null;
                 try {
-                    e = parser.parseEvent(line);
-                    refusal = refusal(e, now);
+                    batch.add(parser.parseEvent(line));
+                    lines.add(lineNo);
                 } catch (ProtocolException ex) {
-                    refusal = ex.getMessage();
-                }
-                if (refusal != null) {
-                    report.rejected(lineNo, refusal);
+                    report.rejected(lineNo, ex.getMessage());
                     continue;
                 }
-                batch.add(e);
                 if (batch.size() == BATCH) {
-                    flush(store, batch, report);
+                    flush(ingest, batch, lines, report);
                 }
             }
-            flush(store, batch, report);
+            flush(ingest, batch, lines, report);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -68,26 +74,17 @@ public final class ImportCommand {
         return report.failed > 0 ? 1 : 0;
     }
 
-    /**
-     * The relay's admission rules and signature check. NIP-70 authorship is not asked for: the operator stands
-     * in for the authors, so that export followed by import loses nothing.
-     */
-    public static String refusal(Event e, long now) {
-        String refusal = org.fleetmesh.relay.Admission.refusal(e, org.fleetmesh.relay.RelayLimits.DEFAULT, now);
-        if (refusal == null && e.eventClass() == EventClass.EPHEMERAL) {
-            refusal = "invalid: ephemeral events are never stored";
-        }
-        return refusal != null ? refusal : Events.verify(e);
-    }
-
-    private static void flush(EventStore store, List<Event> batch, Report report) {
+    /** One batch at a time: the next waits for this one's outcomes, so the write queue never overflows. */
+    private static void flush(Ingest ingest, List<Event> batch, List<Long> lines, Report report) {
         if (batch.isEmpty()) {
             return;
         }
-        for (SaveOutcome o : store.save(batch)) {
-            report.outcome(o);
+        List<Ingest.Outcome> outcomes = ingest.submit(List.copyOf(batch), new Origin.Import()).toCompletableFuture().join();
+        for (int i = 0; i < outcomes.size(); i++) {
+            report.outcome(lines.get(i), outcomes.get(i));
         }
         batch.clear();
+        lines.clear();
     }
 
     static final class Report {
@@ -106,22 +103,23 @@ public final class ImportCommand {
             }
         }
 
-        void outcome(SaveOutcome o) {
-            switch (o) {
-                case STORED -> accepted++;
-                case DUPLICATE, SUPERSEDED -> {
+        void outcome(long line, Ingest.Outcome o) {
+            switch (o.status()) {
+                case ACCEPTED -> accepted++;
+                case DUPLICATE -> {
                     duplicate++;
-                    if (o == SaveOutcome.SUPERSEDED) {
+                    if (o.reason().equals(SaveOutcome.SUPERSEDED.reason())) {
                         reasons.merge(o.reason(), 1L, Long::sum);
                     }
                 }
-                case DELETED -> {
-                    rejected++;
-                    reasons.merge(o.reason(), 1L, Long::sum);
-                }
-                case FAILED -> {
-                    failed++;
-                    reasons.merge(o.reason(), 1L, Long::sum);
+                case REFUSED -> {
+                    // the store failing (or too busy) is not the event's fault: exit 1, the line may be retried
+                    if (o.reason().startsWith("error:") || o.reason().startsWith("rate-limited:")) {
+                        failed++;
+                        reasons.merge(o.reason(), 1L, Long::sum);
+                    } else {
+                        rejected(line, o.reason());
+                    }
                 }
             }
         }

@@ -13,9 +13,12 @@ import org.fleetmesh.negentropy.NegInitiator;
 import org.fleetmesh.negentropy.RelaySync;
 import org.fleetmesh.negentropy.SortedVector;
 import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.EventClass;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.relay.Ingest;
+import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.client.RelayLink;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.SaveOutcome;
@@ -206,7 +209,7 @@ public final class SyncCommand {
         long started = System.nanoTime();
         long now = System.currentTimeMillis() / 1000;
         int code;
-        try (EventStore store = LocalNode.openStore()) {
+        try (EventStore store = LocalNode.openStore(); Ingest ingest = ImportCommand.ingest(store)) {
             SortedVector items = RelaySync.localItems(store, filter, now);
             err.println("sync: " + items.size() + " local events match " + filterJson + "; reconciling with " + url);
             RelayLink link;
@@ -232,7 +235,8 @@ public final class SyncCommand {
                 err.println("sync: reconciled in " + rounds + " round(s): have " + have + " (only here), need " + need
                         + " (only there)");
                 if (down && need > 0) {
-                    sync.fetch(r.needIds(), e -> ImportCommand.refusal(e, now), batch -> store(store, batch));
+                    Origin origin = new Origin.Sync(url.toString());
+                    sync.fetch(r.needIds(), SyncCommand::notStorable, batch -> store(ingest, origin, batch));
                 }
                 if (up && have > 0) {
                     sync.push(store, r.haveIds(), now);
@@ -265,23 +269,31 @@ public final class SyncCommand {
         out.flush();
     }
 
-    /** The down direction's events into the local store, counted. */
-    private void store(EventStore store, List<Event> batch) {
-        List<SaveOutcome> outcomes;
-        try {
-            outcomes = store.save(batch);
-        } catch (RuntimeException e) {
-            tally.fail(batch.size(), "local store: " + e.getMessage());
-            return;
-        }
-        for (SaveOutcome o : outcomes) {
-            switch (o) {
-                case STORED -> downloaded++;
+    /** Ephemeral events are never stored; the rest is for {@link Ingest} to judge. */
+    private static String notStorable(Event e) {
+        return e.eventClass() == EventClass.EPHEMERAL ? "invalid: ephemeral events are never stored" : null;
+    }
+
+    /** The down direction's events through the node's ingest, counted; the next batch waits for these outcomes. */
+    private void store(Ingest ingest, Origin origin, List<Event> batch) {
+        for (Ingest.Outcome o : ingest.submit(batch, origin).toCompletableFuture().join()) {
+            switch (o.status()) {
+                case ACCEPTED -> downloaded++;
                 case DUPLICATE -> {
-                    // stored meanwhile by someone else: nothing left to do
+                    if (o.reason().equals(SaveOutcome.SUPERSEDED.reason())) {
+                        tally.skip(1, o.reason());
+                    }
+                    // else stored meanwhile by someone else: nothing left to do
                 }
-                case SUPERSEDED, DELETED -> tally.skip(1, o.reason());
-                case FAILED -> tally.fail(1, "local store: " + o.reason());
+                case REFUSED -> {
+                    if (o.reason().equals(SaveOutcome.DELETED.reason())) {
+                        tally.skip(1, o.reason());
+                    } else if (o.reason().startsWith("error:") || o.reason().startsWith("rate-limited:")) {
+                        tally.fail(1, "local store: " + o.reason());
+                    } else {
+                        tally.fail(1, "from relay: " + o.reason());
+                    }
+                }
             }
         }
     }
