@@ -25,9 +25,10 @@ public final class Dialer implements AutoCloseable {
      * @param maxMessageSize largest message accepted from the other side, in bytes
      * @param connectTimeout how long the TCP/TLS/WebSocket handshake may take
      * @param sendBudget characters a connection may have queued for sending and not yet written to the socket
+     * @param maxConnectionsPerHost open connections to one host and port; more wait for one to close
      */
-    public record Options(int maxMessageSize, Duration connectTimeout, long sendBudget) {
-        public static final Options DEFAULTS = new Options(16 << 20, Duration.ofSeconds(10), 8L << 20);
+    public record Options(int maxMessageSize, Duration connectTimeout, long sendBudget, int maxConnectionsPerHost) {
+        public static final Options DEFAULTS = new Options(16 << 20, Duration.ofSeconds(10), 8L << 20, 50);
 
         public Options {
             if (maxMessageSize < 1024) {
@@ -37,18 +38,25 @@ public final class Dialer implements AutoCloseable {
             if (sendBudget < 1) {
                 throw new IllegalArgumentException("sendBudget must be positive");
             }
+            if (maxConnectionsPerHost < 1) {
+                throw new IllegalArgumentException("maxConnectionsPerHost must be positive");
+            }
         }
 
         public Options withMaxMessageSize(int bytes) {
-            return new Options(bytes, connectTimeout, sendBudget);
+            return new Options(bytes, connectTimeout, sendBudget, maxConnectionsPerHost);
         }
 
         public Options withConnectTimeout(Duration timeout) {
-            return new Options(maxMessageSize, timeout, sendBudget);
+            return new Options(maxMessageSize, timeout, sendBudget, maxConnectionsPerHost);
         }
 
         public Options withSendBudget(long chars) {
-            return new Options(maxMessageSize, connectTimeout, chars);
+            return new Options(maxMessageSize, connectTimeout, chars, maxConnectionsPerHost);
+        }
+
+        public Options withMaxConnectionsPerHost(int n) {
+            return new Options(maxMessageSize, connectTimeout, sendBudget, n);
         }
     }
 
@@ -69,7 +77,7 @@ public final class Dialer implements AutoCloseable {
         this.client = vertx.createWebSocketClient(new WebSocketClientOptions()
                 .setMaxMessageSize(options.maxMessageSize()).setMaxFrameSize(options.maxMessageSize())
                 .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
-                .setTrustAll(false).setVerifyHost(true));
+                .setMaxConnections(options.maxConnectionsPerHost()).setTrustAll(false).setVerifyHost(true));
     }
 
     /** A dialer with its own small Vert.x (the CLI, load drivers), closed with it. */
