@@ -2,10 +2,10 @@ package org.fleetmesh.deployment;
 
 import org.fleetmesh.identity.DidWellKnownRoute;
 import org.fleetmesh.identity.NodeIdentity;
-import org.fleetmesh.relay.RelayEndpoint;
-import org.fleetmesh.relay.RelayInfoRoute;
-import org.fleetmesh.relay.RelayReadiness;
-import org.fleetmesh.relay.RelayRuntime;
+import org.fleetmesh.relay.quarkus.RelayEndpoint;
+import org.fleetmesh.relay.quarkus.RelayInfoRoute;
+import org.fleetmesh.relay.quarkus.RelayReadiness;
+import org.fleetmesh.relay.quarkus.RelayRuntime;
 
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.deployment.Capabilities;

@@ -52,6 +52,14 @@ final class Launcher {
 
     /** {@code ./meshnode <args>} with FLEETMESH_DATA_DIR={@code dir} and a file (or nothing) as stdin. */
     static Run run(Path dir, Path stdin, String... args) throws Exception {
+        return runIn(MeshnodeProcess.projectRoot(), java.util.Map.of("FLEETMESH_DATA_DIR", dir.toString()), stdin, args);
+    }
+
+    /**
+     * {@code ./meshnode <args>} in {@code workingDir}, with no FLEETMESH_* or QUARKUS_* variable but {@code env},
+     * and a file (or nothing) as stdin.
+     */
+    static Run runIn(Path workingDir, java.util.Map<String, String> env, Path stdin, String... args) throws Exception {
         Path root = MeshnodeProcess.projectRoot();
         Path launcher = root.resolve("meshnode");
         List<String> cmd = new ArrayList<>();
@@ -62,11 +70,12 @@ final class Launcher {
         cmd.addAll(List.of(args));
         Path out = MeshnodeProcess.outputFile("meshnode-" + args[0], ".out");
         Path err = MeshnodeProcess.outputFile("meshnode-" + args[0], ".err");
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(root.toFile())
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(workingDir.toFile())
                 .redirectOutput(out.toFile()).redirectError(err.toFile());
         pb.redirectInput(stdin == null ? ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))
                 : ProcessBuilder.Redirect.from(stdin.toFile()));
-        pb.environment().put("FLEETMESH_DATA_DIR", dir.toString());
+        pb.environment().keySet().removeIf(k -> k.startsWith("FLEETMESH_") || k.startsWith("QUARKUS_"));
+        pb.environment().putAll(env);
         Process p = pb.start();
         if (!p.waitFor(240, TimeUnit.SECONDS)) {
             p.destroyForcibly();

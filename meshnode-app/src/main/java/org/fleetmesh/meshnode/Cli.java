@@ -1,33 +1,22 @@
 package org.fleetmesh.meshnode;
 
-import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
-import java.util.ServiceLoader;
-import java.util.TreeMap;
 
-import org.fleetmesh.nostr.Event;
-import org.fleetmesh.nostr.EventClass;
-import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
 import org.fleetmesh.spi.storage.EventStore;
-import org.fleetmesh.spi.storage.EventStoreProvider;
-import org.fleetmesh.spi.storage.SaveOutcome;
 
 /**
- * The offline subcommands of {@code ./meshnode}: {@code import} and {@code export}. They open the
- * store the node was built with, without starting the relay.
+ * The subcommands of {@code ./meshnode} besides {@code relay}: a dispatcher over the commands, which open the
+ * node's store and keys through {@link LocalNode}, without starting the relay.
  */
 public final class Cli {
     private static final int BATCH = 1000;
@@ -43,7 +32,7 @@ public final class Cli {
         }
         try {
             int code = switch (args[0]) {
-                case "import" -> importEvents(args);
+                case "import" -> ImportCommand.run(args);
                 case "export" -> exportEvents(args);
                 case "delete" -> deleteEvents(args);
                 case "sync" -> org.fleetmesh.meshnode.sync.SyncCommand.run(args);
@@ -90,13 +79,11 @@ public final class Cli {
                     if (args.length > 2) {
                         throw new UsageException("did show takes no arguments");
                     }
-                    Path dataDir = Path.of(setting("fleetmesh.data-dir", "FLEETMESH_DATA_DIR").orElse("./data"));
-                    org.fleetmesh.identity.NodeSecrets secrets = org.fleetmesh.identity.NodeSecrets.loadOrCreate(dataDir,
-                            supplied("NOSTR"), supplied("AGREEMENT"), supplied("TRANSPORT"));
+                    org.fleetmesh.identity.NodeSecrets secrets = LocalNode.secrets();
                     org.fleetmesh.identity.NodeDidDocument doc = org.fleetmesh.identity.NodeDidDocument.of(
                             secrets.publicKeys(), org.fleetmesh.identity.NodeEndpoints.forRelay(
-                                    setting("fleetmesh.relay.url", "FLEETMESH_RELAY_URL").map(java.net.URI::create),
-                                    Integer.parseInt(setting("quarkus.http.port", "QUARKUS_HTTP_PORT").orElse("7777"))));
+                                    LocalNode.setting("fleetmesh.relay.url").map(java.net.URI::create),
+                                    Integer.parseInt(LocalNode.setting("quarkus.http.port").orElse("7777"))));
                     com.fasterxml.jackson.databind.node.ObjectNode out = mapper.createObjectNode();
                     out.put("did", doc.did());
                     out.put("shortForm", doc.shortForm());
@@ -165,17 +152,10 @@ public final class Cli {
         }
     }
 
-    private static org.fleetmesh.identity.NodeSecrets.Supplied supplied(String role) {
-        String r = role.toLowerCase();
-        return new org.fleetmesh.identity.NodeSecrets.Supplied(
-                setting("fleetmesh.keys." + r, "FLEETMESH_KEYS_" + role),
-                setting("fleetmesh.keys." + r + "-file", "FLEETMESH_KEYS_" + role + "_FILE").map(Path::of));
-    }
-
     /** Load drivers for docs/BENCHMARKS.md: {@code bench ingest|corpus|query [--options]}. */
     static int bench(String[] args) {
         if (args.length < 2) {
-            throw new UsageException("bench takes ingest | corpus | query | crypto | ledger | negentropy | escrow");
+            throw new UsageException("bench takes ingest | corpus | query | crypto | ledger | negentropy (escrow: bench/escrow.sh)");
         }
         String[] rest = java.util.Arrays.copyOfRange(args, 2, args.length);
         try {
@@ -185,7 +165,8 @@ public final class Cli {
                 case "query" -> org.fleetmesh.meshnode.bench.QueryBench.main(prepend("query", rest));
                 case "crypto" -> org.fleetmesh.meshnode.bench.CryptoBench.main(rest);
                 case "ledger" -> org.fleetmesh.meshnode.bench.LedgerBench.main(rest);
-                case "escrow" -> org.fleetmesh.meshnode.bench.EscrowBench.main(rest);
+                case "escrow" -> throw new UsageException(
+                        "bench escrow runs against the simulated LND, which the node does not carry: run bench/escrow.sh");
                 case "negentropy" -> org.fleetmesh.meshnode.bench.NegentropyBench.main(rest);
                 default -> throw new UsageException("unknown bench '" + args[1] + "'");
             }
@@ -216,93 +197,10 @@ public final class Cli {
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
                        meshnode bolt12 decode <string>       a BOLT-12 offer/invoice_request/invoice as JSON (exit 1 if invalid)
                        meshnode negentropy-harness           the negentropy reference test-harness stdio protocol
-                       meshnode bench ingest|corpus|query|crypto|ledger|negentropy|escrow  load drivers (see docs/BENCHMARKS.md)
-                environment: FLEETMESH_DATA_DIR (default ./data), QUARKUS_DATASOURCE_JDBC_URL,
-                             QUARKUS_DATASOURCE_USERNAME, QUARKUS_DATASOURCE_PASSWORD""");
-    }
-
-    /** The storage backend this build carries, configured from the environment as the relay is. */
-    public static EventStore openStore() {
-        EventStoreProvider provider = ServiceLoader.load(EventStoreProvider.class).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no storage backend in this build"));
-        return provider.open(Path.of(setting("fleetmesh.data-dir", "FLEETMESH_DATA_DIR").orElse("./data")),
-                setting("quarkus.datasource.jdbc.url", "QUARKUS_DATASOURCE_JDBC_URL"),
-                setting("quarkus.datasource.username", "QUARKUS_DATASOURCE_USERNAME"),
-                setting("quarkus.datasource.password", "QUARKUS_DATASOURCE_PASSWORD"));
-    }
-
-    private static Optional<String> setting(String property, String env) {
-        String v = System.getProperty(property);
-        if (v == null || v.isBlank()) {
-            v = System.getenv(env);
-        }
-        return v == null || v.isBlank() ? Optional.empty() : Optional.of(v);
-    }
-
-    /** Reads JSONL from stdin; validates like the relay; reports accepted / duplicate / rejected. */
-    static int importEvents(String[] args) {
-        if (args.length > 1) {
-            throw new UsageException("import takes no arguments; it reads JSONL from standard input");
-        }
-        MessageParser parser = new MessageParser(MessageParser.Limits.DEFAULT);
-        ImportReport report = new ImportReport();
-        long now = System.currentTimeMillis() / 1000;
-        try (EventStore store = openStore();
-                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-            List<Event> batch = new ArrayList<>(BATCH);
-            String line;
-            long lineNo = 0;
-            while ((line = in.readLine()) != null) {
-                lineNo++;
-                if (line.isBlank()) {
-                    continue;
-                }
-                String refusal;
-                Event e = null;
-                try {
-                    e = parser.parseEvent(line);
-                    refusal = importRefusal(e, now);
-                } catch (ProtocolException ex) {
-                    refusal = ex.getMessage();
-                }
-                if (refusal != null) {
-                    report.rejected(lineNo, refusal);
-                    continue;
-                }
-                batch.add(e);
-                if (batch.size() == BATCH) {
-                    flush(store, batch, report);
-                }
-            }
-            flush(store, batch, report);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        report.print(System.err);
-        return report.failed > 0 ? 1 : 0;
-    }
-
-    /**
-     * The relay's admission rules and signature check. NIP-70 authorship is not asked for: the
-     * operator stands in for the authors, so that export followed by import loses nothing.
-     */
-    public static String importRefusal(Event e, long now) {
-        String refusal = org.fleetmesh.relay.Admission.refusal(e, org.fleetmesh.relay.RelayLimits.DEFAULT, now);
-        if (refusal == null && e.eventClass() == EventClass.EPHEMERAL) {
-            refusal = "invalid: ephemeral events are never stored";
-        }
-        return refusal != null ? refusal : Events.verify(e);
-    }
-
-    private static void flush(EventStore store, List<Event> batch, ImportReport report) {
-        if (batch.isEmpty()) {
-            return;
-        }
-        List<SaveOutcome> outcomes = store.save(batch);
-        for (SaveOutcome o : outcomes) {
-            report.outcome(o);
-        }
-        batch.clear();
+                       meshnode bench ingest|corpus|query|crypto|ledger|negentropy  load drivers (see docs/BENCHMARKS.md)
+                configuration: the relay's, in its order: system properties, the environment (FLEETMESH_DATA_DIR,
+                             default ./data; QUARKUS_DATASOURCE_JDBC_URL, _USERNAME, _PASSWORD; FLEETMESH_KEYS_*),
+                             config/application.properties in the working directory, the built-in application.properties""");
     }
 
     private static Filter filterArgument(String[] args, String command, boolean required) {
@@ -330,7 +228,7 @@ public final class Cli {
         Filter filter = filterArgument(args, "delete", true);
         long now = System.currentTimeMillis() / 1000;
         long deleted = 0;
-        try (EventStore store = openStore()) {
+        try (EventStore store = LocalNode.openStore()) {
             if (!filter.matchesNothingStored()) {
                 List<org.fleetmesh.nostr.EventId> ids = new ArrayList<>();
                 store.enumerate(filter, now, (createdAt, id) -> ids.add(id));
@@ -348,7 +246,7 @@ public final class Cli {
         long now = System.currentTimeMillis() / 1000;
         long[] written = { 0 };
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 16);
-        try (EventStore store = openStore()) {
+        try (EventStore store = LocalNode.openStore()) {
             if (!filter.matchesNothingStored()) {
                 store.query(filter, now, (id, json) -> {
                     try {
@@ -367,55 +265,5 @@ public final class Cli {
         }
         System.err.println("exported " + written[0] + " events");
         return 0;
-    }
-
-    static final class ImportReport {
-        long accepted;
-        long duplicate;
-        long rejected;
-        long failed;
-        final TreeMap<String, Long> reasons = new TreeMap<>();
-        final List<String> firstRejections = new ArrayList<>();
-
-        void rejected(long line, String reason) {
-            rejected++;
-            reasons.merge(reason, 1L, Long::sum);
-            if (firstRejections.size() < 20) {
-                firstRejections.add("line " + line + ": " + reason);
-            }
-        }
-
-        void outcome(SaveOutcome o) {
-            switch (o) {
-                case STORED -> accepted++;
-                case DUPLICATE, SUPERSEDED -> {
-                    duplicate++;
-                    if (o == SaveOutcome.SUPERSEDED) {
-                        reasons.merge(o.reason(), 1L, Long::sum);
-                    }
-                }
-                case DELETED -> {
-                    rejected++;
-                    reasons.merge(o.reason(), 1L, Long::sum);
-                }
-                case FAILED -> {
-                    failed++;
-                    reasons.merge(o.reason(), 1L, Long::sum);
-                }
-            }
-        }
-
-        void print(PrintStream out) {
-            firstRejections.forEach(out::println);
-            out.println("accepted " + accepted + ", duplicate " + duplicate + ", rejected " + rejected
-                    + (failed > 0 ? ", failed " + failed : ""));
-            reasons.forEach((reason, n) -> out.println("  " + n + " x " + reason));
-        }
-    }
-
-    static final class UsageException extends RuntimeException {
-        UsageException(String message) {
-            super(message);
-        }
     }
 }

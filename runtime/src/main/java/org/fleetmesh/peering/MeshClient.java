@@ -8,15 +8,14 @@ import java.util.concurrent.CompletionStage;
 
 import org.jboss.logging.Logger;
 
+import org.fleetmesh.relay.client.Dialer;
+import org.fleetmesh.relay.client.OutboundConnection;
+
 import io.vertx.core.Vertx;
-import io.vertx.core.http.ClientWebSocket;
-import io.vertx.core.http.WebSocket;
-import io.vertx.core.http.WebSocketClient;
-import io.vertx.core.http.WebSocketClientOptions;
-import io.vertx.core.http.WebSocketConnectOptions;
 
 /**
- * Dials a peer's {@code /mesh} and runs the initiator side of the mutual authentication over a Vert.x WebSocket.
+ * Dials a peer's {@code /mesh} and runs the initiator side of the mutual authentication over the node's outbound
+ * WebSocket client ({@link Dialer}, which holds each link to a send budget).
  * One client serves many links; its replay cache is shared by them. Close it to release the WebSocket client.
  */
 public final class MeshClient implements AutoCloseable {
@@ -26,7 +25,7 @@ public final class MeshClient implements AutoCloseable {
     private final MeshSigner self;
     private final HandshakeSettings settings;
     private final SeenProofs seen;
-    private final WebSocketClient client;
+    private final Dialer dialer;
 
     public MeshClient(Vertx vertx, MeshSigner self, HandshakeSettings settings) {
         this(vertx, self, settings, new SeenProofs());
@@ -37,9 +36,9 @@ public final class MeshClient implements AutoCloseable {
         this.self = Objects.requireNonNull(self, "self");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.seen = Objects.requireNonNull(seen, "seen");
-        this.client = vertx.createWebSocketClient(new WebSocketClientOptions()
-                .setMaxMessageSize(Math.max(settings.maxMessageLength() * 4, 65_536))
-                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, settings.timeout().toMillis())));
+        this.dialer = new Dialer(vertx, Dialer.Options.DEFAULTS
+                .withMaxMessageSize(Math.max(settings.maxMessageLength() * 4, 65_536))
+                .withConnectTimeout(settings.timeout()));
     }
 
     /**
@@ -54,31 +53,43 @@ public final class MeshClient implements AutoCloseable {
     /** As {@link #connect(URI)}, refusing a responder whose DID is not {@code expectedPeer} before signing anything. */
     public CompletionStage<MeshLink> connect(URI url, Optional<String> expectedPeer) {
         CompletableFuture<MeshLink> result = new CompletableFuture<>();
-        WebSocketConnectOptions options;
+        MeshLink[] link = new MeshLink[1];
+        OutboundConnection connection;
         try {
-            options = connectOptions(url);
+            // the link and its handlers exist before connecting, so MESH-HELLO cannot arrive ahead of them
+            connection = dialer.dial(url, c -> {
+                link[0] = new MeshLink(MeshHandshake.initiator(self, settings, seen, expectedPeer), new Socket(c));
+                link[0].open(); // the handshake timeout counts from here, connecting included
+                return new OutboundConnection.Handler() {
+                    @Override
+                    public void onText(String text) {
+                        link[0].receive(text);
+                    }
+
+                    @Override
+                    public void onClosed(String why) {
+                        LOG.debugf("mesh link to %s: %s", url, why);
+                        link[0].closed();
+                    }
+                };
+            });
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
         }
-        // handlers go on before connecting, so MESH-HELLO cannot arrive ahead of them
-        ClientWebSocket ws = client.webSocket();
-        MeshLink link = new MeshLink(MeshHandshake.initiator(self, settings, seen, expectedPeer), new Socket(ws));
-        ws.textMessageHandler(link::receive);
-        ws.closeHandler(v -> link.closed());
-        ws.exceptionHandler(t -> LOG.debugf("mesh link to %s: %s", url, t.toString()));
-        link.open(); // the handshake timeout counts from here, connecting included
-        long timer = vertx.setTimer(settings.timeout().toMillis(), id -> link.timedOut());
-        link.authenticated().whenComplete((peer, failure) -> {
+        long timer = vertx.setTimer(settings.timeout().toMillis(), id -> link[0].timedOut());
+        connection.opened().whenComplete((v, t) -> {
+            if (t != null) {
+                vertx.cancelTimer(timer);
+                result.completeExceptionally(t);
+            }
+        });
+        link[0].authenticated().whenComplete((peer, failure) -> {
             vertx.cancelTimer(timer);
             if (failure != null) {
                 result.completeExceptionally(failure);
             } else {
-                result.complete(link);
+                result.complete(link[0]);
             }
-        });
-        ws.connect(options).onFailure(t -> {
-            vertx.cancelTimer(timer);
-            result.completeExceptionally(t);
         });
         return result;
     }
@@ -94,37 +105,25 @@ public final class MeshClient implements AutoCloseable {
 
     @Override
     public void close() {
-        client.close();
+        dialer.close();
     }
 
-    static WebSocketConnectOptions connectOptions(URI url) {
-        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase();
-        if (!scheme.equals("ws") && !scheme.equals("wss") || url.getHost() == null) {
-            throw new IllegalArgumentException("a mesh URL is ws:// or wss:// with a host, got " + url);
-        }
-        boolean tls = scheme.equals("wss");
-        int port = url.getPort() > 0 ? url.getPort() : tls ? 443 : 80;
-        String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
-        String uri = url.getRawQuery() == null ? path : path + "?" + url.getRawQuery();
-        return new WebSocketConnectOptions().setHost(url.getHost()).setPort(port).setSsl(tls).setURI(uri);
-    }
-
-    /** Vert.x delivers writes and the close in call order on one connection. */
+    /** The connection delivers writes and the close in call order; a peer that stops reading is cut off (1008). */
     private static final class Socket implements MeshLink.Socket {
-        private final WebSocket ws;
+        private final OutboundConnection connection;
 
-        Socket(WebSocket ws) {
-            this.ws = ws;
+        Socket(OutboundConnection connection) {
+            this.connection = connection;
         }
 
         @Override
         public void send(String text) {
-            ws.writeTextMessage(text).onFailure(t -> LOG.debugf("mesh link send failed: %s", t.toString()));
+            connection.send(text);
         }
 
         @Override
         public void close(int code, String reason) {
-            ws.close((short) code, reason).onFailure(t -> LOG.debugf("mesh link close failed: %s", t.toString()));
+            connection.close(code, reason);
         }
     }
 }

@@ -6,7 +6,7 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.NodeIdentity;
-import org.fleetmesh.relay.RelayConfig;
+import org.fleetmesh.relay.quarkus.RelayConfig;
 import org.jboss.logging.Logger;
 
 import io.quarkus.websockets.next.CloseReason;

@@ -12,7 +12,7 @@ public final class Admission {
 
     /** Why the event may not be stored, or null. The id and signature are checked separately. */
     public static String refusal(Event e, RelayLimits limits, long now) {
-        if (e.kind() == Relay.AUTH_KIND) {
+        if (e.kind() == Ingest.AUTH_KIND) {
             return "invalid: kind 22242 is only for AUTH messages and is never stored or broadcast";
         }
         if (e.createdAt() > now + limits.createdAtUpperSkew()) {

@@ -14,11 +14,13 @@ final class ClientState {
 
     final Connection connection;
     final Map<String, Subscription> subscriptions = new ConcurrentHashMap<>();
-    /** NIP-77 sessions by subscription id. */
+    /** NIP-77 sessions by subscription id, open or being opened. */
     final Map<String, NegSession> negSessions = new ConcurrentHashMap<>();
     final String challenge;
     /** NIP-42 allows several pubkeys on one connection; all of them count as authenticated. */
     final Set<PubKey> authenticated = ConcurrentHashMap.newKeySet();
+    /** This connection's share of the query threads. */
+    final QueryPool.Lane lane = new QueryPool.Lane();
 
     ClientState(Connection connection) {
         this.connection = connection;

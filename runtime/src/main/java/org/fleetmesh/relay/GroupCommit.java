@@ -1,13 +1,14 @@
 package org.fleetmesh.relay;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
@@ -16,9 +17,9 @@ import org.fleetmesh.spi.storage.SaveOutcome;
 import org.jboss.logging.Logger;
 
 /**
- * Group commit: one writer thread takes every event that is waiting and writes them in one
- * durable transaction, so that a commit's fsync is shared by all events that arrived meanwhile.
- * Each submitter learns its outcome only after the commit.
+ * Group commit, the writer behind {@link Ingest}: one writer thread takes every event that is
+ * waiting and writes them in one durable transaction, so that a commit's fsync is shared by all
+ * events that arrived meanwhile. Each submitter learns its outcome, exactly once, only after the commit.
  */
 final class GroupCommit implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(GroupCommit.class);
@@ -35,12 +36,14 @@ final class GroupCommit implements AutoCloseable {
     private final BlockingQueue<Pending> queue;
     private final int maxBatch;
     private final Thread writer;
-    private final BiConsumer<Event, SaveOutcome> afterCommit;
+    private final Consumer<List<Event>> afterCommit;
+    private final Object handoff = new Object();
     private volatile boolean running = true;
     private volatile long committedEvents;
     private volatile long batches;
 
-    GroupCommit(EventStore store, int capacity, int maxBatch, BiConsumer<Event, SaveOutcome> afterCommit) {
+    /** @param afterCommit given the events each commit stored; what it throws is logged, never turned into outcomes */
+    GroupCommit(EventStore store, int capacity, int maxBatch, Consumer<List<Event>> afterCommit) {
         this.store = store;
         this.queue = new ArrayBlockingQueue<>(capacity);
         this.maxBatch = maxBatch;
@@ -81,14 +84,14 @@ final class GroupCommit implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 break;
-            } catch (RuntimeException e) {
-                LOG.error("group commit failed; answering the batch with an error", e);
-                for (Pending p : batch) {
-                    complete(p, SaveOutcome.FAILED);
-                }
             } finally {
                 batch.clear();
             }
+        }
+        // closed before these were written: each still gets its one answer
+        Pending p;
+        while ((p = queue.poll()) != null) {
+            complete(p, SaveOutcome.FAILED);
         }
     }
 
@@ -107,22 +110,59 @@ final class GroupCommit implements AutoCloseable {
                 slot[i] = -1;
             }
         }
-        List<SaveOutcome> outcomes = store.save(unique);
-        committedEvents += unique.size();
-        batches++;
+        List<SaveOutcome> outcomes;
+        synchronized (handoff) { // committed and handed to the fan-out as one step (see fence)
+            outcomes = save(unique);
+            List<Event> stored = new ArrayList<>(unique.size());
+            for (int i = 0; i < unique.size(); i++) {
+                if (outcomes.get(i) == SaveOutcome.STORED) {
+                    stored.add(unique.get(i));
+                }
+            }
+            if (!stored.isEmpty()) {
+                try {
+                    afterCommit.accept(stored);
+                } catch (RuntimeException e) {
+                    LOG.error("handing committed events to fan-out failed; their outcomes stand", e);
+                }
+            }
+        }
         for (int i = 0; i < batch.size(); i++) {
             Pending p = batch.get(i);
             SaveOutcome o;
             if (slot[i] >= 0) {
                 o = outcomes.get(slot[i]);
-                if (o == SaveOutcome.STORED) {
-                    afterCommit.accept(p.event(), o);
-                }
             } else {
                 SaveOutcome firstOutcome = outcomes.get(firstIndex.get(p.event().id()));
                 o = firstOutcome == SaveOutcome.STORED ? SaveOutcome.DUPLICATE : firstOutcome;
             }
             complete(p, o);
+        }
+    }
+
+    private List<SaveOutcome> save(List<Event> unique) {
+        try {
+            List<SaveOutcome> outcomes = store.save(unique);
+            if (outcomes.size() != unique.size()) {
+                throw new IllegalStateException("the store answered " + outcomes.size() + " outcomes for " + unique.size() + " events");
+            }
+            committedEvents += unique.size();
+            batches++;
+            return outcomes;
+        } catch (RuntimeException e) {
+            // only a failed save is a failed batch: nothing of it was committed
+            LOG.error("group commit failed; answering the batch with an error", e);
+            return Collections.nCopies(unique.size(), SaveOutcome.FAILED);
+        }
+    }
+
+    /**
+     * Runs {@code r} at a point where every event committed so far has been handed to
+     * {@code afterCommit}: no commit is between its save and its hand-off.
+     */
+    void fence(Runnable r) {
+        synchronized (handoff) {
+            r.run();
         }
     }
 

@@ -3,7 +3,7 @@ package org.fleetmesh.relay;
 import org.fleetmesh.nostr.MessageParser;
 
 /**
- * The bounds a relay enforces, all advertised in its NIP-11 {@code limitation} object.
+ * The bounds a relay enforces; those NIP-11 defines are advertised in its {@code limitation} object.
  *
  * @param maxMessageLength largest client message in characters
  * @param maxSubscriptions open subscriptions per connection
@@ -19,15 +19,56 @@ import org.fleetmesh.nostr.MessageParser;
  * @param negMaxItems events a NIP-77 session may reconcile over before it is refused as too large
  * @param negFrameSizeLimit largest Negentropy message this relay sends, in bytes (before hex)
  * @param negIdleSeconds a NIP-77 session idle this long is closed
+ * @param maxInflightQueries REQ, COUNT and NEG-OPEN queued or running per connection
+ * @param negMaxSessions NIP-77 sessions open (or opening) per connection
+ * @param negMaxSessionsTotal NIP-77 sessions open (or opening) on the whole relay
+ * @param negMaxItemsTotal items all per-session snapshots (sessions not served by a live index) may hold together
+ * @param fanOutQueueEvents events waiting for live fan-out before the writer waits and ephemeral events are refused
+ * @param maxHeldBackEvents live events one subscription may hold back while its stored events are sent
  */
 public record RelayLimits(int maxMessageLength, int maxSubscriptions, int maxFilters, int maxLimit, int defaultLimit,
         int maxEventTags, int maxContentLength, long createdAtUpperSkew, long createdAtLowerSkew, long sendQueueBytes,
-        int writeQueueEvents, int negMaxItems, int negFrameSizeLimit, int negIdleSeconds) {
+        int writeQueueEvents, int negMaxItems, int negFrameSizeLimit, int negIdleSeconds, int maxInflightQueries,
+        int negMaxSessions, int negMaxSessionsTotal, long negMaxItemsTotal, int fanOutQueueEvents, int maxHeldBackEvents) {
+
+    public static final int DEFAULT_MAX_INFLIGHT_QUERIES = 8;
+    public static final int DEFAULT_NEG_MAX_SESSIONS = 8;
+    public static final int DEFAULT_NEG_MAX_SESSIONS_TOTAL = 1024;
+    public static final long DEFAULT_NEG_MAX_ITEMS_TOTAL = 2_000_000;
+    public static final int DEFAULT_FAN_OUT_QUEUE_EVENTS = 65536;
+    public static final int DEFAULT_MAX_HELD_BACK_EVENTS = 4096;
 
     public static final RelayLimits DEFAULT = new RelayLimits(524288, 32, 16, 5000, 500, 2500, 262144, 900, 0,
             8L * 1024 * 1024, 50000, 1_000_000, 200_000, 60);
 
-    MessageParser.Limits parserLimits() {
+    /** The first fourteen bounds; the rest take their defaults. */
+    public RelayLimits(int maxMessageLength, int maxSubscriptions, int maxFilters, int maxLimit, int defaultLimit,
+            int maxEventTags, int maxContentLength, long createdAtUpperSkew, long createdAtLowerSkew, long sendQueueBytes,
+            int writeQueueEvents, int negMaxItems, int negFrameSizeLimit, int negIdleSeconds) {
+        this(maxMessageLength, maxSubscriptions, maxFilters, maxLimit, defaultLimit, maxEventTags, maxContentLength,
+                createdAtUpperSkew, createdAtLowerSkew, sendQueueBytes, writeQueueEvents, negMaxItems, negFrameSizeLimit,
+                negIdleSeconds, DEFAULT_MAX_INFLIGHT_QUERIES, DEFAULT_NEG_MAX_SESSIONS, DEFAULT_NEG_MAX_SESSIONS_TOTAL,
+                DEFAULT_NEG_MAX_ITEMS_TOTAL, DEFAULT_FAN_OUT_QUEUE_EVENTS, DEFAULT_MAX_HELD_BACK_EVENTS);
+    }
+
+    public RelayLimits {
+        if (maxInflightQueries < 1 || negMaxSessions < 1 || negMaxSessionsTotal < 1 || negMaxItemsTotal < 1
+                || fanOutQueueEvents < 1 || maxHeldBackEvents < 1) {
+            throw new IllegalArgumentException("relay limits must be at least 1: " + maxInflightQueries + ", " + negMaxSessions
+                    + ", " + negMaxSessionsTotal + ", " + negMaxItemsTotal + ", " + fanOutQueueEvents + ", " + maxHeldBackEvents);
+        }
+    }
+
+    /** These limits with the resource bounds (everything after {@code negIdleSeconds}) replaced. */
+    public RelayLimits withResourceBounds(int maxInflightQueries, int negMaxSessions, int negMaxSessionsTotal,
+            long negMaxItemsTotal, int fanOutQueueEvents, int maxHeldBackEvents) {
+        return new RelayLimits(maxMessageLength, maxSubscriptions, maxFilters, maxLimit, defaultLimit, maxEventTags,
+                maxContentLength, createdAtUpperSkew, createdAtLowerSkew, sendQueueBytes, writeQueueEvents, negMaxItems,
+                negFrameSizeLimit, negIdleSeconds, maxInflightQueries, negMaxSessions, negMaxSessionsTotal, negMaxItemsTotal,
+                fanOutQueueEvents, maxHeldBackEvents);
+    }
+
+    public MessageParser.Limits parserLimits() {
         return new MessageParser.Limits(maxFilters, maxLimit, maxEventTags, 1000);
     }
 }

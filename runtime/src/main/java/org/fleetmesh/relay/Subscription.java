@@ -10,20 +10,33 @@ import org.fleetmesh.nostr.Filter;
 
 /**
  * One REQ. It is live from the moment it is registered; events that arrive while the stored
- * part is still being sent are held back and sent after EOSE, minus those the stored part sent,
- * so that nothing committed during the query is missed and nothing is sent twice.
+ * part is still being sent are held back (at most {@code maxHeldBack}; past that the subscription
+ * is closed) and sent after EOSE, minus those the stored part sent. The ids the stored part sent
+ * are kept after EOSE until the fan-out has passed every event committed before the query
+ * ({@link #forgetStored()}), so an event both read and broadcast late is sent once.
+ *
+ * <p>{@link #offerLive} is called by the fan-out thread only.
  */
 final class Subscription {
     final String id;
     final List<Filter> filters;
+    final ClientState owner;
     private final Connection connection;
+    private final int maxHeldBack;
     private volatile boolean cancelled;
+    /** Set by the fan-out on registration: events it was handed up to this number are not live for this subscription. */
+    volatile long liveAfter;
+    /** Guarded by this; null once EOSE is sent. */
     private List<Event> heldBack = new ArrayList<>();
+    /** Guarded by this; what the stored part sent, from EOSE until the fan-out has caught up. */
+    private Set<EventId> storedSent;
 
-    Subscription(String id, List<Filter> filters, Connection connection) {
+    Subscription(String id, List<Filter> filters, ClientState owner, int maxHeldBack) {
         this.id = id;
         this.filters = filters;
-        this.connection = connection;
+        this.owner = owner;
+        this.connection = owner.connection;
+        this.maxHeldBack = maxHeldBack;
     }
 
     boolean matches(Event e) {
@@ -43,17 +56,25 @@ final class Subscription {
         cancelled = true;
     }
 
-    void offerLive(Event e) {
+    /** Returns false when the event would overflow the held-back events: the caller closes the subscription. */
+    boolean offerLive(Event e) {
         if (cancelled) {
-            return;
+            return true;
         }
         synchronized (this) {
             if (heldBack != null) {
+                if (heldBack.size() >= maxHeldBack) {
+                    return false;
+                }
                 heldBack.add(e);
-                return;
+                return true;
+            }
+            if (storedSent != null && storedSent.contains(e.id())) {
+                return true;
             }
         }
         connection.send(RelayMessages.event(id, e.json()));
+        return true;
     }
 
     /** Sends EOSE, then what arrived live during the stored phase and was not already sent. */
@@ -70,6 +91,16 @@ final class Subscription {
                 }
             }
             heldBack = null;
+            storedSent = alreadySent.isEmpty() ? null : alreadySent;
         }
+    }
+
+    /** The fan-out has delivered every event committed before the stored part was read. */
+    synchronized void forgetStored() {
+        storedSent = null;
+    }
+
+    synchronized int heldBackCount() {
+        return heldBack == null ? 0 : heldBack.size();
     }
 }

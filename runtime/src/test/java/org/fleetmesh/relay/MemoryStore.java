@@ -22,8 +22,23 @@ final class MemoryStore implements EventStore {
     final List<Event> events = new CopyOnWriteArrayList<>();
     final List<Event> announced = new CopyOnWriteArrayList<>();
     volatile boolean failQueries;
+    volatile boolean failSaves;
+    /** When set, save waits for {@link #releaseSave} (after counting down {@link #saveStarted}). */
+    volatile CountDownLatch saveStarted;
+    volatile CountDownLatch releaseSave;
+    /** When set, a read (query, count, enumerate) of a filter {@link #holdWhen} accepts waits for {@link #releaseQuery}. */
     volatile CountDownLatch queryStarted;
     volatile CountDownLatch releaseQuery;
+    volatile java.util.function.Predicate<Filter> holdWhen = f -> true;
+    /** When set, save waits for {@link #releaseSaved} after storing the batch, before it returns. */
+    volatile CountDownLatch savedStarted;
+    volatile CountDownLatch releaseSaved;
+    /** When set, announceEphemeral waits for {@link #releaseAnnounce}. */
+    volatile CountDownLatch announceStarted;
+    volatile CountDownLatch releaseAnnounce;
+    final java.util.concurrent.atomic.AtomicInteger queries = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger enumerations = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger counts = new java.util.concurrent.atomic.AtomicInteger();
     Consumer<List<String>> foreign;
     final List<ChangeListener> changeListeners = new CopyOnWriteArrayList<>();
 
@@ -34,7 +49,45 @@ final class MemoryStore implements EventStore {
     }
 
     @Override
-    public synchronized List<SaveOutcome> save(List<Event> batch) {
+    public List<SaveOutcome> save(List<Event> batch) {
+        CountDownLatch release = releaseSave;
+        if (release != null) {
+            saveStarted.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        List<SaveOutcome> out = saveNow(batch);
+        CountDownLatch released = releaseSaved;
+        if (released != null) {
+            savedStarted.countDown();
+            await(released);
+        }
+        return out;
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void holdRead(List<Filter> filters) {
+        CountDownLatch release = releaseQuery;
+        if (queryStarted != null && release != null && filters.stream().anyMatch(holdWhen)) {
+            queryStarted.countDown();
+            await(release);
+        }
+    }
+
+    private synchronized List<SaveOutcome> saveNow(List<Event> batch) {
+        if (failSaves) {
+            throw new IllegalStateException("simulated write failure");
+        }
         List<SaveOutcome> out = new ArrayList<>();
         List<Event> added = new ArrayList<>();
         for (Event e : batch) {
@@ -58,14 +111,8 @@ final class MemoryStore implements EventStore {
         List<Event> matching = new ArrayList<>(
                 events.stream().filter(e -> filter.matches(e) && reader.mayRead(e)).toList());
         matching.sort(Comparator.comparingLong(Event::createdAt).reversed().thenComparing(Event::id));
-        if (queryStarted != null) {
-            queryStarted.countDown();
-            try {
-                releaseQuery.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        queries.incrementAndGet();
+        holdRead(List.of(filter));
         int n = 0;
         for (Event e : matching) {
             if ((filter.limit() != null && n++ >= filter.limit()) || !sink.accept(e.id(), e.json())) {
@@ -76,11 +123,15 @@ final class MemoryStore implements EventStore {
 
     @Override
     public long count(List<Filter> filters, long now, Reader reader) {
+        counts.incrementAndGet();
+        holdRead(filters);
         return events.stream().filter(e -> reader.mayRead(e) && filters.stream().anyMatch(f -> f.matches(e))).count();
     }
 
     @Override
     public void enumerate(List<Filter> filters, long now, Reader reader, ItemSink sink) {
+        enumerations.incrementAndGet();
+        holdRead(filters);
         java.util.TreeSet<Event> union = new java.util.TreeSet<>(
                 Comparator.comparingLong(Event::createdAt).thenComparing(Event::id));
         for (Filter f : filters) {
@@ -115,6 +166,11 @@ final class MemoryStore implements EventStore {
 
     @Override
     public void announceEphemeral(Event event) {
+        CountDownLatch release = releaseAnnounce;
+        if (release != null) {
+            announceStarted.countDown();
+            await(release);
+        }
         announced.add(event);
     }
 

@@ -1,7 +1,6 @@
 package org.fleetmesh.relay;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -26,7 +25,7 @@ class RelayTest {
     Relay relay;
     Client client;
 
-    static final class Client implements Connection {
+    static class Client implements Connection {
         final LinkedBlockingQueue<String> received = new LinkedBlockingQueue<>();
         final String id;
         volatile boolean refuse;
@@ -62,8 +61,9 @@ class RelayTest {
             return m;
         }
 
-        String none() throws InterruptedException {
-            return received.poll(200, TimeUnit.MILLISECONDS);
+        /** Nothing queued right now; call it only behind an ordering barrier (a later message that arrived). */
+        void assertNothingQueued() {
+            assertNull(received.peek(), "nothing may have arrived");
         }
     }
 
@@ -78,8 +78,10 @@ class RelayTest {
         }
         store = new MemoryStore();
         RelayLimits l = RelayLimits.DEFAULT;
+        // 4 queries in flight per connection, 3 NIP-77 sessions per connection and 5 in all, 60 snapshot items in all,
+        // 1000 events queued for fan-out, 5 held back per subscription
         RelayLimits small = new RelayLimits(4096, 3, 4, 100, 50, l.maxEventTags(), 1000, 900, 0, l.sendQueueBytes(),
-                l.writeQueueEvents(), 50, 4096, 60);
+                l.writeQueueEvents(), 50, 4096, 60).withResourceBounds(4, 3, 5, 60, 1000, 5);
         relay = new Relay(store, small, policy, 2, () -> NOW);
         client = connect("c1");
     }
@@ -156,8 +158,10 @@ class RelayTest {
         Event auth = Events.sign(key, NOW, 22242, List.of(List.of("relay", "ws://x"), List.of("challenge", "c")), "");
         relay.handle(client, "[\"EVENT\"," + auth.json() + "]");
         assertTrue(client.next().contains("false,\"invalid: kind 22242"));
-        assertNull(watcher.none());
-        assertTrue(store.events.isEmpty());
+        Event later = note(NOW, "later");
+        publish(client, later);
+        assertEquals(RelayMessages.event("all", later.json()), watcher.next(), "the later event arrives first: the AUTH event never did");
+        assertEquals(List.of(later), store.events);
     }
 
     @Test
@@ -284,7 +288,10 @@ class RelayTest {
         Event live = Events.sign(key, NOW, 4, List.of(List.of("p", bobHex)), "live dm");
         publish(client, live);
         assertEquals(RelayMessages.event("dm", live.json()), bobClient.next());
-        assertNull(stranger.none(), "a live DM must not reach an unauthenticated subscriber");
+        Event later = note(NOW, "public, later");
+        publish(client, later);
+        assertEquals(RelayMessages.event("all", later.json()), stranger.next(),
+                "a live DM must not reach an unauthenticated subscriber: the later public note comes first");
     }
 
     @Test
@@ -322,10 +329,10 @@ class RelayTest {
         assertEquals("[\"EOSE\",\"s\"]", client.next());
         Client writer = connect("w");
         publish(writer, note(NOW, "kind one"));
-        assertNull(client.none(), "the replaced kind-1 filter must no longer deliver");
         Event reaction = Events.sign(key, NOW, 7, List.of(), "+");
         publish(writer, reaction);
-        assertEquals(RelayMessages.event("s", reaction.json()), client.next());
+        assertEquals(RelayMessages.event("s", reaction.json()), client.next(),
+                "the later reaction comes first: the replaced kind-1 filter no longer delivers");
     }
 
     @Test
@@ -333,9 +340,13 @@ class RelayTest {
         relay.handle(client, "[\"REQ\",\"s\",{\"limit\":0}]");
         assertEquals("[\"EOSE\",\"s\"]", client.next());
         relay.handle(client, "[\"CLOSE\",\"s\"]");
+        relay.handle(client, "[\"REQ\",\"barrier\",{\"kinds\":[7],\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"barrier\"]", client.next());
         Client writer = connect("w");
         publish(writer, note(NOW, "after close"));
-        assertNull(client.none());
+        Event reaction = Events.sign(key, NOW, 7, List.of(), "+");
+        publish(writer, reaction);
+        assertEquals(RelayMessages.event("barrier", reaction.json()), client.next(), "the closed subscription got nothing first");
     }
 
     @Test
@@ -409,13 +420,40 @@ class RelayTest {
         assertTrue(store.queryStarted.await(5, TimeUnit.SECONDS));
         Event during = note(NOW, "during the query");
         publish(client, during);
-        assertNull(reader.none(), "nothing may precede the stored events");
         store.releaseQuery.countDown();
         // the query snapshot (taken before the hold) has only `stored`; `during` comes after EOSE
         assertEquals(RelayMessages.event("s", stored.json()), reader.next());
         assertEquals("[\"EOSE\",\"s\"]", reader.next());
         assertEquals(RelayMessages.event("s", during.json()), reader.next());
-        assertNull(reader.none());
+        Event after = note(NOW, "after");
+        publish(client, after);
+        assertEquals(RelayMessages.event("s", after.json()), reader.next(), "`during` came once: the later event is next");
+    }
+
+    @Test
+    void aSubscriberWhoseSendThrowsCostsNobodyTheirOkOrTheirEvent() throws Exception {
+        Client broken = new Client("broken") {
+            @Override
+            public boolean send(String text) {
+                if (text.startsWith("[\"EVENT\"")) {
+                    throw new IllegalStateException("simulated send failure");
+                }
+                return super.send(text);
+            }
+        };
+        relay.opened(broken);
+        broken.next();
+        relay.handle(broken, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", broken.next());
+        Client watcher = connect("w");
+        relay.handle(watcher, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", watcher.next());
+        Event e = note(NOW, "durable");
+        publish(client, e); // exactly OK true ...
+        assertEquals(RelayMessages.event("s", e.json()), watcher.next());
+        Event barrier = note(NOW, "barrier");
+        publish(client, barrier); // ... and no OK false after it: the next answer is the next event's
+        assertEquals(RelayMessages.event("s", barrier.json()), watcher.next());
     }
 
     @Test
@@ -432,10 +470,16 @@ class RelayTest {
         relay.handle(client, "[\"REQ\",\"s\",{\"limit\":0}]");
         assertEquals("[\"EOSE\",\"s\"]", client.next());
         relay.closed(client);
-        Client writer = connect("w");
-        publish(writer, note(NOW, "after disconnect"));
-        assertNull(client.none());
-        assertFalse(relay.connectionCount() > 1);
+        Client writer = connect("w"), watcher = connect("watcher");
+        relay.handle(watcher, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", watcher.next());
+        Event first = note(NOW, "after disconnect"), second = note(NOW, "after that");
+        publish(writer, first);
+        publish(writer, second);
+        assertEquals(RelayMessages.event("s", first.json()), watcher.next());
+        assertEquals(RelayMessages.event("s", second.json()), watcher.next());
+        client.assertNothingQueued(); // the fan-out has finished `first` for everyone: `second` is out
+        assertEquals(2, relay.connectionCount(), "writer and watcher");
     }
 
     // ---- NIP-77
@@ -630,5 +674,221 @@ class RelayTest {
         startWith(new RelayPolicy(true, false, java.util.Optional.empty(), 600));
         relay.handle(client, "[\"NEG-OPEN\",\"g\",{},\"" + org.fleetmesh.nostr.Hex.encode(initiatorOver(List.of()).initiate()) + "\"]");
         assertTrue(client.next().startsWith("[\"NEG-ERR\",\"g\",\"auth-required:"));
+    }
+
+    // ---- every resource a client can make the relay spend is bounded
+
+    String negOpen(String sub, String filter) {
+        return "[\"NEG-OPEN\",\"" + sub + "\"," + filter + ",\"" + org.fleetmesh.nostr.Hex.encode(initiatorOver(List.of()).initiate()) + "\"]";
+    }
+
+    @Test
+    void aBurstOfNegOpensCannotPassTheSessionCap() throws Exception {
+        store.queryStarted = new CountDownLatch(1);
+        store.releaseQuery = new CountDownLatch(1);
+        for (int i = 0; i < 10; i++) {
+            relay.handle(client, negOpen("n" + i, "{}"));
+        }
+        // 3 sessions per connection: the 7 past it are refused at once, while the first 3 are still being opened
+        for (int i = 0; i < 7; i++) {
+            String m = client.next();
+            assertTrue(m.startsWith("[\"NEG-ERR\",\"n") && m.contains("\"blocked: too many open negentropy sessions on this connection"), m);
+        }
+        store.releaseQuery.countDown();
+        java.util.Set<String> opened = new java.util.TreeSet<>();
+        for (int i = 0; i < 3; i++) {
+            String m = client.next();
+            assertTrue(m.startsWith("[\"NEG-MSG\","), m);
+            opened.add(m.substring(12, m.indexOf('"', 12)));
+        }
+        assertEquals(java.util.Set.of("n0", "n1", "n2"), opened);
+        assertEquals(3, relay.negSessionStats()[0]);
+        relay.handle(client, "[\"NEG-CLOSE\",\"n0\"]");
+        relay.handle(client, negOpen("again", "{}"));
+        assertTrue(client.next().startsWith("[\"NEG-MSG\",\"again\""), "a closed session gives its slot back");
+    }
+
+    @Test
+    void negentropySessionsAreCappedOnTheWholeRelay() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            relay.handle(client, negOpen("a" + i, "{}"));
+            assertTrue(client.next().startsWith("[\"NEG-MSG\",\"a" + i + "\""));
+        }
+        Client other = connect("c2");
+        for (int i = 0; i < 2; i++) {
+            relay.handle(other, negOpen("b" + i, "{}"));
+            assertTrue(other.next().startsWith("[\"NEG-MSG\",\"b" + i + "\""));
+        }
+        relay.handle(other, negOpen("b2", "{}"));
+        assertTrue(other.next().startsWith("[\"NEG-ERR\",\"b2\",\"blocked: too many open negentropy sessions on this relay (at most 5)"));
+        relay.closed(client); // a closed connection gives its slots back
+        relay.handle(other, negOpen("b2", "{}"));
+        assertTrue(other.next().startsWith("[\"NEG-MSG\",\"b2\""));
+        assertEquals(3, relay.negSessionStats()[0]);
+    }
+
+    @Test
+    void perSessionSnapshotsShareOneItemBudget() throws Exception {
+        for (int i = 0; i < 40; i++) {
+            publish(client, note(NOW - i, "n" + i));
+        }
+        relay.handle(client, negOpen("big", "{}"));
+        assertTrue(client.next().startsWith("[\"NEG-MSG\",\"big\""));
+        assertEquals(40, relay.negSessionStats()[1], "the snapshot holds its 40 items");
+        Client other = connect("c2");
+        relay.handle(other, negOpen("second", "{\"kinds\":[1]}"));
+        assertEquals("[\"NEG-ERR\",\"second\",\"blocked: the relay's negentropy sessions hold all the items they may (at most 60); try again later\"]",
+                other.next());
+        assertEquals(40, relay.negSessionStats()[1], "the refused snapshot gave back what it had taken");
+        relay.handle(client, "[\"NEG-CLOSE\",\"big\"]");
+        assertEquals(0, relay.negSessionStats()[1]);
+        relay.handle(other, negOpen("second", "{\"kinds\":[1]}"));
+        assertTrue(other.next().startsWith("[\"NEG-MSG\",\"second\""));
+        relay.closed(other);
+        assertEquals(0, relay.negSessionStats()[1], "a closed connection gives its items back");
+        assertEquals(0, relay.negSessionStats()[0]);
+    }
+
+    @Test
+    void countOfSeveralFiltersAndOfPrivateKindsIsAnsweredByTheStoreAlone() throws Exception {
+        byte[] bob = Schnorr.newSecretKey();
+        String bobHex = org.fleetmesh.nostr.Hex.encode(Schnorr.publicKey(bob));
+        publish(client, note(NOW - 1, "a"));
+        publish(client, Events.sign(key, NOW, 7, List.of(), "b"));
+        publish(client, Events.sign(key, NOW, 4, List.of(List.of("p", bobHex)), "dm"));
+        int queries = store.queries.get(), enumerations = store.enumerations.get();
+        relay.handle(client, "[\"COUNT\",\"n\",{},{}]");
+        assertEquals("[\"COUNT\",\"n\",{\"count\":2}]", client.next(), "the union once, the DM hidden from a stranger");
+        Client bobClient = connect("b");
+        authenticate(bobClient, bob);
+        relay.handle(bobClient, "[\"COUNT\",\"n\",{\"kinds\":[4]},{\"kinds\":[1,4]}]");
+        assertEquals("[\"COUNT\",\"n\",{\"count\":2}]", bobClient.next());
+        assertEquals(queries, store.queries.get(), "no event was read to count");
+        assertEquals(enumerations, store.enumerations.get(), "no id was collected to count");
+    }
+
+    @Test
+    void aFloodingClientCannotStarveAnother() throws Exception {
+        publish(client, note(NOW - 1, "stored"));
+        store.holdWhen = f -> f.kinds() != null && f.kinds().contains(9999);
+        store.queryStarted = new CountDownLatch(1);
+        store.releaseQuery = new CountDownLatch(1);
+        Client flooder = connect("flood");
+        for (int i = 0; i < 20; i++) {
+            relay.handle(flooder, "[\"COUNT\",\"f" + i + "\",{\"kinds\":[9999]}]");
+            if (i == 0) {
+                assertTrue(store.queryStarted.await(5, TimeUnit.SECONDS));
+            }
+        }
+        for (int i = 4; i < 20; i++) {
+            assertEquals("[\"CLOSED\",\"f" + i + "\",\"rate-limited: too many queries in flight on this connection (at most 4)\"]",
+                    flooder.next());
+        }
+        Client normal = connect("normal");
+        relay.handle(normal, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
+        assertTrue(normal.next().contains("stored"));
+        assertEquals("[\"EOSE\",\"s\"]", normal.next(), "the normal client is answered while the flooder's queries hang");
+        store.releaseQuery.countDown();
+        java.util.Set<String> answered = new java.util.TreeSet<>();
+        for (int i = 0; i < 4; i++) {
+            String m = flooder.next();
+            assertTrue(m.startsWith("[\"COUNT\",\"f") && m.endsWith(",{\"count\":0}]"), m);
+            answered.add(m.substring(10, m.indexOf('"', 10)));
+        }
+        assertEquals(java.util.Set.of("f0", "f1", "f2", "f3"), answered);
+        relay.handle(flooder, "[\"COUNT\",\"later\",{\"kinds\":[9999]}]");
+        assertEquals("[\"COUNT\",\"later\",{\"count\":0}]", flooder.next(), "slots come back as queries finish");
+    }
+
+    @Test
+    void ephemeralEventsNeverWaitForTheStoreOnTheCallersThread() throws Exception {
+        relay.handle(client, "[\"REQ\",\"e\",{\"kinds\":[20001],\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"e\"]", client.next());
+        store.announceStarted = new CountDownLatch(1);
+        store.releaseAnnounce = new CountDownLatch(1);
+        Event eph = Events.sign(key, NOW, 20001, List.of(), "typing");
+        Client writer = connect("w");
+        CountDownLatch handled = new CountDownLatch(1);
+        Thread eventLoop = new Thread(() -> {
+            relay.handle(writer, "[\"EVENT\"," + eph.json() + "]");
+            handled.countDown();
+        });
+        eventLoop.start();
+        assertTrue(handled.await(5, TimeUnit.SECONDS), "handle() returned while pg_notify is stuck");
+        assertEquals(RelayMessages.event("e", eph.json()), client.next(), "local subscribers have it at once");
+        assertTrue(store.announceStarted.await(5, TimeUnit.SECONDS));
+        store.releaseAnnounce.countDown();
+        assertEquals("[\"OK\",\"" + eph.id().hex() + "\",true,\"\"]", writer.next());
+    }
+
+    @Test
+    void aStuckSubscriberDoesNotHoldUpCommits() throws Exception {
+        CountDownLatch stuck = new CountDownLatch(1), release = new CountDownLatch(1);
+        Client slow = new Client("slow") {
+            @Override
+            public boolean send(String text) {
+                if (text.startsWith("[\"EVENT\"")) {
+                    stuck.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return super.send(text);
+            }
+        };
+        relay.opened(slow);
+        slow.next();
+        relay.handle(slow, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", slow.next());
+        publish(client, note(NOW, "first"));
+        assertTrue(stuck.await(5, TimeUnit.SECONDS));
+        for (int i = 0; i < 5; i++) {
+            publish(client, note(NOW, "while the subscriber is stuck " + i)); // committed and answered all the same
+        }
+        release.countDown();
+    }
+
+    @Test
+    void heldBackEventsAreBoundedAndTheSubscriptionIsClosedPastIt() throws Exception {
+        store.holdWhen = f -> f.kinds() != null && f.kinds().contains(1);
+        store.queryStarted = new CountDownLatch(1);
+        store.releaseQuery = new CountDownLatch(1);
+        Client reader = connect("r");
+        relay.handle(reader, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
+        assertTrue(store.queryStarted.await(5, TimeUnit.SECONDS));
+        for (int i = 0; i < 6; i++) {
+            publish(client, note(NOW, "live " + i)); // 5 may be held back
+        }
+        assertEquals("[\"CLOSED\",\"s\",\"error: more than 5 new events arrived while the stored ones were being sent; subscribe again\"]",
+                reader.next());
+        store.releaseQuery.countDown();
+        relay.handle(reader, "[\"REQ\",\"again\",{\"kinds\":[1],\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"again\"]", reader.next(), "the closed subscription sent neither events nor EOSE");
+        Event later = note(NOW, "later");
+        publish(client, later);
+        assertEquals(RelayMessages.event("again", later.json()), reader.next());
+        assertEquals(1, relay.liveSubscriptions(), "only `again` is live");
+    }
+
+    @Test
+    void anEventReadFromTheStoreAndBroadcastAfterEoseIsSentOnce() throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        store.savedStarted = new CountDownLatch(1);
+        store.releaseSaved = release;
+        Event e = note(NOW, "committed before the query, broadcast after it");
+        relay.handle(client, "[\"EVENT\"," + e.json() + "]");
+        assertTrue(store.savedStarted.await(5, TimeUnit.SECONDS), "stored; the writer has not yet handed it on");
+        store.releaseSaved = null;
+        Client reader = connect("r");
+        relay.handle(reader, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
+        assertEquals(RelayMessages.event("s", e.json()), reader.next());
+        assertEquals("[\"EOSE\",\"s\"]", reader.next());
+        release.countDown(); // the writer goes on: it hands `e` to the fan-out now, after the stored phase has ended
+        assertEquals("[\"OK\",\"" + e.id().hex() + "\",true,\"\"]", client.next());
+        Event barrier = note(NOW, "barrier");
+        publish(client, barrier);
+        assertEquals(RelayMessages.event("s", barrier.json()), reader.next(), "`e` was not sent a second time");
     }
 }

@@ -16,6 +16,8 @@ import java.util.stream.IntStream;
 import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.Schnorr;
+import org.fleetmesh.relay.client.Dialer;
+import org.fleetmesh.relay.client.OutboundConnection;
 
 /**
  * REQ latency over a large store. {@code generate} writes a deterministic corpus as JSONL (for
@@ -79,13 +81,14 @@ public final class QueryBench {
     static void query(URI url, int runs, long seed, long base) throws Exception {
         LinkedBlockingQueue<String> eose = new LinkedBlockingQueue<>();
         long[] received = { 0 };
-        BenchClient client = BenchClient.connect(url, msg -> {
+        Dialer dialer = Dialer.standalone(2, Dialer.Options.DEFAULTS.withMaxMessageSize(64 << 20));
+        OutboundConnection client = dialer.connect(url, msg -> {
             if (msg.startsWith("[\"EVENT\"")) {
                 received[0]++;
             } else if (msg.startsWith("[\"EOSE\"") || msg.startsWith("[\"CLOSED\"")) {
                 eose.offer(msg);
             }
-        });
+        }).toCompletableFuture().get(10, TimeUnit.SECONDS);
         String[] pubs = new String[AUTHORS];
         for (int i = 0; i < AUTHORS; i++) {
             pubs[i] = Hex.encode(Schnorr.publicKey(authorKey(seed, i)));
@@ -137,7 +140,7 @@ public final class QueryBench {
         }
         System.out.println(json.append('}'));
         client.close();
-        BenchClient.shutdown();
+        dialer.close();
         System.exit(0);
     }
 

@@ -3,37 +3,35 @@ package org.fleetmesh.meshnode.sync;
 import java.io.PrintStream;
 import java.net.URI;
 import java.util.ArrayList;
-import java.util.HexFormat;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
-import org.fleetmesh.negentropy.Id;
+import org.fleetmesh.meshnode.ImportCommand;
+import org.fleetmesh.meshnode.LocalNode;
+import org.fleetmesh.meshnode.UsageException;
 import org.fleetmesh.negentropy.Negentropy;
-import org.fleetmesh.negentropy.NegentropyException;
+import org.fleetmesh.negentropy.NegInitiator;
+import org.fleetmesh.negentropy.RelaySync;
 import org.fleetmesh.negentropy.SortedVector;
 import org.fleetmesh.nostr.Event;
-import org.fleetmesh.nostr.EventId;
+import org.fleetmesh.nostr.EventClass;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.relay.Ingest;
+import org.fleetmesh.relay.Origin;
+import org.fleetmesh.relay.client.RelayLink;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.SaveOutcome;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * {@code meshnode sync <ws-url> [--filter JSON] [--dir down|up|both] [--frame-size N] [--timeout S]}:
- * a NIP-77 (negentropy) client that reconciles the local store with a relay, then moves only the
- * difference: REQ by id for what is missing here, EVENT for what is missing there.
+ * reconciles the local store with a relay over NIP-77, then moves only the difference: REQ by id for what is
+ * missing here, EVENT for what is missing there. The client itself is {@link RelaySync} in the core; this is
+ * the command line around it.
  *
  * <p>Exit codes: 0 success, 1 a transfer failed (or the reconciliation broke off), 2 usage error,
  * 3 the relay does not speak NIP-77 or refused it.
@@ -44,14 +42,9 @@ public final class SyncCommand {
     public static final int USAGE = 2;
     public static final int NO_NIP77 = 3;
 
-    /** Ids per REQ: within the relay's default limit (500) and its 1000 filter values. */
-    static final int REQ_CHUNK = 500;
-    static final int MAX_IN_FLIGHT = 100;
-    static final int SAVE_BATCH = 500;
     static final long DEFAULT_FRAME_SIZE = 60_000;
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HexFormat HEX = HexFormat.of();
 
     private final PrintStream err = System.err;
     private final PrintStream out = System.out;
@@ -69,10 +62,7 @@ public final class SyncCommand {
     private long need;
     private long rounds;
     private long downloaded;
-    private long uploaded;
-    private long skipped;
-    private long failed;
-    private final TreeMap<String, Long> reasons = new TreeMap<>();
+    private RelaySync.Tally tally = new RelaySync.Tally();
 
     private SyncCommand() {
     }
@@ -215,22 +205,12 @@ public final class SyncCommand {
         }
     }
 
-    /** Thrown to end the run with an exit code and a message already printed. */
-    private static final class Abort extends RuntimeException {
-        final int code;
-
-        Abort(int code, String message) {
-            super(message, null, false, false);
-            this.code = code;
-        }
-    }
-
     private int execute() {
         long started = System.nanoTime();
         long now = System.currentTimeMillis() / 1000;
         int code;
-        try (EventStore store = org.fleetmesh.meshnode.Cli.openStore()) {
-            SortedVector items = localItems(store, now);
+        try (EventStore store = LocalNode.openStore(); Ingest ingest = ImportCommand.ingest(store)) {
+            SortedVector items = RelaySync.localItems(store, filter, now);
             err.println("sync: " + items.size() + " local events match " + filterJson + "; reconciling with " + url);
             RelayLink link;
             try {
@@ -242,27 +222,35 @@ public final class SyncCommand {
                 return FAILED;
             }
             try (link) {
-                Negentropy neg = reconcile(link, items);
-                have = neg.haveIds().size();
-                need = neg.needIds().size();
+                RelaySync sync = new RelaySync(link, timeoutSeconds, line -> err.println("sync: " + line));
+                tally = sync.tally();
+                NegInitiator r;
+                try {
+                    r = sync.reconcile(filterJson, items, frameSize);
+                } finally {
+                    rounds = sync.rounds();
+                }
+                have = r.haveIds().size();
+                need = r.needIds().size();
                 err.println("sync: reconciled in " + rounds + " round(s): have " + have + " (only here), need " + need
                         + " (only there)");
                 if (down && need > 0) {
-                    download(link, store, neg.needIds(), now);
+                    Origin origin = new Origin.Sync(url.toString());
+                    sync.fetch(r.needIds(), SyncCommand::notStorable, batch -> store(ingest, origin, batch));
                 }
                 if (up && have > 0) {
-                    upload(link, store, neg.haveIds(), now);
+                    sync.push(store, r.haveIds(), now);
                 }
             }
-            code = failed > 0 ? FAILED : OK;
-        } catch (Abort a) {
-            err.println("meshnode sync: " + a.getMessage());
-            code = a.code;
+            code = tally.failed() > 0 ? FAILED : OK;
+        } catch (RelaySync.SyncFailure f) {
+            err.println("meshnode sync: " + f.getMessage());
+            code = f.unsupported() ? NO_NIP77 : FAILED;
         } catch (RuntimeException e) {
             err.println("meshnode sync: " + e);
             code = FAILED;
         }
-        reasons.forEach((reason, n) -> err.println("  " + n + " x " + reason));
+        tally.reasons().forEach((reason, n) -> err.println("  " + n + " x " + reason));
         printSummary(started);
         return code;
     }
@@ -273,325 +261,40 @@ public final class SyncCommand {
         s.put("need", need);
         s.put("rounds", rounds);
         s.put("downloaded", downloaded);
-        s.put("uploaded", uploaded);
-        s.put("failed", failed);
+        s.put("uploaded", tally.uploaded());
+        s.put("failed", tally.failed());
         s.put("seconds", Math.round((System.nanoTime() - started) / 1e6) / 1000.0);
-        s.put("skipped", skipped);
+        s.put("skipped", tally.skipped());
         out.println(s.toString());
         out.flush();
     }
 
-    // ---------------------------------------------------------------- local store
-
-    private SortedVector localItems(EventStore store, long now) {
-        SortedVector.Builder b = SortedVector.builder();
-        if (!filter.matchesNothingStored()) {
-            store.enumerate(filter, now, (createdAt, id) -> b.insert(createdAt, Id.of(id.unsafeBytes())));
-        }
-        return b.seal();
+    /** Ephemeral events are never stored; the rest is for {@link Ingest} to judge. */
+    private static String notStorable(Event e) {
+        return e.eventClass() == EventClass.EPHEMERAL ? "invalid: ephemeral events are never stored" : null;
     }
 
-    /** The relay's admission rules and the signature, as {@code import} checks them; null if acceptable. */
-    /** What `import` refuses, the sync refuses: a relay's events are checked like any other input. */
-    static String refusal(Event e, long now) {
-        return org.fleetmesh.meshnode.Cli.importRefusal(e, now);
-    }
-
-    // ---------------------------------------------------------------- reconciliation
-
-    private Negentropy reconcile(RelayLink link, SortedVector items) {
-        Negentropy neg = new Negentropy(items, frameSize);
-        String subId = "sync-" + UUID.randomUUID().toString().substring(0, 8);
-        byte[] message = neg.initiate();
-        link.send(array("NEG-OPEN", subId).add(parseTree(filterJson)).add(HEX.formatHex(message)));
-        boolean answered = false;
-        while (true) {
-            JsonNode m = await(link, answered ? "NEG-MSG" : "answer to NEG-OPEN", answered,
-                    n -> isFor(n, subId) || verb(n).equals("NOTICE"));
-            String verb = verb(m);
-            switch (verb) {
-                case "NEG-MSG" -> {
-                    answered = true;
-                    rounds++;
-                    byte[] reply;
-                    try {
-                        reply = HEX.parseHex(m.path(2).asText(""));
-                    } catch (IllegalArgumentException e) {
-                        link.send(array("NEG-CLOSE", subId));
-                        throw new Abort(FAILED, "the relay sent a NEG-MSG that is not hex: " + clip(m.toString()));
-                    }
-                    byte[] next;
-                    try {
-                        next = neg.reconcile(reply);
-                    } catch (NegentropyException e) {
-                        link.send(array("NEG-CLOSE", subId));
-                        throw new Abort(FAILED, "the relay's negentropy message is invalid: " + e.getMessage());
-                    }
-                    err.println("sync: round " + rounds + ": have " + neg.haveIds().size() + ", need "
-                            + neg.needIds().size() + " so far");
-                    if (next == null) {
-                        link.send(array("NEG-CLOSE", subId));
-                        return neg;
-                    }
-                    link.send(array("NEG-MSG", subId).add(HEX.formatHex(next)));
-                }
-                case "NEG-ERR" -> throw new Abort(answered ? FAILED : NO_NIP77,
-                        "the relay ended the reconciliation with NEG-ERR: " + m.path(2).asText(m.toString()));
-                case "CLOSED", "NOTICE" -> throw new Abort(answered ? FAILED : NO_NIP77,
-                        (answered ? "the relay broke off the reconciliation: "
-                                : "the relay does not speak NIP-77 (or refused it): ") + verb + " "
-                                + clip(m.path(verb.equals("CLOSED") ? 2 : 1).asText(m.toString())));
-                default -> {
-                    // an EVENT/EOSE/OK for the same id cannot be ours: ignore
-                }
-            }
-        }
-    }
-
-    /**
-     * The next message the predicate accepts, skipping the rest (AUTH challenges, stray answers).
-     * A silence of {@code timeoutSeconds} or the end of the connection aborts: before the relay
-     * answered NEG-OPEN at all, as a relay that does not speak NIP-77.
-     */
-    private JsonNode await(RelayLink link, String what, boolean answered, java.util.function.Predicate<JsonNode> wanted) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        while (true) {
-            long left = deadline - System.nanoTime();
-            RelayLink.Incoming in;
-            try {
-                in = left <= 0 ? null : link.next(left, TimeUnit.NANOSECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new Abort(FAILED, "interrupted");
-            }
-            int code = answered ? FAILED : NO_NIP77;
-            String prefix = answered ? "" : "the relay does not speak NIP-77 (or refused it): ";
-            if (in == null) {
-                throw new Abort(code, prefix + "no " + what + " within " + timeoutSeconds + " s");
-            }
-            if (in instanceof RelayLink.Closed c) {
-                throw new Abort(code, prefix + c.why() + " while waiting for " + what);
-            }
-            if (in instanceof RelayLink.Message msg && wanted.test(msg.node())) {
-                return msg.node();
-            }
-        }
-    }
-
-    // ---------------------------------------------------------------- down: REQ by id
-
-    private void download(RelayLink link, EventStore store, List<Id> needIds, long now) {
-        MessageParser parser = new MessageParser(new MessageParser.Limits(16, Integer.MAX_VALUE, 100_000, 100_000));
-        List<Event> batch = new ArrayList<>();
-        long received = 0;
-        for (int from = 0; from < needIds.size(); from += REQ_CHUNK) {
-            List<Id> chunk = needIds.subList(from, Math.min(needIds.size(), from + REQ_CHUNK));
-            Set<String> wanted = new LinkedHashSet<>();
-            ArrayNode ids = JSON.createArrayNode();
-            for (Id id : chunk) {
-                wanted.add(id.toHex());
-                ids.add(id.toHex());
-            }
-            String subId = "sync-get-" + (from / REQ_CHUNK);
-            ObjectNode f = JSON.createObjectNode();
-            f.set("ids", ids);
-            f.put("limit", chunk.size());
-            link.send(array("REQ", subId).add(f));
-            boolean done = false;
-            while (!done) {
-                JsonNode m;
-                try {
-                    m = await(link, "events for REQ " + subId, true, n -> isFor(n, subId) || verb(n).equals("NOTICE"));
-                } catch (Abort a) {
-                    fail(wanted.size(), "not received: " + a.getMessage());
-                    wanted.clear();
-                    if (link.isClosed()) {
-                        flush(store, batch);
-                        fail(needIds.size() - from - chunk.size(), "not requested: the connection ended");
-                        return;
-                    }
-                    break;
-                }
-                switch (verb(m)) {
-                    case "EVENT" -> {
-                        received++;
-                        Event e;
-                        try {
-                            e = parser.parseEvent(m.path(2).toString());
-                        } catch (ProtocolException ex) {
-                            fail(1, "from relay: " + ex.getMessage());
-                            continue;
-                        }
-                        if (!wanted.remove(e.id().hex())) {
-                            continue; // not asked for (or sent twice): ignore
-                        }
-                        String refusal = refusal(e, now);
-                        if (refusal != null) {
-                            fail(1, "from relay: " + refusal);
-                            continue;
-                        }
-                        batch.add(e);
-                        if (batch.size() >= SAVE_BATCH) {
-                            flush(store, batch);
-                        }
-                    }
-                    case "EOSE", "CLOSED" -> {
-                        if (verb(m).equals("CLOSED")) {
-                            err.println("sync: relay closed " + subId + ": " + m.path(2).asText(""));
-                        }
-                        link.send(array("CLOSE", subId));
-                        done = true;
-                    }
-                    case "NOTICE" -> err.println("sync: relay notice: " + clip(m.path(1).asText(m.toString())));
-                    default -> {
-                    }
-                }
-            }
-            if (!wanted.isEmpty()) {
-                fail(wanted.size(), "the relay did not send a needed event");
-            }
-            flush(store, batch);
-            err.println("sync: down: " + Math.min(needIds.size(), from + chunk.size()) + "/" + needIds.size()
-                    + " requested, " + downloaded + " stored");
-        }
-        flush(store, batch);
-    }
-
-    private void flush(EventStore store, List<Event> batch) {
-        if (batch.isEmpty()) {
-            return;
-        }
-        List<SaveOutcome> outcomes;
-        try {
-            outcomes = store.save(batch);
-        } catch (RuntimeException e) {
-            fail(batch.size(), "local store: " + e.getMessage());
-            batch.clear();
-            return;
-        }
-        for (SaveOutcome o : outcomes) {
-            switch (o) {
-                case STORED -> downloaded++;
+    /** The down direction's events through the node's ingest, counted; the next batch waits for these outcomes. */
+    private void store(Ingest ingest, Origin origin, List<Event> batch) {
+        for (Ingest.Outcome o : ingest.submit(batch, origin).toCompletableFuture().join()) {
+            switch (o.status()) {
+                case ACCEPTED -> downloaded++;
                 case DUPLICATE -> {
-                    // stored meanwhile by someone else: nothing left to do
+                    if (o.reason().equals(SaveOutcome.SUPERSEDED.reason())) {
+                        tally.skip(1, o.reason());
+                    }
+                    // else stored meanwhile by someone else: nothing left to do
                 }
-                case SUPERSEDED, DELETED -> {
-                    skipped++;
-                    reasons.merge("skipped: " + o.reason(), 1L, Long::sum);
-                }
-                case FAILED -> fail(1, "local store: " + o.reason());
-            }
-        }
-        batch.clear();
-    }
-
-    // ---------------------------------------------------------------- up: EVENT, counting OKs
-
-    private void upload(RelayLink link, EventStore store, List<Id> haveIds, long now) {
-        Map<String, Boolean> pending = new LinkedHashMap<>();
-        long sent = 0;
-        for (int from = 0; from < haveIds.size(); from += REQ_CHUNK) {
-            List<Id> chunk = haveIds.subList(from, Math.min(haveIds.size(), from + REQ_CHUNK));
-            Set<EventId> ids = new LinkedHashSet<>();
-            chunk.forEach(id -> ids.add(new EventId(id.toBytes())));
-            List<String> events = new ArrayList<>(chunk.size());
-            store.query(new Filter(ids, null, null, Map.of(), null, null, null), now, (id, json) -> {
-                events.add(json);
-                return true;
-            });
-            if (events.size() < chunk.size()) {
-                // gone since the reconciliation (expired, deleted): nothing to send
-                skipped += chunk.size() - events.size();
-                reasons.merge("skipped: no longer in the local store", (long) (chunk.size() - events.size()), Long::sum);
-            }
-            for (String json : events) {
-                while (pending.size() >= MAX_IN_FLIGHT) {
-                    if (!awaitOk(link, pending)) {
-                        return;
+                case REFUSED -> {
+                    if (o.reason().equals(SaveOutcome.DELETED.reason())) {
+                        tally.skip(1, o.reason());
+                    } else if (o.reason().startsWith("error:") || o.reason().startsWith("rate-limited:")) {
+                        tally.fail(1, "local store: " + o.reason());
+                    } else {
+                        tally.fail(1, "from relay: " + o.reason());
                     }
                 }
-                JsonNode event = parseTree(json);
-                pending.put(event.path("id").asText(), Boolean.TRUE);
-                link.send(array("EVENT").add(event));
-                sent++;
-                if (sent % 1000 == 0) {
-                    err.println("sync: up: " + sent + "/" + haveIds.size() + " sent, " + uploaded + " accepted");
-                }
             }
-        }
-        while (!pending.isEmpty()) {
-            if (!awaitOk(link, pending)) {
-                return;
-            }
-        }
-        err.println("sync: up: " + sent + "/" + haveIds.size() + " sent, " + uploaded + " accepted");
-    }
-
-    /** Waits for one OK among the pending events; false (all pending counted failed) when none comes. */
-    private boolean awaitOk(RelayLink link, Map<String, Boolean> pending) {
-        JsonNode m;
-        try {
-            m = await(link, "OK for " + pending.size() + " published event(s)", true,
-                    n -> (verb(n).equals("OK") && pending.containsKey(n.path(1).asText())) || verb(n).equals("NOTICE"));
-        } catch (Abort a) {
-            fail(pending.size(), "no OK: " + a.getMessage());
-            pending.clear();
-            return !link.isClosed();
-        }
-        if (verb(m).equals("NOTICE")) {
-            err.println("sync: relay notice: " + clip(m.path(1).asText(m.toString())));
-            return true;
-        }
-        pending.remove(m.path(1).asText());
-        if (m.path(2).asBoolean(false)) {
-            uploaded++;
-        } else {
-            fail(1, "relay: " + m.path(3).asText(""));
-        }
-        return true;
-    }
-
-    // ---------------------------------------------------------------- helpers
-
-    private void fail(long n, String reason) {
-        if (n <= 0) {
-            return;
-        }
-        failed += n;
-        reasons.merge(reason, n, Long::sum);
-    }
-
-    private static ArrayNode array(String... parts) {
-        ArrayNode a = JSON.createArrayNode();
-        for (String p : parts) {
-            a.add(p);
-        }
-        return a;
-    }
-
-    private static JsonNode parseTree(String json) {
-        try {
-            return JSON.readTree(json);
-        } catch (Exception e) {
-            throw new IllegalStateException("unreadable JSON: " + e.getMessage());
-        }
-    }
-
-    private static String verb(JsonNode n) {
-        return n.isArray() && n.size() > 0 ? n.get(0).asText("") : "";
-    }
-
-    private static boolean isFor(JsonNode n, String subId) {
-        return n.isArray() && n.size() > 1 && subId.equals(n.get(1).asText(null));
-    }
-
-    private static String clip(String s) {
-        return s.length() > 300 ? s.substring(0, 300) + "..." : s;
-    }
-
-    static final class UsageException extends RuntimeException {
-        UsageException(String message) {
-            super(message);
         }
     }
 }

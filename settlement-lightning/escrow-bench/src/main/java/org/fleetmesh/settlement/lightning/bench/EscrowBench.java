@@ -1,4 +1,4 @@
-package org.fleetmesh.meshnode.bench;
+package org.fleetmesh.settlement.lightning.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,13 +35,15 @@ import org.fleetmesh.storage.postgres.ledger.PgLedgerStore;
  * seals and issues a hold invoice (ledger first, PostgreSQL, fsync on), the buyer pays it, the
  * seller sees it ACCEPTED (PAID in the ledger), releases the key (settle), the buyer learns the
  * preimage. Baseline in the same run: bare GetInfo round trips (unary gRPC over the same kind of channel).
+ *
+ * <p>Run by {@code bench/escrow.sh [--escrows N] [--parallel P]}; it lives outside the packaged node, which
+ * never carries the simulated LND.
  */
 public final class EscrowBench {
 
     public static void main(String[] args) throws Exception {
-        Args a = new Args(args);
-        int n = a.getInt("--escrows", 300);
-        int parallel = a.getInt("--parallel", 1);
+        int n = option(args, "--escrows", 300);
+        int parallel = option(args, "--parallel", 1);
         Path dir = Files.createTempDirectory("fleetmesh-escrow-bench");
         try (PostgresStorage storage = PostgresStorage.openFromConfig(dir.resolve("db"), Optional.empty(), Optional.empty(),
                 Optional.empty());
@@ -125,5 +127,15 @@ public final class EscrowBench {
                         + "\"getinfo_per_s\":%.0f,\"ratio\":%.4f}%n", n, parallel, perS, p50, p99, infoPerS, perS / infoPerS);
             }
         }
+        System.exit(0); // gRPC and PostgreSQL threads would keep the JVM alive
+    }
+
+    private static int option(String[] args, String name, int def) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(name)) {
+                return Integer.parseInt(args[i + 1]);
+            }
+        }
+        return def;
     }
 }

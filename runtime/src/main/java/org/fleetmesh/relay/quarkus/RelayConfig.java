@@ -1,4 +1,7 @@
-package org.fleetmesh.relay;
+package org.fleetmesh.relay.quarkus;
+
+import org.fleetmesh.relay.RelayLimits;
+import org.fleetmesh.relay.RelayPolicy;
 
 import java.util.Optional;
 
@@ -111,9 +114,36 @@ public interface RelayConfig {
     @WithDefault("1h")
     java.time.Duration negIndexRebuild();
 
-    /** Threads answering REQ and COUNT from the store. */
+    /** Threads answering REQ, COUNT and NEG-OPEN from the store. */
     @WithDefault("8")
     int queryThreads();
+
+    /** REQ, COUNT and NEG-OPEN one connection may have queued or running; more get CLOSED / NEG-ERR "rate-limited:". */
+    @WithDefault("8")
+    int maxInflightQueries();
+
+    /** NIP-77: sessions open (or being opened) per connection; more get NEG-ERR "blocked:". */
+    @WithDefault("8")
+    int negMaxSessions();
+
+    /** NIP-77: sessions open (or being opened) on the whole relay; more get NEG-ERR "blocked:". */
+    @WithDefault("1024")
+    int negMaxSessionsTotal();
+
+    /**
+     * NIP-77: items (event ids with their created_at) all per-session snapshots may hold together;
+     * sessions served by a live index hold none. A NEG-OPEN that would pass it gets NEG-ERR "blocked:".
+     */
+    @WithDefault("2000000")
+    long negMaxItemsTotal();
+
+    /** Events waiting for live fan-out; when full, the writer waits and ephemeral events get OK false "rate-limited:". */
+    @WithDefault("65536")
+    int fanOutQueueEvents();
+
+    /** Live events one subscription may hold back while its stored events are sent; past it: CLOSED "error:". */
+    @WithDefault("4096")
+    int maxHeldBackEvents();
 
     default RelayPolicy policy() {
         return new RelayPolicy(authRequiredReads(), authRequiredWrites(), url(), 600);
@@ -122,6 +152,7 @@ public interface RelayConfig {
     default RelayLimits limits() {
         return new RelayLimits(maxMessageLength(), maxSubscriptions(), maxFilters(), maxLimit(), defaultLimit(),
                 maxEventTags(), maxContentLength(), createdAtUpperSkew(), createdAtLowerSkew(), sendQueueBytes(),
-                writeQueueEvents(), negMaxItems(), negFrameSizeLimit(), negIdleSeconds());
+                writeQueueEvents(), negMaxItems(), negFrameSizeLimit(), negIdleSeconds(), maxInflightQueries(),
+                negMaxSessions(), negMaxSessionsTotal(), negMaxItemsTotal(), fanOutQueueEvents(), maxHeldBackEvents());
     }
 }

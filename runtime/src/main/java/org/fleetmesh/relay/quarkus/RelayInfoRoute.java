@@ -1,4 +1,4 @@
-package org.fleetmesh.relay;
+package org.fleetmesh.relay.quarkus;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;

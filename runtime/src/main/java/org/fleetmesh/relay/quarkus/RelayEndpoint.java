@@ -1,4 +1,8 @@
-package org.fleetmesh.relay;
+package org.fleetmesh.relay.quarkus;
+
+import org.fleetmesh.relay.Connection;
+import org.fleetmesh.relay.Relay;
+import org.fleetmesh.relay.RelayMessages;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,4 +1,6 @@
-package org.fleetmesh.relay;
+package org.fleetmesh.relay.quarkus;
+
+import org.fleetmesh.relay.Relay;
 
 import java.util.List;
 

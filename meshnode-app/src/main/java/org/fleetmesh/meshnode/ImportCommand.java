@@ -1,0 +1,134 @@
+package org.fleetmesh.meshnode;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.MessageParser;
+import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.relay.Ingest;
+import org.fleetmesh.relay.Origin;
+import org.fleetmesh.relay.RelayLimits;
+import org.fleetmesh.relay.RelayPolicy;
+import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.SaveOutcome;
+
+/**
+ * {@code meshnode import}: JSONL events from stdin through the node's one way in ({@link Ingest}, origin
+ * {@link Origin.Import}), so they are checked as the relay checks them.
+ */
+public final class ImportCommand {
+    private static final int BATCH = 1000;
+
+    private ImportCommand() {
+    }
+
+    /** The CLI's ingest over a store: the relay's limits, no live subscribers. */
+    public static Ingest ingest(EventStore store) {
+        return new Ingest(store, RelayLimits.DEFAULT, RelayPolicy.OPEN, () -> System.currentTimeMillis() / 1000,
+                Ingest.FanOutSink.NONE);
+    }
+
+    /** Reads JSONL from stdin; validates like the relay; reports accepted / duplicate / rejected. */
+    static int run(String[] args) {
+        if (args.length > 1) {
+            throw new UsageException("import takes no arguments; it reads JSONL from standard input");
+        }
+        MessageParser parser = new MessageParser(MessageParser.Limits.DEFAULT);
+        Report report = new Report();
+        try (EventStore store = LocalNode.openStore();
+                Ingest ingest = ingest(store);
+                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            List<Event> batch = new ArrayList<>(BATCH);
+            List<Long> lines = new ArrayList<>(BATCH);
+            String line;
+            long lineNo = 0;
+            while ((line = in.readLine()) != null) {
+                lineNo++;
+                if (line.isBlank()) {
+                    continue;
+                }
+                try {
+                    batch.add(parser.parseEvent(line));
+                    lines.add(lineNo);
+                } catch (ProtocolException ex) {
+                    report.rejected(lineNo, ex.getMessage());
+                    continue;
+                }
+                if (batch.size() == BATCH) {
+                    flush(ingest, batch, lines, report);
+                }
+            }
+            flush(ingest, batch, lines, report);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        report.print(System.err);
+        return report.failed > 0 ? 1 : 0;
+    }
+
+    /** One batch at a time: the next waits for this one's outcomes, so the write queue never overflows. */
+    private static void flush(Ingest ingest, List<Event> batch, List<Long> lines, Report report) {
+        if (batch.isEmpty()) {
+            return;
+        }
+        List<Ingest.Outcome> outcomes = ingest.submit(List.copyOf(batch), new Origin.Import()).toCompletableFuture().join();
+        for (int i = 0; i < outcomes.size(); i++) {
+            report.outcome(lines.get(i), outcomes.get(i));
+        }
+        batch.clear();
+        lines.clear();
+    }
+
+    static final class Report {
+        long accepted;
+        long duplicate;
+        long rejected;
+        long failed;
+        final TreeMap<String, Long> reasons = new TreeMap<>();
+        final List<String> firstRejections = new ArrayList<>();
+
+        void rejected(long line, String reason) {
+            rejected++;
+            reasons.merge(reason, 1L, Long::sum);
+            if (firstRejections.size() < 20) {
+                firstRejections.add("line " + line + ": " + reason);
+            }
+        }
+
+        void outcome(long line, Ingest.Outcome o) {
+            switch (o.status()) {
+                case ACCEPTED -> accepted++;
+                case DUPLICATE -> {
+                    duplicate++;
+                    if (o.reason().equals(SaveOutcome.SUPERSEDED.reason())) {
+                        reasons.merge(o.reason(), 1L, Long::sum);
+                    }
+                }
+                case REFUSED -> {
+                    // the store failing (or too busy) is not the event's fault: exit 1, the line may be retried
+                    if (o.reason().startsWith("error:") || o.reason().startsWith("rate-limited:")) {
+                        failed++;
+                        reasons.merge(o.reason(), 1L, Long::sum);
+                    } else {
+                        rejected(line, o.reason());
+                    }
+                }
+            }
+        }
+
+        void print(PrintStream out) {
+            firstRejections.forEach(out::println);
+            out.println("accepted " + accepted + ", duplicate " + duplicate + ", rejected " + rejected
+                    + (failed > 0 ? ", failed " + failed : ""));
+            reasons.forEach((reason, n) -> out.println("  " + n + " x " + reason));
+        }
+    }
+}

@@ -1,0 +1,87 @@
+package org.fleetmesh.meshnode;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.ServiceLoader;
+
+import org.fleetmesh.identity.NodeSecrets;
+import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.EventStoreProvider;
+
+import io.smallrye.config.PropertiesConfigSourceLoader;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+
+/**
+ * What the offline subcommands share with the relay: its configuration, and from it the node's store and keys,
+ * opened without starting the relay. The configuration is read from the sources Quarkus reads, in its order
+ * (system properties, then the environment, then {@code config/application.properties} in the working
+ * directory, then the application.properties built into the app), with the same profile, so that
+ * {@code ./meshnode did show} or {@code import} act on the store and keys {@code ./meshnode relay} uses.
+ */
+public final class LocalNode {
+    /** Quarkus's ordinals for application.properties: in the working directory's config/ (260) over the jar's (250). */
+    private static final int IN_JAR = 250;
+    private static final int IN_WORKING_DIR = 260;
+
+    private static volatile SmallRyeConfig config;
+
+    private LocalNode() {
+    }
+
+    /** The relay's configuration as the CLI sees it. */
+    public static SmallRyeConfig config() {
+        SmallRyeConfig c = config;
+        if (c == null) {
+            synchronized (LocalNode.class) {
+                if (config == null) {
+                    config = build(Path.of(System.getProperty("user.dir", ".")));
+                }
+                c = config;
+            }
+        }
+        return c;
+    }
+
+    static SmallRyeConfig build(Path workingDir) {
+        ClassLoader cl = LocalNode.class.getClassLoader();
+        // the profile the packaged relay runs with, unless the operator picks another, as Quarkus does
+        String profile = Optional.ofNullable(System.getProperty("quarkus.profile"))
+                .or(() -> Optional.ofNullable(System.getenv("QUARKUS_PROFILE"))).filter(s -> !s.isBlank()).orElse("prod");
+        SmallRyeConfigBuilder b = new SmallRyeConfigBuilder().addDefaultSources().addDefaultInterceptors()
+                .withProfile(profile)
+                .withSources(PropertiesConfigSourceLoader.inClassPath("application.properties", IN_JAR, cl));
+        Path inWorkingDir = workingDir.resolve("config").resolve("application.properties");
+        List<org.eclipse.microprofile.config.spi.ConfigSource> local = PropertiesConfigSourceLoader
+                .inFileSystem(inWorkingDir.toUri().toString(), IN_WORKING_DIR, cl);
+        return b.withSources(local).build();
+    }
+
+    /** A setting, blank counting as unset. */
+    public static Optional<String> setting(String property) {
+        return config().getOptionalValue(property, String.class).filter(v -> !v.isBlank());
+    }
+
+    /** The storage backend this build carries, configured as the relay is. */
+    public static EventStore openStore() {
+        EventStoreProvider provider = ServiceLoader.load(EventStoreProvider.class).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no storage backend in this build"));
+        return provider.open(dataDir(), setting("quarkus.datasource.jdbc.url"), setting("quarkus.datasource.username"),
+                setting("quarkus.datasource.password"));
+    }
+
+    public static Path dataDir() {
+        return Path.of(setting("fleetmesh.data-dir").orElse("./data"));
+    }
+
+    /** The node's keys, created on a fresh data dir as the first start would. */
+    public static NodeSecrets secrets() {
+        return NodeSecrets.loadOrCreate(dataDir(), supplied("nostr"), supplied("agreement"), supplied("transport"));
+    }
+
+    private static NodeSecrets.Supplied supplied(String role) {
+        return new NodeSecrets.Supplied(setting("fleetmesh.keys." + role),
+                setting("fleetmesh.keys." + role + "-file").map(Path::of));
+    }
+}

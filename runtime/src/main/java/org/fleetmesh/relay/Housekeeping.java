@@ -1,0 +1,76 @@
+package org.fleetmesh.relay;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.fleetmesh.spi.storage.EventStore;
+import org.jboss.logging.Logger;
+
+/**
+ * What the relay does on a clock: purging expired events (NIP-40), closing idle NIP-77 sessions,
+ * and (on its own thread, as a build can take minutes) building and rebuilding live indexes.
+ */
+final class Housekeeping implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Housekeeping.class);
+
+    private final ScheduledExecutorService clock;
+    private ScheduledExecutorService indexer; // guarded by this
+
+    Housekeeping(EventStore store, java.util.function.LongSupplier nowSeconds, Runnable closeIdleNegSessions) {
+        this.clock = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "fleetmesh-housekeeping");
+            t.setDaemon(true);
+            return t;
+        });
+        clock.scheduleWithFixedDelay(() -> purgeExpired(store, nowSeconds.getAsLong()), 60, 60, TimeUnit.SECONDS);
+        clock.scheduleWithFixedDelay(() -> {
+            try {
+                closeIdleNegSessions.run();
+            } catch (RuntimeException e) {
+                LOG.error("closing idle negentropy sessions failed", e);
+            }
+        }, 5, 5, TimeUnit.SECONDS);
+    }
+
+    private static void purgeExpired(EventStore store, long now) {
+        try {
+            int n = store.purgeExpired(now);
+            if (n > 0) {
+                LOG.debugf("purged %d expired events", n);
+            }
+        } catch (RuntimeException e) {
+            LOG.error("purging expired events failed", e);
+        }
+    }
+
+    /** Builds {@code ix} now in the background, then every {@code rebuildEvery} (0: never again). */
+    synchronized void maintain(LiveIndexes ix, Duration rebuildEvery) {
+        indexer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "fleetmesh-negentropy-index");
+            t.setDaemon(true);
+            return t;
+        });
+        Runnable build = () -> {
+            try {
+                ix.rebuild();
+            } catch (RuntimeException e) {
+                LOG.error("building the negentropy indexes failed; sessions use per-session snapshots", e);
+            }
+        };
+        if (rebuildEvery.isZero()) {
+            indexer.execute(build);
+        } else {
+            indexer.scheduleWithFixedDelay(build, 0, rebuildEvery.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        clock.shutdownNow();
+        if (indexer != null) {
+            indexer.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,280 @@
+package org.fleetmesh.relay;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.EventClass;
+import org.fleetmesh.nostr.EventId;
+import org.fleetmesh.nostr.Events;
+import org.fleetmesh.spi.storage.EventStore;
+import org.fleetmesh.spi.storage.SaveOutcome;
+import org.jboss.logging.Logger;
+
+/**
+ * The one way events enter the node, whoever brings them ({@link Origin}): admission, the NIP-42
+ * and NIP-70 write gates for clients, id and signature checks, then ephemeral events go to live
+ * subscribers (never stored) and the rest to the store through group commit. Every event of a
+ * batch gets exactly one {@link Outcome}, also when the store fails.
+ *
+ * <p>Plain Java: the CLI builds one over an {@link EventStore} with {@link FanOutSink#NONE}.
+ * Events beyond the write queue's free room are refused {@code rate-limited:}; a bulk caller
+ * waits for one batch's outcomes before it submits the next.
+ */
+public final class Ingest implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(Ingest.class);
+    /** NIP-42 AUTH events: never stored or broadcast. */
+    static final int AUTH_KIND = 22242;
+    /** Ephemeral events waiting to be announced to nodes sharing the store. */
+    private static final int ANNOUNCE_QUEUE = 4096;
+    private static final int MAX_COMMIT_BATCH = 1000;
+
+    public enum Status {
+        /** Stored durably, or (ephemeral) handed to live subscribers. */
+        ACCEPTED,
+        /** Already stored, or a newer version of it is: NIP-01 {@code OK true "duplicate: ..."}. */
+        DUPLICATE,
+        /** Not taken; {@link Outcome#reason()} says why, with a NIP-01 prefix. */
+        REFUSED
+    }
+
+    /** What became of one event. {@code reason} is "" when accepted, else prefixed ({@code duplicate:}, {@code invalid:}, ...). */
+    public record Outcome(EventId id, Status status, String reason) {
+
+        /** NIP-01 OK's boolean: true for ACCEPTED and DUPLICATE. */
+        public boolean accepted() {
+            return status != Status.REFUSED;
+        }
+
+        /** NIP-01 OK's message. */
+        public String message() {
+            return reason;
+        }
+
+        /** The whole NIP-01 answer: {@code ["OK",<id>,<accepted>,<message>]}. */
+        public String okMessage() {
+            return RelayMessages.ok(id.hex(), accepted(), reason);
+        }
+
+        static Outcome refused(Event e, String reason) {
+            return new Outcome(e.id(), Status.REFUSED, reason);
+        }
+
+        static Outcome of(Event e, SaveOutcome o) {
+            switch (o) {
+            case STORED:
+                return new Outcome(e.id(), Status.ACCEPTED, "");
+            case DUPLICATE:
+            case SUPERSEDED:
+                return new Outcome(e.id(), Status.DUPLICATE, o.reason());
+            default:
+                return new Outcome(e.id(), Status.REFUSED, o.reason());
+            }
+        }
+    }
+
+    /** Where accepted events go to be seen live (the relay's fan-out). */
+    public interface FanOutSink {
+        /** Events a commit stored; may wait for room (backpressure on the writer), must not fail the commit. */
+        void committed(List<Event> events);
+
+        /** An ephemeral event; false when there is no room now (it is then refused {@code rate-limited:}). */
+        boolean ephemeral(Event event);
+
+        /** No live subscribers (the CLI). */
+        FanOutSink NONE = new FanOutSink() {
+            @Override
+            public void committed(List<Event> events) {
+            }
+
+            @Override
+            public boolean ephemeral(Event event) {
+                return true;
+            }
+        };
+    }
+
+    private final EventStore store;
+    private final RelayLimits limits;
+    private final RelayPolicy policy;
+    private final LongSupplier nowSeconds;
+    private final FanOutSink fanOut;
+    private final GroupCommit writes;
+    private final ThreadPoolExecutor announcer;
+    private final List<IngestListener> listeners = new CopyOnWriteArrayList<>();
+
+    public Ingest(EventStore store, RelayLimits limits, RelayPolicy policy, LongSupplier nowSeconds, FanOutSink fanOut) {
+        this.store = store;
+        this.limits = limits;
+        this.policy = policy;
+        this.nowSeconds = nowSeconds;
+        this.fanOut = fanOut;
+        this.writes = new GroupCommit(store, limits.writeQueueEvents(), MAX_COMMIT_BATCH, fanOut::committed);
+        // pg_notify may wait for a pool connection: never on the caller's (event loop) thread
+        this.announcer = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(ANNOUNCE_QUEUE), r -> {
+            Thread t = new Thread(r, "fleetmesh-ephemeral-announce");
+            t.setDaemon(true);
+            return t;
+        });
+        this.announcer.allowCoreThreadTimeOut(true);
+    }
+
+    /** Registers a listener told of every finished batch. */
+    public void addListener(IngestListener listener) {
+        listeners.add(listener);
+    }
+
+    public void removeListener(IngestListener listener) {
+        listeners.remove(listener);
+    }
+
+    /**
+     * Takes a batch of events from {@code origin}. The stage completes once every event has its
+     * outcome (stored ones after their commit), in batch order; it never completes exceptionally.
+     * Checks run on the calling thread; nothing here blocks on the store.
+     */
+    public CompletionStage<List<Outcome>> submit(List<Event> batch, Origin origin) {
+        int n = batch.size();
+        CompletableFuture<List<Outcome>> done = new CompletableFuture<>();
+        Outcome[] outcomes = new Outcome[n];
+        AtomicInteger remaining = new AtomicInteger(n);
+        Runnable finish = () -> {
+            List<Outcome> all = List.copyOf(Arrays.asList(outcomes));
+            for (IngestListener l : listeners) {
+                try {
+                    l.completed(origin, batch, all);
+                } catch (RuntimeException e) {
+                    LOG.warn("an ingest listener failed", e);
+                }
+            }
+            done.complete(all);
+        };
+        if (n == 0) {
+            finish.run();
+            return done;
+        }
+        long now = nowSeconds.getAsLong();
+        for (int i = 0; i < n; i++) {
+            int slot = i;
+            Event e = batch.get(i);
+            java.util.function.Consumer<Outcome> answer = o -> {
+                outcomes[slot] = o;
+                if (remaining.decrementAndGet() == 0) {
+                    finish.run();
+                }
+            };
+            try {
+                admit(e, origin, now, answer);
+            } catch (RuntimeException ex) {
+                LOG.error("ingesting an event failed", ex);
+                answer.accept(Outcome.refused(e, "error: could not take the event"));
+            }
+        }
+        return done;
+    }
+
+    /** Every path answers exactly once. */
+    private void admit(Event e, Origin origin, long now, java.util.function.Consumer<Outcome> answer) {
+        String refusal = refusal(e, origin, now);
+        if (refusal != null) {
+            answer.accept(Outcome.refused(e, refusal));
+            return;
+        }
+        if (e.eventClass() == EventClass.EPHEMERAL) {
+            ephemeral(e, answer);
+            return;
+        }
+        if (!writes.submit(e, (ev, o) -> answer.accept(Outcome.of(ev, o)))) {
+            answer.accept(Outcome.refused(e, "rate-limited: the relay is busy writing; try again shortly"));
+        }
+    }
+
+    /** Admission first (cheap), then the write gates, then cryptography. */
+    String refusal(Event e, Origin origin, long now) {
+        String refusal = Admission.refusal(e, limits, now);
+        if (refusal == null && origin instanceof Origin.Client client) {
+            refusal = writeGate(client, e);
+        }
+        if (refusal == null && origin instanceof Origin.Import && e.eventClass() == EventClass.EPHEMERAL) {
+            refusal = "invalid: ephemeral events are never stored";
+        }
+        return refusal != null ? refusal : Events.verify(e);
+    }
+
+    /** NIP-42 write gate and NIP-70: protected events only from their authenticated author. */
+    private String writeGate(Origin.Client client, Event e) {
+        if (policy.authRequiredWrites() && !client.isAuthenticated()) {
+            return "auth-required: this relay accepts events only from authenticated clients";
+        }
+        if (e.isProtected()) {
+            if (!client.isAuthenticated()) {
+                return "auth-required: this event is protected (NIP-70); authenticate as its author to publish it";
+            }
+            if (!client.authenticated().contains(e.pubkey())) {
+                return "restricted: a protected event (NIP-70) may only be published by its author";
+            }
+        }
+        return null;
+    }
+
+    /** Live subscribers first; nodes sharing the store are told off the caller's thread, then the event is answered. */
+    private void ephemeral(Event e, java.util.function.Consumer<Outcome> answer) {
+        if (!fanOut.ephemeral(e)) {
+            answer.accept(Outcome.refused(e, "rate-limited: too many events waiting for live subscribers; try again shortly"));
+            return;
+        }
+        try {
+            announcer.execute(() -> {
+                try {
+                    store.announceEphemeral(e);
+                } catch (RuntimeException ex) {
+                    LOG.warnf("announcing an ephemeral event to sibling nodes failed: %s", ex.toString());
+                }
+                answer.accept(new Outcome(e.id(), Status.ACCEPTED, ""));
+            });
+        } catch (RejectedExecutionException ex) {
+            // local subscribers have it; only the siblings miss it
+            LOG.debug("ephemeral announce queue full; sibling nodes miss an event");
+            answer.accept(new Outcome(e.id(), Status.ACCEPTED, ""));
+        }
+    }
+
+    /**
+     * Runs {@code r} where every event committed so far has been handed to the fan-out sink (a
+     * reader uses it to know when an event it read from the store can no longer arrive live).
+     */
+    void fence(Runnable r) {
+        writes.fence(r);
+    }
+
+    public boolean isHealthy() {
+        return writes.isAlive();
+    }
+
+    /** Events committed so far and the transactions that carried them (group-commit ratio). */
+    public long[] writeStats() {
+        return new long[] { writes.committedEvents(), writes.batches() };
+    }
+
+    /** Writes what is queued, then stops. */
+    @Override
+    public void close() {
+        writes.close();
+        announcer.shutdown();
+        try {
+            announcer.awaitTermination(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+}

@@ -1,0 +1,154 @@
+package org.fleetmesh.relay.client;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketClientOptions;
+import io.vertx.core.http.WebSocketConnectOptions;
+
+/**
+ * The node's one WebSocket client for outbound connections (to a relay's {@code /}, a peer's {@code /mesh}):
+ * a Vert.x WebSocket client whose connections each keep an outbound send budget, since websockets-next has no
+ * backpressure API. One dialer serves many connections; close it to release the client (and the Vert.x instance
+ * when it owns one).
+ */
+public final class Dialer implements AutoCloseable {
+
+    /**
+     * @param maxMessageSize largest message accepted from the other side, in bytes
+     * @param connectTimeout how long the TCP/TLS/WebSocket handshake may take
+     * @param sendBudget characters a connection may have queued for sending and not yet written to the socket
+     * @param maxConnectionsPerHost open connections to one host and port; more wait for one to close
+     */
+    public record Options(int maxMessageSize, Duration connectTimeout, long sendBudget, int maxConnectionsPerHost) {
+        public static final Options DEFAULTS = new Options(16 << 20, Duration.ofSeconds(10), 8L << 20, 50);
+
+        public Options {
+            if (maxMessageSize < 1024) {
+                throw new IllegalArgumentException("maxMessageSize must be at least 1024");
+            }
+            Objects.requireNonNull(connectTimeout, "connectTimeout");
+            if (sendBudget < 1) {
+                throw new IllegalArgumentException("sendBudget must be positive");
+            }
+            if (maxConnectionsPerHost < 1) {
+                throw new IllegalArgumentException("maxConnectionsPerHost must be positive");
+            }
+        }
+
+        public Options withMaxMessageSize(int bytes) {
+            return new Options(bytes, connectTimeout, sendBudget, maxConnectionsPerHost);
+        }
+
+        public Options withConnectTimeout(Duration timeout) {
+            return new Options(maxMessageSize, timeout, sendBudget, maxConnectionsPerHost);
+        }
+
+        public Options withSendBudget(long chars) {
+            return new Options(maxMessageSize, connectTimeout, chars, maxConnectionsPerHost);
+        }
+
+        public Options withMaxConnectionsPerHost(int n) {
+            return new Options(maxMessageSize, connectTimeout, sendBudget, n);
+        }
+    }
+
+    private final Vertx vertx;
+    private final boolean ownsVertx;
+    private final WebSocketClient client;
+    private final Options options;
+
+    /** A dialer on the caller's Vert.x (the node's, inside Quarkus). */
+    public Dialer(Vertx vertx, Options options) {
+        this(vertx, false, options);
+    }
+
+    private Dialer(Vertx vertx, boolean ownsVertx, Options options) {
+        this.vertx = Objects.requireNonNull(vertx, "vertx");
+        this.ownsVertx = ownsVertx;
+        this.options = Objects.requireNonNull(options, "options");
+        this.client = vertx.createWebSocketClient(new WebSocketClientOptions()
+                .setMaxMessageSize(options.maxMessageSize()).setMaxFrameSize(options.maxMessageSize())
+                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, options.connectTimeout().toMillis()))
+                .setMaxConnections(options.maxConnectionsPerHost()).setTrustAll(false).setVerifyHost(true));
+    }
+
+    /** A dialer with its own small Vert.x (the CLI, load drivers), closed with it. */
+    public static Dialer standalone(int eventLoops, Options options) {
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(eventLoops).setWorkerPoolSize(1));
+        return new Dialer(vertx, true, options);
+    }
+
+    public Vertx vertx() {
+        return vertx;
+    }
+
+    public Options options() {
+        return options;
+    }
+
+    /**
+     * Starts connecting to {@code url} (ws:// or wss://). The handler is attached before the connection opens,
+     * so nothing the other side says first (a NIP-42 AUTH, a MESH-HELLO) is lost. The returned connection
+     * exists at once; {@link OutboundConnection#opened()} completes when the WebSocket is open.
+     *
+     * @throws IllegalArgumentException when the URL is not ws:// or wss:// with a host
+     */
+    public OutboundConnection dial(URI url, OutboundConnection.Handler handler) {
+        return dial(url, c -> handler);
+    }
+
+    /** As {@link #dial(URI, OutboundConnection.Handler)}, the handler made for the connection before it connects. */
+    public OutboundConnection dial(URI url, Function<OutboundConnection, OutboundConnection.Handler> handlerFor) {
+        WebSocketConnectOptions connect = connectOptions(url);
+        OutboundConnection c = new OutboundConnection(client.webSocket(), options.sendBudget());
+        c.connect(connect, handlerFor.apply(c));
+        return c;
+    }
+
+    /** {@link #dial} and wait for the connection to open. */
+    public CompletionStage<OutboundConnection> connect(URI url, OutboundConnection.Handler handler) {
+        OutboundConnection c;
+        try {
+            c = dial(url, handler);
+        } catch (IllegalArgumentException e) {
+            return java.util.concurrent.CompletableFuture.failedFuture(e);
+        }
+        return c.opened().thenApply(v -> c);
+    }
+
+    public static WebSocketConnectOptions connectOptions(URI url) {
+        String scheme = url.getScheme() == null ? "" : url.getScheme().toLowerCase();
+        if (!scheme.equals("ws") && !scheme.equals("wss") || url.getHost() == null) {
+            throw new IllegalArgumentException("a WebSocket URL is ws:// or wss:// with a host, got " + url);
+        }
+        boolean tls = scheme.equals("wss");
+        int port = url.getPort() > 0 ? url.getPort() : tls ? 443 : 80;
+        String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+        String uri = url.getRawQuery() == null ? path : path + "?" + url.getRawQuery();
+        return new WebSocketConnectOptions().setHost(url.getHost()).setPort(port).setSsl(tls).setURI(uri);
+    }
+
+    /** Releases the client; blocks for the shutdown only when the dialer owns its Vert.x (never on an event loop). */
+    @Override
+    public void close() {
+        if (!ownsVertx) {
+            client.close();
+            return;
+        }
+        try {
+            client.close().toCompletionStage().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS)
+                    .exceptionally(t -> null).join();
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().orTimeout(5, TimeUnit.SECONDS)
+                    .exceptionally(t -> null).join();
+        }
+    }
+}

@@ -1,0 +1,194 @@
+package org.fleetmesh.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Events;
+import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.nostr.Schnorr;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The ingest seam driven from plain Java, as the CLI and peer links use it. */
+class IngestTest {
+    static final long NOW = 1_700_000_000L;
+    final byte[] key = Schnorr.newSecretKey();
+    final PubKey author = new PubKey(Schnorr.publicKey(key));
+    final MemoryStore store = new MemoryStore();
+    final List<Event> fannedOut = new CopyOnWriteArrayList<>();
+    Ingest ingest;
+
+    @AfterEach
+    void stop() {
+        if (ingest != null) {
+            ingest.close();
+        }
+    }
+
+    Ingest open(Ingest.FanOutSink sink) {
+        ingest = new Ingest(store, RelayLimits.DEFAULT, RelayPolicy.OPEN, () -> NOW, sink);
+        return ingest;
+    }
+
+    Ingest.FanOutSink recording() {
+        return new Ingest.FanOutSink() {
+            @Override
+            public void committed(List<Event> events) {
+                fannedOut.addAll(events);
+            }
+
+            @Override
+            public boolean ephemeral(Event event) {
+                fannedOut.add(event);
+                return true;
+            }
+        };
+    }
+
+    Event note(String content, List<List<String>> tags) {
+        return Events.sign(key, NOW, 1, tags, content);
+    }
+
+    static List<Ingest.Outcome> await(java.util.concurrent.CompletionStage<List<Ingest.Outcome>> stage) throws Exception {
+        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void everyEventOfABatchGetsOneOutcomeInOrder() throws Exception {
+        open(recording());
+        Event good = note("good", List.of());
+        Event forged = new org.fleetmesh.nostr.MessageParser(new org.fleetmesh.nostr.MessageParser.Limits(16, 5000, 2500, 1000))
+                .parseEvent(note("original", List.of()).json().replace("original", "forged!!"));
+        Event auth = Events.sign(key, NOW, 22242, List.of(List.of("challenge", "x")), "");
+        Event eph = Events.sign(key, NOW, 20001, List.of(), "typing");
+        List<Ingest.Outcome> out = await(ingest.submit(List.of(good, forged, good, auth, eph), new Origin.Peer("did:key:z6Mk")));
+        assertEquals(5, out.size());
+        assertEquals(new Ingest.Outcome(good.id(), Ingest.Status.ACCEPTED, ""), out.get(0));
+        assertEquals(Ingest.Status.REFUSED, out.get(1).status());
+        assertEquals("invalid: event id does not match the canonical serialization", out.get(1).reason());
+        assertEquals(Ingest.Status.DUPLICATE, out.get(2).status(), "the second copy in one batch");
+        assertTrue(out.get(2).accepted());
+        assertTrue(out.get(2).okMessage().startsWith("[\"OK\",\"" + good.id().hex() + "\",true,\"duplicate:"), out.get(2).okMessage());
+        assertTrue(out.get(3).reason().startsWith("invalid: kind 22242"), out.get(3).reason());
+        assertEquals(Ingest.Status.ACCEPTED, out.get(4).status());
+        assertEquals(List.of(good), store.events, "the ephemeral event and kind 22242 are never stored");
+        assertTrue(fannedOut.contains(good) && fannedOut.contains(eph) && !fannedOut.contains(auth), fannedOut.toString());
+        assertEquals(List.of(eph), store.announced);
+    }
+
+    @Test
+    void aFailingStoreAnswersEveryEventOnceAsRefused() throws Exception {
+        open(recording());
+        store.failSaves = true;
+        List<Event> batch = List.of(note("a", List.of()), note("b", List.of()));
+        List<Ingest.Outcome> out = await(ingest.submit(batch, new Origin.Import()));
+        assertEquals(2, out.size());
+        for (Ingest.Outcome o : out) {
+            assertEquals(Ingest.Status.REFUSED, o.status());
+            assertEquals("error: could not store the event", o.reason());
+        }
+        assertTrue(fannedOut.isEmpty());
+    }
+
+    @Test
+    void aFanOutThatThrowsDoesNotTurnCommittedEventsIntoFailures() throws Exception {
+        open(new Ingest.FanOutSink() {
+            @Override
+            public void committed(List<Event> events) {
+                throw new IllegalStateException("simulated fan-out failure");
+            }
+
+            @Override
+            public boolean ephemeral(Event event) {
+                return true;
+            }
+        });
+        List<Event> batch = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            batch.add(note("n" + i, List.of()));
+        }
+        List<Ingest.Outcome> out = await(ingest.submit(batch, new Origin.Sync("wss://other.example/")));
+        for (Ingest.Outcome o : out) {
+            assertEquals(Ingest.Status.ACCEPTED, o.status(), o.toString());
+        }
+        assertEquals(20, store.events.size());
+        // the writer survives and goes on
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(note("after", List.of())), new Origin.Import())).get(0).status());
+    }
+
+    @Test
+    void onlyClientsAreHeldToTheWriteGates() throws Exception {
+        ingest = new Ingest(store, RelayLimits.DEFAULT, new RelayPolicy(false, true, java.util.Optional.empty(), 600), () -> NOW,
+                Ingest.FanOutSink.NONE);
+        Event plain = note("plain", List.of());
+        Event prot = note("protected", List.of(List.of("-")));
+        Ingest.Outcome anon = await(ingest.submit(List.of(plain), new Origin.Client("c1", Set.of()))).get(0);
+        assertTrue(anon.reason().startsWith("auth-required:"), anon.reason());
+        PubKey other = new PubKey(Schnorr.publicKey(Schnorr.newSecretKey()));
+        Ingest.Outcome notAuthor = await(ingest.submit(List.of(prot), new Origin.Client("c1", Set.of(other)))).get(0);
+        assertTrue(notAuthor.reason().startsWith("restricted:"), notAuthor.reason());
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(prot), new Origin.Client("c1", Set.of(author)))).get(0).status());
+        // a peer or the operator stands in for the author: NIP-70 is the client gate
+        Event prot2 = note("protected 2", List.of(List.of("-")));
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(prot2), new Origin.Peer("did:key:z6Mk"))).get(0).status());
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(plain), new Origin.Import())).get(0).status());
+    }
+
+    @Test
+    void importRefusesEphemeralEvents() throws Exception {
+        open(recording());
+        Event eph = Events.sign(key, NOW, 20001, List.of(), "typing");
+        Ingest.Outcome o = await(ingest.submit(List.of(eph), new Origin.Import())).get(0);
+        assertEquals("invalid: ephemeral events are never stored", o.reason());
+        assertTrue(fannedOut.isEmpty());
+    }
+
+    @Test
+    void listenersLearnEachBatchWithItsOriginAndOutcomes() throws Exception {
+        open(recording());
+        List<Object[]> seen = new CopyOnWriteArrayList<>();
+        ingest.addListener((origin, batch, outcomes) -> seen.add(new Object[] { origin, batch, outcomes }));
+        Event a = note("a", List.of());
+        Origin peer = new Origin.Peer("did:key:z6MkPeer");
+        List<Ingest.Outcome> out = await(ingest.submit(List.of(a, a), peer));
+        assertEquals(1, seen.size());
+        assertEquals(peer, seen.get(0)[0]);
+        assertEquals(List.of(a, a), seen.get(0)[1]);
+        assertEquals(out, seen.get(0)[2]);
+        assertEquals(List.of(), await(ingest.submit(List.of(), peer)));
+    }
+
+    @Test
+    void aFullWriteQueueRefusesWithRateLimited() throws Exception {
+        RelayLimits l = RelayLimits.DEFAULT;
+        RelayLimits tiny = new RelayLimits(l.maxMessageLength(), l.maxSubscriptions(), l.maxFilters(), l.maxLimit(),
+                l.defaultLimit(), l.maxEventTags(), l.maxContentLength(), l.createdAtUpperSkew(), l.createdAtLowerSkew(),
+                l.sendQueueBytes(), 2, l.negMaxItems(), l.negFrameSizeLimit(), l.negIdleSeconds());
+        ingest = new Ingest(store, tiny, RelayPolicy.OPEN, () -> NOW, Ingest.FanOutSink.NONE);
+        store.saveStarted = new java.util.concurrent.CountDownLatch(1);
+        store.releaseSave = new java.util.concurrent.CountDownLatch(1);
+        Event first = note("first", List.of());
+        var firstDone = ingest.submit(List.of(first), new Origin.Import());
+        assertTrue(store.saveStarted.await(10, TimeUnit.SECONDS), "the writer holds the first event");
+        List<Event> batch = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            batch.add(note("n" + i, List.of()));
+        }
+        var rest = ingest.submit(batch, new Origin.Import());
+        store.releaseSave.countDown();
+        store.releaseSave = null;
+        assertEquals(Ingest.Status.ACCEPTED, await(firstDone).get(0).status());
+        List<Ingest.Outcome> out = await(rest);
+        assertEquals(List.of(Ingest.Status.ACCEPTED, Ingest.Status.ACCEPTED, Ingest.Status.REFUSED, Ingest.Status.REFUSED,
+                Ingest.Status.REFUSED), out.stream().map(Ingest.Outcome::status).toList(), "two fit the queue of 2");
+        assertTrue(out.get(4).reason().startsWith("rate-limited:"), out.get(4).reason());
+        assertEquals(3, store.events.size());
+    }
+}
