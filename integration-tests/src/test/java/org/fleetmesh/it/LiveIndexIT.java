@@ -67,6 +67,10 @@ class LiveIndexIT {
 
     /** The relay check's data from /q/health/ready. */
     static JsonNode readiness() throws Exception {
+        return readiness(node);
+    }
+
+    static JsonNode readiness(MeshnodeProcess node) throws Exception {
         var http = java.net.http.HttpClient.newHttpClient();
         var resp = http.send(java.net.http.HttpRequest.newBuilder(node.httpUri().resolve("/q/health/ready")).build(),
                 java.net.http.HttpResponse.BodyHandlers.ofString());
@@ -97,12 +101,14 @@ class LiveIndexIT {
             Event profile1 = alice.sign(0, t, "{\"name\":\"v1\"}");
             Event profile2 = alice.sign(0, t + 1, "{\"name\":\"v2\"}");
             Event article = alice.sign(30023, t, "article", tag("d", "a1"));
-            Event expiring = alice.note(t + 5, "short-lived", tag("expiration", String.valueOf(now() + 3)));
             List<Event> all = new ArrayList<>(notes);
-            all.addAll(List.of(profile1, profile2, article, expiring));
+            all.addAll(List.of(profile1, profile2, article));
             for (Event e : all) {
                 c.publishAndWait(e).assertAccepted();
             }
+            // signed only now: publishing 300 notes can take seconds on a loaded machine
+            Event expiring = alice.note(t + 5, "short-lived", tag("expiration", String.valueOf(now() + 3)));
+            c.publishAndWait(expiring).assertAccepted();
             Event delById = alice.sign(5, t + 500, "", tag("e", notes.get(0).id().hex()), tag("e", notes.get(1).id().hex()));
             Event delByAddress = alice.sign(5, t + 501, "", tag("a", "30023:" + alice.pubkey() + ":a1"));
             c.publishAndWait(delById).assertAccepted();
@@ -124,6 +130,48 @@ class LiveIndexIT {
             Set<String> index = needs(c, "idx-2", "{}");
             index.remove(expiring.id().hex()); // the index may hold it until the next purge (documented)
             assertEquals(afterExpiry, index);
+        }
+    }
+
+    /**
+     * A delete made by another process on the same database (the CLI's {@code ./meshnode delete},
+     * attached to the running node's embedded cluster) reaches the live index through NOTIFY at
+     * once, not at the hourly rebuild.
+     */
+    @Test
+    void theIndexFollowsADeleteMadeByTheCli() throws Exception {
+        Keys bob = Keys.fresh();
+        // its own node: the other test counts the store and the sessions served from the index
+        MeshnodeProcess other = MeshnodeProcess.start("live-index-cli");
+        long t = now() - 2000;
+        try (NostrClient c = NostrClient.connect(other)) {
+            List<Event> notes = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                notes.add(bob.note(t + i, "cli note " + i));
+            }
+            for (Event e : notes) {
+                c.publishAndWait(e).assertAccepted();
+            }
+            Set<String> before = stored(c, "cli-req-1");
+            assertEquals(before, needs(c, "cli-idx-1", "{}"), "index and store agree before the delete");
+
+            String ids = notes.subList(0, 5).stream().map(e -> "\"" + e.id().hex() + "\"").collect(java.util.stream.Collectors.joining(","));
+            Launcher.Run d = Launcher.run(other.dataDir(), null, "delete", "--filter", "{\"ids\":[" + ids + "]}");
+            assertEquals(0, d.exit(), d.stderr());
+            assertTrue(d.stderr().contains("deleted 5 events"), d.stderr());
+
+            Set<String> after = stored(c, "cli-req-2");
+            assertEquals(before.size() - 5, after.size());
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+            while (readiness(other).path("negentropy_index_items").asInt() != after.size()) {
+                assertTrue(System.nanoTime() < deadline, "the index never dropped the CLI's deletions: " + readiness(other));
+                Thread.sleep(100);
+            }
+            assertEquals(after, needs(c, "cli-idx-2", "{}"), "the live index follows the CLI's delete");
+            assertTrue(other.isAlive(), "the node keeps running after the CLI exits");
+            assertEquals(after, stored(c, "cli-req-3"), "and its database too");
+        } finally {
+            other.close();
         }
     }
 }

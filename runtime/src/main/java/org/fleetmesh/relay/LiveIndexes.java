@@ -24,9 +24,10 @@ import org.jboss.logging.Logger;
  *
  * <p>Private kinds (4, 13, 1059; NIP-42 gated) are never indexed: an index serves only sessions
  * that may not read any of them: every unauthenticated client, and authenticated ones that are
- * neither author nor p-tagged recipient of a stored private event. Changes committed by other
- * nodes sharing the database arrive without their removals, so indexes are rebuilt from the store
- * now and then ({@link #rebuild()}). A build registers for changes first and applies the changes
+ * neither author nor p-tagged recipient of a stored private event. Removals committed by other
+ * processes sharing the database (a sibling node, the CLI's delete, a synced kind 5) arrive through
+ * the change feed, their additions through {@link #foreign}; indexes are still rebuilt from the
+ * store now and then ({@link #rebuild()}) to repair what a dropped LISTEN connection missed. A build registers for changes first and applies the changes
  * that arrived during the scan in commit order afterwards, which converges to the store's state
  * (inserts and removals are idempotent).
  */
@@ -154,7 +155,7 @@ final class LiveIndexes {
         }
     }
 
-    /** Events from sibling nodes sharing the database (their removals come with the next rebuild). */
+    /** Events from sibling nodes sharing the database (their removals come through the change feed). */
     void foreign(List<Event> events) {
         committed(events, List.of());
     }

@@ -2,6 +2,7 @@ package org.fleetmesh.spi.secrets;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -23,7 +24,9 @@ import java.util.function.Supplier;
  * characters and a newline, mode 0600 (their directory 0700 when created here); a file readable by
  * group or others is refused. Creation is safe against a concurrent process: the key is written to
  * a private temporary file and linked into place, so nobody reads a half-written key, and a loser
- * of the race reads the winner's key.
+ * of the race reads the winner's key. The file's content is forced to disk before it is linked and
+ * the directory after, so a power loss cannot leave an empty or missing key behind a node that
+ * already used it.
  */
 public final class SecretFile {
     private static final Set<PosixFilePermission> OWNER_ONLY = EnumSet.of(PosixFilePermission.OWNER_READ,
@@ -75,8 +78,30 @@ public final class SecretFile {
         return HexFormat.of().parseHex(h);
     }
 
+    /** Forces a file's or a directory's content and metadata to disk. */
+    @FunctionalInterface
+    interface Fsync {
+        void force(Path path) throws IOException;
+    }
+
+    /** fsync(2) through {@link FileChannel#force}; a directory is opened read-only, as POSIX allows on Linux. */
+    static void force(Path path) throws IOException {
+        try (FileChannel ch = FileChannel.open(path, Files.isDirectory(path) ? StandardOpenOption.READ : StandardOpenOption.WRITE)) {
+            ch.force(true);
+        } catch (IOException e) {
+            if (Files.isDirectory(path)) {
+                return; // some systems (and file systems) cannot open or sync a directory; the file itself is synced
+            }
+            throw e;
+        }
+    }
+
     /** Writes {@code key} to {@code file} (0600) unless another process got there first; returns the key in the file. */
     static byte[] create(Path file, byte[] key, String what) {
+        return create(file, key, what, SecretFile::force);
+    }
+
+    static byte[] create(Path file, byte[] key, String what, Fsync fsync) {
         Path tmp = null;
         try {
             Path dir = file.toAbsolutePath().getParent();
@@ -86,6 +111,7 @@ public final class SecretFile {
             // a unique name: concurrent creators (threads or processes) each write their own
             tmp = Files.createTempFile(dir, file.getFileName().toString(), ".tmp", PosixFilePermissions.asFileAttribute(OWNER_ONLY));
             Files.writeString(tmp, HexFormat.of().formatHex(key) + "\n", StandardCharsets.US_ASCII, StandardOpenOption.WRITE);
+            fsync.force(tmp); // the content is on disk before any name points at it
             try {
                 Files.createLink(file, tmp); // atomic; fails if another process created the key meanwhile
             } catch (FileAlreadyExistsException raced) {
@@ -97,6 +123,8 @@ public final class SecretFile {
                     return read(file, what);
                 }
             }
+            Files.deleteIfExists(tmp);
+            fsync.force(dir); // the new name (and the removed temporary one) survive a power loss
             return key.clone();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the " + what + " file " + file, e);

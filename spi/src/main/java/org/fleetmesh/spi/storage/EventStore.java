@@ -77,9 +77,11 @@ public interface EventStore extends AutoCloseable {
     /**
      * Registers a listener told, after each commit made through this store object, which events
      * became stored and which stopped being stored (replaced, deleted by NIP-09 or by the operator,
-     * purged after NIP-40 expiration). Live indexes (the Negentropy fingerprint trees) follow the
-     * store with it. Changes committed by other nodes sharing the database are not reported.
-     * Returns false if this store cannot report changes.
+     * purged after NIP-40 expiration). Removals committed by other processes sharing the database
+     * (sibling nodes, the CLI's {@code delete}, {@code import} and {@code sync}) are reported too,
+     * as removals only, on the store's listening thread; their additions arrive through
+     * {@link #onForeignEvents}, in the same order as the removals. Live indexes (the Negentropy
+     * fingerprint trees) follow the store with it. Returns false if this store cannot report changes.
      */
     default boolean onCommitted(ChangeListener listener) {
         return false;
@@ -104,7 +106,8 @@ public interface EventStore extends AutoCloseable {
     @FunctionalInterface
     interface ChangeListener {
         /**
-         * Called on the committing thread, after the commit; must be quick and must not throw.
+         * Called after the commit, on the committing thread (or, for another process's removals,
+         * on the thread that receives them); must be quick and must not throw.
          * {@code added}: the events now stored; {@code removed}: what stopped being stored.
          */
         void committed(List<Event> added, List<StoredItem> removed);

@@ -92,4 +92,31 @@ class SecretFileTest {
             pool.shutdown();
         }
     }
+
+    @Test
+    void theKeyIsForcedToDiskBeforeItIsLinkedAndTheDirectoryAfter() throws Exception {
+        Path file = dir.resolve("keys/synced.key");
+        Files.createDirectories(file.getParent());
+        byte[] key = new byte[32];
+        key[0] = 7;
+        String hex = java.util.HexFormat.of().formatHex(key) + "\n";
+        List<String> calls = new ArrayList<>();
+        SecretFile.create(file, key.clone(), "test key", p -> {
+            if (Files.isDirectory(p)) {
+                calls.add("dir " + p.getFileName());
+                assertEquals(hex, Files.readString(file), "the key is in place when its directory is synced");
+            } else {
+                calls.add("file");
+                assertEquals(hex, Files.readString(p), "the whole key is written before it is forced");
+                assertFalse(Files.exists(file), "and before any name points at it");
+            }
+            SecretFile.force(p); // the real fsync path works here too
+        });
+        assertEquals(List.of("file", "dir keys"), calls);
+        assertEquals(hex, Files.readString(file));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        try (var listing = Files.list(file.getParent())) {
+            assertEquals(List.of(file), listing.toList(), "no temporary file is left");
+        }
+    }
 }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -14,12 +13,17 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
+import org.fleetmesh.spi.secrets.SecretFile;
 import org.jboss.logging.Logger;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -28,12 +32,20 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  * An embedded PostgreSQL cluster (zonky binaries) living in {@code <dataDir>/pg}, kept across
  * restarts, on a free port, with durable commits ({@code fsync=on}, {@code synchronous_commit=on}).
  *
- * <p>Ownership: the process that holds {@code <dataDir>/meshnode.lock} owns the cluster; it starts
- * it and stops it on {@link #close()}. On start, a postmaster that is still alive although nobody
- * holds the lock is an orphan of a killed node ({@code kill -9}, OOM): it is stopped (SIGINT, fast
- * shutdown) before a fresh start, so a data directory never gets two postmasters. A process that
- * cannot take the lock (another node on the same data dir is running) attaches to the running
- * postmaster found in {@code postmaster.pid} and leaves it running on close.
+ * <p>Access: nothing is trusted. A fresh cluster is initialised with SCRAM-SHA-256 for every
+ * connection (local socket and localhost TCP) and a random password kept with the node keys in
+ * {@code <dataDir>/postgres.key} (0600); a cluster initialised by an older version with zonky's
+ * {@code trust} is given the password and the same {@code pg_hba.conf} on its next start. So a
+ * local user who is not the node's user cannot connect, let alone run {@code COPY ... PROGRAM}.
+ *
+ * <p>Owner rule, whatever the start order: every process using the cluster (the relay, the CLI's
+ * {@code import}, {@code sync}, {@code delete}) holds a shared lock on {@code <dataDir>/pg.users}
+ * while it uses it; starts and stops are serialised by an exclusive lock on
+ * {@code <dataDir>/meshnode.lock}. The first user starts the postmaster; the last one out stops
+ * it, whoever started it. A postmaster found running while nobody holds {@code pg.users} is an
+ * orphan of killed processes ({@code kill -9}, OOM): it is stopped (SIGINT, fast shutdown) before
+ * a fresh start, so a data directory never gets two postmasters, and a postmaster still in use is
+ * never stopped.
  *
  * <p>Framework-free: a CLI can use it directly.
  */
@@ -43,24 +55,43 @@ public final class EmbeddedCluster implements AutoCloseable {
     public static final String USER = "postgres";
     public static final String DATABASE = "postgres";
     static final String LOCK_FILE = "meshnode.lock";
+    static final String USERS_FILE = "pg.users";
+    static final String PASSWORD_FILE = "postgres.key";
     static final String PG_DIR = "pg";
+    static final String LOG_FILE = "postgres.log";
+    static final String HBA_HEADER = "# fleetmesh: every connection needs the password in " + PASSWORD_FILE;
 
     private static final Duration STARTUP_WAIT = Duration.ofSeconds(120);
     private static final Duration ORPHAN_STOP_WAIT = Duration.ofSeconds(60);
 
+    /** This JVM's use of each data dir (one shared file lock per JVM); guarded by EmbeddedCluster.class. */
+    private static final Map<Path, Users> USERS = new HashMap<>();
+
+    private static final class Users {
+        final FileChannel channel;
+        final FileLock shared;
+        /** The postmaster this JVM started, if it did: stopped through zonky when this JVM is the last user. */
+        final EmbeddedPostgres started;
+        int count = 1;
+
+        Users(FileChannel channel, FileLock shared, EmbeddedPostgres started) {
+            this.channel = channel;
+            this.shared = shared;
+            this.started = started;
+        }
+    }
+
     private final Path dataDir;
     private final int port;
-    private final EmbeddedPostgres postgres; // null when attached to another process's cluster
-    private final FileChannel lockChannel;
-    private final FileLock lock;
-    private volatile boolean closed;
+    private final boolean startedHere;
+    private final String password;
+    private boolean closed; // guarded by EmbeddedCluster.class
 
-    private EmbeddedCluster(Path dataDir, int port, EmbeddedPostgres postgres, FileChannel lockChannel, FileLock lock) {
+    private EmbeddedCluster(Path dataDir, int port, boolean startedHere, String password) {
         this.dataDir = dataDir;
         this.port = port;
-        this.postgres = postgres;
-        this.lockChannel = lockChannel;
-        this.lock = lock;
+        this.startedHere = startedHere;
+        this.password = password;
     }
 
     /** Starts (or attaches to) the cluster of {@code dataDir}; creates the directory when absent. */
@@ -68,59 +99,159 @@ public final class EmbeddedCluster implements AutoCloseable {
         Path dir = dataDir.toAbsolutePath().normalize();
         Files.createDirectories(dir);
         Path pgDir = dir.resolve(PG_DIR);
-        FileChannel ch = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock lock;
-        try {
-            lock = ch.tryLock();
-        } catch (OverlappingFileLockException e) {
-            lock = null; // held by this JVM (another EmbeddedCluster on the same dir)
-        } catch (IOException | RuntimeException e) {
-            ch.close();
-            throw e;
-        }
-        if (lock == null) {
-            ch.close();
-            int port = awaitRunningPostmaster(pgDir, STARTUP_WAIT);
-            LOG.infof("data dir %s is in use by another process: attaching to its PostgreSQL on port %d", dir, port);
-            return new EmbeddedCluster(dir, port, null, null, null);
-        }
-        try {
-            stopOrphan(pgDir);
-            boolean fresh = !Files.exists(pgDir.resolve("postgresql.conf"));
-            Files.createDirectories(pgDir);
-            EmbeddedPostgres pg = EmbeddedPostgres.builder()
-                    .setDataDirectory(pgDir)
-                    .setCleanDataDirectory(false)
-                    .setRegisterShutdownHook(false)
-                    .setPGStartupWait(STARTUP_WAIT)
-                    // zonky's defaults favour speed over durability (-F, synchronous_commit=off):
-                    // an OK true must mean the event survives a crash.
-                    .setServerConfig("fsync", "on")
-                    .setServerConfig("synchronous_commit", "on")
-                    .setServerConfig("full_page_writes", "on")
-                    .setServerConfig("listen_addresses", "localhost")
-                    .setServerConfig("max_connections", "200")
-                    // a relay writes steadily: fewer, larger checkpoints and a bigger cache than the
-                    // 128 MB / 1 GB defaults (an external server is tuned by its operator)
-                    .setServerConfig("shared_buffers", "256MB")
-                    .setServerConfig("max_wal_size", "4GB")
-                    .setServerConfig("checkpoint_timeout", "15min")
-                    .setServerConfig("wal_buffers", "16MB")
-                    // (initdb only, on a fresh dir) byte-wise text comparison: tag values are only
-                    // ever compared for equality, the C collation is the fastest and platform-neutral
-                    .setLocaleConfig("locale", "C")
-                    .start();
-            LOG.infof("embedded PostgreSQL %s in %s on port %d", fresh ? "initialised and started" : "started", pgDir,
-                    pg.getPort());
-            return new EmbeddedCluster(dir, pg.getPort(), pg, ch, lock);
-        } catch (IOException | RuntimeException | Error e) {
-            try {
-                lock.release();
-            } catch (IOException ignored) {
-                // closing the channel releases it anyway
+        String password = HexFormat.of().formatHex(SecretFile.load(Optional.empty(), Optional.empty(),
+                dir.resolve(PASSWORD_FILE), EmbeddedCluster::randomPassword, "embedded PostgreSQL password"));
+        synchronized (EmbeddedCluster.class) {
+            try (StartLock ignored = StartLock.take(dir)) {
+                Users mine = USERS.get(dir);
+                if (mine != null) {
+                    int port = awaitRunningPostmaster(pgDir, password, STARTUP_WAIT);
+                    mine.count++;
+                    return new EmbeddedCluster(dir, port, false, password);
+                }
+                FileChannel ch = FileChannel.open(dir.resolve(USERS_FILE), StandardOpenOption.CREATE, StandardOpenOption.READ,
+                        StandardOpenOption.WRITE); // a shared lock needs a readable channel
+                try {
+                    FileLock alone = ch.tryLock();
+                    if (alone == null) {
+                        // others use the cluster: join them
+                        FileLock shared = ch.lock(0, Long.MAX_VALUE, true);
+                        int port = awaitRunningPostmaster(pgDir, password, STARTUP_WAIT);
+                        USERS.put(dir, new Users(ch, shared, null));
+                        LOG.infof("data dir %s is in use by another process: attaching to its PostgreSQL on port %d", dir, port);
+                        return new EmbeddedCluster(dir, port, false, password);
+                    }
+                    EmbeddedPostgres pg;
+                    try {
+                        stopPostmaster(pgDir, true);
+                        pg = startPostmaster(pgDir, dir.resolve(PASSWORD_FILE), password);
+                    } finally {
+                        alone.release();
+                    }
+                    FileLock shared;
+                    try {
+                        shared = ch.lock(0, Long.MAX_VALUE, true);
+                    } catch (IOException | RuntimeException e) {
+                        pg.close();
+                        throw e;
+                    }
+                    USERS.put(dir, new Users(ch, shared, pg));
+                    return new EmbeddedCluster(dir, pg.getPort(), true, password);
+                } catch (IOException | RuntimeException | Error e) {
+                    if (!USERS.containsKey(dir)) {
+                        ch.close();
+                    }
+                    throw e;
+                }
             }
-            ch.close();
-            throw e;
+        }
+    }
+
+    private static byte[] randomPassword() {
+        byte[] b = new byte[32];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
+
+    /** Starts the postmaster; initdb (SCRAM, the password from {@code passwordFile}) when the dir is fresh. */
+    private static EmbeddedPostgres startPostmaster(Path pgDir, Path passwordFile, String password) throws IOException {
+        boolean fresh = !Files.exists(pgDir.resolve("postgresql.conf"));
+        Files.createDirectories(pgDir);
+        boolean secured = fresh || isSecured(pgDir);
+        EmbeddedPostgres pg = EmbeddedPostgres.builder()
+                .setDataDirectory(pgDir)
+                .setCleanDataDirectory(false)
+                .setRegisterShutdownHook(false)
+                .setPGStartupWait(STARTUP_WAIT)
+                // zonky's defaults favour speed over durability (-F, synchronous_commit=off):
+                // an OK true must mean the event survives a crash.
+                .setServerConfig("fsync", "on")
+                .setServerConfig("synchronous_commit", "on")
+                .setServerConfig("full_page_writes", "on")
+                .setServerConfig("listen_addresses", "localhost")
+                .setServerConfig("password_encryption", "scram-sha-256")
+                .setServerConfig("max_connections", "200")
+                // a relay writes steadily: fewer, larger checkpoints and a bigger cache than the
+                // 128 MB / 1 GB defaults (an external server is tuned by its operator)
+                .setServerConfig("shared_buffers", "256MB")
+                .setServerConfig("max_wal_size", "4GB")
+                .setServerConfig("checkpoint_timeout", "15min")
+                .setServerConfig("wal_buffers", "16MB")
+                // initdb only, on a fresh dir; zonky passes these as --name=value after its own
+                // "-A trust", so they win: byte-wise text comparison (tag values are only compared for
+                // equality, C is the fastest and platform-neutral), SCRAM everywhere, and the
+                // superuser's password from the first line of the key file
+                .setLocaleConfig("locale", "C")
+                .setLocaleConfig("auth-local", "scram-sha-256")
+                .setLocaleConfig("auth-host", "scram-sha-256")
+                .setLocaleConfig("pwfile", passwordFile.toString())
+                .setConnectConfig("password", password)
+                // to a file, not to this JVM: the postmaster may outlive the process that started it
+                .setOutputRedirector(ProcessBuilder.Redirect.appendTo(pgDir.resolveSibling(LOG_FILE).toFile()))
+                .setErrorRedirector(ProcessBuilder.Redirect.appendTo(pgDir.resolveSibling(LOG_FILE).toFile()))
+                // a cluster already secured gets its pg_hba.conf rewritten before every start (no
+                // trust line can creep back); a legacy trust cluster is secured right after this start
+                .setDataDirectoryCustomizer(d -> {
+                    if (isSecured(pgDir)) {
+                        writeHba(pgDir);
+                    }
+                })
+                .start();
+        if (!secured) {
+            secureLegacyCluster(pg, pgDir, password);
+        }
+        LOG.infof("embedded PostgreSQL %s in %s on port %d (password authentication)",
+                fresh ? "initialised and started" : "started", pgDir, pg.getPort());
+        return pg;
+    }
+
+    /** True when pg_hba.conf is ours (initdb with SCRAM writes scram-sha-256 lines only). */
+    static boolean isSecured(Path pgDir) {
+        try {
+            List<String> lines = Files.readAllLines(pgDir.resolve("pg_hba.conf"), StandardCharsets.UTF_8);
+            boolean any = false;
+            for (String l : lines) {
+                String t = l.strip();
+                if (t.isEmpty() || t.startsWith("#")) {
+                    continue;
+                }
+                if (!t.endsWith("scram-sha-256")) {
+                    return false;
+                }
+                any = true;
+            }
+            return any;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void writeHba(Path pgDir) {
+        String hba = HBA_HEADER + "\n"
+                + "local all all scram-sha-256\n"
+                + "host all all 127.0.0.1/32 scram-sha-256\n"
+                + "host all all ::1/128 scram-sha-256\n";
+        try {
+            Path tmp = pgDir.resolve("pg_hba.conf.tmp");
+            Files.writeString(tmp, hba, StandardCharsets.UTF_8);
+            Files.move(tmp, pgDir.resolve("pg_hba.conf"), java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + pgDir.resolve("pg_hba.conf"), e);
+        }
+    }
+
+    /** A cluster initialised with trust by an older version: set the password, then stop trusting. */
+    private static void secureLegacyCluster(EmbeddedPostgres pg, Path pgDir, String password) throws IOException {
+        LOG.warnf("the embedded PostgreSQL in %s trusted every local connection: setting a password and SCRAM", pgDir);
+        try (Connection c = pg.getPostgresDatabase().getConnection(); Statement s = c.createStatement()) {
+            s.execute("set password_encryption = 'scram-sha-256'");
+            s.execute("alter role " + USER + " password '" + password + "'"); // hex: nothing to escape
+            writeHba(pgDir);
+            s.execute("select pg_reload_conf()");
+        } catch (SQLException e) {
+            pg.close();
+            throw new IOException("could not secure the embedded PostgreSQL in " + pgDir, e);
         }
     }
 
@@ -132,9 +263,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         return port;
     }
 
-    /** True when this process started the postmaster and stops it on close. */
+    /** True when this object started the postmaster (it may still outlive this process: the last user stops it). */
     public boolean owner() {
-        return postgres != null;
+        return startedHere;
     }
 
     public String jdbcUrl() {
@@ -145,31 +276,89 @@ public final class EmbeddedCluster implements AutoCloseable {
         return USER;
     }
 
-    /** The embedded cluster trusts local connections: the password is empty. */
+    /** The superuser's password (from {@code <dataDir>/postgres.key}). */
     public String password() {
-        return "";
+        return password;
     }
 
-    /** Stops the postmaster when this process owns it; then releases the data dir. */
+    /** Leaves the cluster; the last process using it stops the postmaster. */
     @Override
-    public synchronized void close() {
-        if (closed) {
-            return;
+    public void close() {
+        synchronized (EmbeddedCluster.class) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            Users u = USERS.get(dataDir);
+            if (u == null) {
+                return;
+            }
+            if (--u.count > 0) {
+                return; // another handle in this JVM still uses it
+            }
+            USERS.remove(dataDir);
+            try (StartLock ignored = StartLock.takeIfPossible(dataDir)) {
+                u.shared.release();
+                FileLock last = u.channel.tryLock();
+                if (last == null) {
+                    LOG.infof("leaving the embedded PostgreSQL in %s running: another process uses it", dataDir);
+                    return;
+                }
+                try {
+                    if (u.started != null) {
+                        u.started.close();
+                    } else {
+                        stopPostmaster(dataDir.resolve(PG_DIR), false);
+                    }
+                } finally {
+                    last.release();
+                }
+            } catch (IOException e) {
+                LOG.warnf(e, "could not stop the embedded PostgreSQL in %s", dataDir);
+            } finally {
+                try {
+                    u.channel.close();
+                } catch (IOException e) {
+                    LOG.debugf(e, "closing %s", USERS_FILE);
+                }
+            }
         }
-        closed = true;
-        if (postgres == null) {
-            return;
+    }
+
+    /** The exclusive lock on meshnode.lock that serialises starts and stops across processes. */
+    private static final class StartLock implements AutoCloseable {
+        private final FileChannel channel;
+
+        private StartLock(FileChannel channel) {
+            this.channel = channel;
         }
-        try {
-            postgres.close();
-        } catch (IOException e) {
-            LOG.warnf(e, "could not stop the embedded PostgreSQL in %s", dataDir);
+
+        static StartLock take(Path dir) throws IOException {
+            FileChannel ch = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            try {
+                ch.lock(); // waits for another process's start or stop (bounded by STARTUP_WAIT)
+                return new StartLock(ch);
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
+            }
         }
-        try {
-            lock.release();
-            lockChannel.close();
-        } catch (IOException e) {
-            LOG.debugf(e, "releasing %s", LOCK_FILE);
+
+        /** For a stop: when the data dir was removed under a running process, stop without the lock. */
+        static StartLock takeIfPossible(Path dir) {
+            try {
+                return take(dir);
+            } catch (IOException e) {
+                LOG.warnf("cannot lock %s (%s): stopping without it", dir.resolve(LOCK_FILE), e.getMessage());
+                return new StartLock(null);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (channel != null) {
+                channel.close(); // releases the lock
+            }
         }
     }
 
@@ -263,18 +452,23 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     /**
-     * Called with the lock held: nobody else runs this cluster, so a live postmaster is an orphan
-     * of a killed node. Stops it with SIGINT (fast shutdown: aborts its transactions, checkpoints)
-     * and waits until it is gone.
+     * Called with {@code pg.users} held exclusively: nobody else uses this cluster, so a live
+     * postmaster is an orphan of killed processes ({@code orphan}) or the one the last user leaves
+     * behind. Stops it with SIGINT (fast shutdown: aborts its transactions, checkpoints) and waits
+     * until it is gone.
      */
-    private static void stopOrphan(Path pgDir) throws IOException {
+    private static void stopPostmaster(Path pgDir, boolean orphan) throws IOException {
         Optional<PidFile> pf = readPidFile(pgDir);
         if (pf.isEmpty()) {
             return;
         }
         long pid = pf.get().pid();
         if (!isAlive(pid)) {
-            LOG.infof("stale %s/postmaster.pid (pid %d is gone): PostgreSQL will recover", pgDir, pid);
+            // a killed postmaster nobody reaped stays a zombie, which PostgreSQL's own check (kill 0)
+            // takes for a running server; its shared-memory interlock still refuses to start while a
+            // backend of the dead server lives, so removing the file is safe
+            LOG.infof("stale %s/postmaster.pid (pid %d is gone): removing it; PostgreSQL will recover", pgDir, pid);
+            Files.deleteIfExists(pgDir.resolve("postmaster.pid"));
             return;
         }
         switch (identify(pid, pgDir)) {
@@ -288,11 +482,15 @@ public final class EmbeddedCluster implements AutoCloseable {
                     + ", which is not recognisably this cluster's PostgreSQL; refusing to start a second server."
                     + " Stop that process, or remove the file if it is stale.");
             default -> {
-                // an orphan: stop it below
+                // ours: stop it below
             }
         }
-        LOG.warnf("orphaned PostgreSQL (pid %d) found in %s, left by a node that did not stop cleanly: stopping it",
-                pid, pgDir);
+        if (orphan) {
+            LOG.warnf("orphaned PostgreSQL (pid %d) found in %s, left by processes that did not stop cleanly: stopping it",
+                    pid, pgDir);
+        } else {
+            LOG.infof("last user of the embedded PostgreSQL (pid %d) in %s: stopping it", pid, pgDir);
+        }
         signal(pid, "INT");
         long deadline = System.nanoTime() + ORPHAN_STOP_WAIT.toNanos();
         boolean escalated = false;
@@ -303,7 +501,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                 escalated = true;
             }
             if (System.nanoTime() > deadline) {
-                throw new IOException("could not stop the orphaned PostgreSQL (pid " + pid + ") in " + pgDir);
+                throw new IOException("could not stop PostgreSQL (pid " + pid + ") in " + pgDir);
             }
             sleep(100);
         }
@@ -312,7 +510,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         while (isAlive(pid) && System.nanoTime() < childDeadline) {
             sleep(50);
         }
-        LOG.infof("orphaned PostgreSQL (pid %d) stopped", pid);
+        LOG.infof("PostgreSQL (pid %d) stopped", pid);
     }
 
     private static void signal(long pid, String sig) throws IOException {
@@ -327,7 +525,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     }
 
     /** Waits until another process's postmaster in {@code pgDir} is up and accepting connections. */
-    private static int awaitRunningPostmaster(Path pgDir, Duration wait) throws IOException {
+    private static int awaitRunningPostmaster(Path pgDir, String password, Duration wait) throws IOException {
         long deadline = System.nanoTime() + wait.toNanos();
         Exception last = null;
         while (System.nanoTime() < deadline) {
@@ -335,7 +533,7 @@ public final class EmbeddedCluster implements AutoCloseable {
             if (pf.isPresent() && pf.get().port() > 0 && isAlive(pf.get().pid())
                     && (pf.get().status().isEmpty() || pf.get().status().equals("ready"))) {
                 try {
-                    ping(pf.get().port());
+                    ping(pf.get().port(), password);
                     return pf.get().port();
                 } catch (SQLException e) {
                     last = e;
@@ -347,9 +545,10 @@ public final class EmbeddedCluster implements AutoCloseable {
                 + "PostgreSQL was found in " + pgDir + " within " + wait.toSeconds() + " s", last);
     }
 
-    private static void ping(int port) throws SQLException {
+    private static void ping(int port, String password) throws SQLException {
         Properties props = new Properties();
         props.setProperty("user", USER);
+        props.setProperty("password", password);
         props.setProperty("connectTimeout", "5");
         try (Connection c = new org.postgresql.Driver().connect("jdbc:postgresql://localhost:" + port + "/" + DATABASE, props);
                 Statement s = c.createStatement()) {
@@ -368,6 +567,6 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "EmbeddedCluster[" + dataDir + ", port " + port + (owner() ? ", owner" : ", attached") + "]";
+        return "EmbeddedCluster[" + dataDir + ", port " + port + (owner() ? ", started here" : ", attached") + "]";
     }
 }

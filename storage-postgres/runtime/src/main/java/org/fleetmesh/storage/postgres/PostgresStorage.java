@@ -3,6 +3,7 @@ package org.fleetmesh.storage.postgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -30,7 +31,9 @@ import io.agroal.api.AgroalDataSource;
  * {@code fleetmesh.data-dir} [FLEETMESH_DATA_DIR], default {@code ./data};
  * {@code quarkus.datasource.jdbc.url} [QUARKUS_DATASOURCE_JDBC_URL], absent = embedded cluster;
  * {@code quarkus.datasource.username}, {@code quarkus.datasource.password};
- * {@code fleetmesh.storage.pool-size} [FLEETMESH_STORAGE_POOL_SIZE], default 16 (above the relay's query threads plus its writer).
+ * {@code fleetmesh.storage.pool-size} [FLEETMESH_STORAGE_POOL_SIZE], default 16 (above the relay's query threads plus its writer);
+ * {@code fleetmesh.storage.statement-timeout} [FLEETMESH_STORAGE_STATEMENT_TIMEOUT], default {@code 10s}
+ * ({@code 500ms}, {@code 30s}, {@code 2m} or ISO-8601 {@code PT10S}; {@code 0}: none): how long one read may run.
  */
 public final class PostgresStorage implements EventStore {
     private static final Logger LOG = Logger.getLogger(PostgresStorage.class);
@@ -42,6 +45,7 @@ public final class PostgresStorage implements EventStore {
     public static final String PASSWORD = "quarkus.datasource.password";
     public static final String POOL_SIZE = "fleetmesh.storage.pool-size";
     public static final int DEFAULT_POOL_SIZE = 16;
+    public static final String STATEMENT_TIMEOUT = "fleetmesh.storage.statement-timeout";
 
     private final EmbeddedCluster cluster; // null with an external database
     private final AgroalDataSource pool;
@@ -65,9 +69,32 @@ public final class PostgresStorage implements EventStore {
         Config c = ConfigProvider.getConfig();
         Path dataDir = Path.of(c.getOptionalValue(DATA_DIR, String.class).orElse(DEFAULT_DATA_DIR));
         int poolSize = c.getOptionalValue(POOL_SIZE, Integer.class).orElse(DEFAULT_POOL_SIZE);
+        Duration timeout = nonBlank(c.getOptionalValue(STATEMENT_TIMEOUT, String.class)).map(PostgresStorage::duration)
+                .orElse(PostgresStore.DEFAULT_STATEMENT_TIMEOUT);
         return openFromConfig(dataDir, nonBlank(c.getOptionalValue(JDBC_URL, String.class)),
                 nonBlank(c.getOptionalValue(USERNAME, String.class)), c.getOptionalValue(PASSWORD, String.class),
-                poolSize);
+                poolSize, timeout);
+    }
+
+    /** Quarkus' duration forms: a number with {@code ms}, {@code s}, {@code m} or {@code h}, a bare number of seconds, or ISO-8601. */
+    static Duration duration(String v) {
+        String s = v.trim();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(\\d+)(ms|s|m|h)?").matcher(s);
+        if (m.matches()) {
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "s" : m.group(2);
+            return switch (unit) {
+                case "ms" -> Duration.ofMillis(n);
+                case "m" -> Duration.ofMinutes(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofSeconds(n);
+            };
+        }
+        try {
+            return Duration.parse(s);
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException(STATEMENT_TIMEOUT + ": not a duration: " + v, e);
+        }
     }
 
     /** Opens with the default pool size; an empty {@code url} starts the embedded cluster in {@code dataDir}. */
@@ -79,6 +106,12 @@ public final class PostgresStorage implements EventStore {
     /** Opens; an empty {@code url} starts (or attaches to) the embedded cluster in {@code <dataDir>/pg}. */
     public static PostgresStorage openFromConfig(Path dataDir, Optional<String> url, Optional<String> user,
             Optional<String> password, int poolSize) {
+        return openFromConfig(dataDir, url, user, password, poolSize, PostgresStore.DEFAULT_STATEMENT_TIMEOUT);
+    }
+
+    /** As above, with each read statement cancelled after {@code statementTimeout} (zero: never). */
+    public static PostgresStorage openFromConfig(Path dataDir, Optional<String> url, Optional<String> user,
+            Optional<String> password, int poolSize, Duration statementTimeout) {
         EmbeddedCluster cluster = null;
         String u;
         String name;
@@ -102,7 +135,7 @@ public final class PostgresStorage implements EventStore {
         AgroalDataSource pool = null;
         try {
             pool = PostgresStore.createPool(u, name, pw, poolSize);
-            PostgresStore store = new PostgresStore(pool, PostgresStore.driverConnections(u, name, pw));
+            PostgresStore store = new PostgresStore(pool, PostgresStore.driverConnections(u, name, pw), statementTimeout);
             return new PostgresStorage(cluster, pool, store, u, name, pw);
         } catch (RuntimeException e) {
             if (pool != null) {

@@ -138,4 +138,133 @@ class EmbeddedClusterTest {
         assertEquals(0, postmastersOf(dir.resolve("pg")));
         assertTrue(new File(dir.toFile(), "meshnode.lock").exists());
     }
+
+    /** A child JVM using the cluster like the CLI does (see {@link ClusterUser}). */
+    static final class Child implements AutoCloseable {
+        final Process process;
+        final BufferedReader out;
+        final boolean startedHere;
+
+        Child(Path dir) throws IOException {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            process = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                    "-Djava.util.logging.manager=org.jboss.logmanager.LogManager", ClusterUser.class.getName(),
+                    dir.toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            String line = out.readLine();
+            if (line == null || !line.startsWith("READY ")) {
+                process.destroyForcibly();
+                throw new AssertionError("the child did not start: " + line);
+            }
+            startedHere = Boolean.parseBoolean(line.substring(6).trim());
+        }
+
+        /** Closes its cluster handle and exits normally, as the CLI does when it is done. */
+        void exit() throws Exception {
+            process.getOutputStream().write("exit\n".getBytes(StandardCharsets.UTF_8));
+            process.getOutputStream().flush();
+            assertEquals("CLOSED", out.readLine());
+            assertTrue(process.waitFor(60, TimeUnit.SECONDS));
+            assertEquals(0, process.exitValue());
+        }
+
+        void kill() throws Exception {
+            process.destroyForcibly();
+            assertTrue(process.waitFor(30, TimeUnit.SECONDS));
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+        }
+    }
+
+    @Test
+    void theLastUserStopsThePostmasterWhateverTheStartOrder() throws Exception {
+        Path pgDir = dir.resolve("pg");
+        Event e1 = Ev.ev(Ev.author(), NOW - 2, 1, "before the CLI exits");
+        Event e2 = Ev.ev(Ev.author(), NOW - 1, 1, "after the CLI exits");
+        try (Child cli = new Child(dir)) {
+            assertTrue(cli.startedHere, "the CLI-like process came first and started the postmaster");
+            long pid = postmasterPid(dir);
+            try (EmbeddedCluster relay = EmbeddedCluster.start(dir);
+                    PostgresStore s = PostgresStore.open(relay.jdbcUrl(), relay.user(), relay.password(), 2)) {
+                assertFalse(relay.owner(), "the relay-like store attached");
+                assertEquals(List.of(SaveOutcome.STORED), s.save(List.of(e1)));
+
+                cli.exit();
+                assertTrue(EmbeddedCluster.isAlive(pid), "the CLI's exit left the postmaster running for the relay");
+                assertEquals(List.of(SaveOutcome.STORED), s.save(List.of(e2)));
+                assertEquals(1, countIds(s, e1.id()));
+
+                // a user killed with SIGKILL, then a new process: it attaches, it does not "clean up" an orphan
+                try (Child killed = new Child(dir)) {
+                    assertFalse(killed.startedHere);
+                    killed.kill();
+                }
+                try (Child next = new Child(dir)) {
+                    assertFalse(next.startedHere, "a postmaster in use is no orphan");
+                    next.exit();
+                }
+                assertEquals(pid, postmasterPid(dir));
+                assertTrue(s.isHealthy());
+                assertEquals(1, countIds(s, e2.id()));
+            }
+            assertEquals(0, postmastersOf(pgDir), "the last user out stopped the postmaster it had not started");
+        }
+    }
+
+    @Test
+    void nothingIsTrustedConnectionsNeedThePassword() throws Exception {
+        try (EmbeddedCluster c = EmbeddedCluster.start(dir)) {
+            Path key = dir.resolve(EmbeddedCluster.PASSWORD_FILE);
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(key)));
+            assertEquals(64, c.password().length());
+            assertEquals(c.password(), Files.readString(key).strip(), "the password is kept with the keys");
+            assertRefused(c, null);
+            assertRefused(c, "wrong");
+            assertTrue(EmbeddedCluster.isSecured(dir.resolve("pg")));
+            assertFalse(Files.readString(dir.resolve("pg/pg_hba.conf")).lines()
+                    .anyMatch(l -> !l.startsWith("#") && l.contains("trust")), "no trust line");
+            try (PostgresStore s = PostgresStore.open(c.jdbcUrl(), c.user(), c.password(), 1)) {
+                assertTrue(s.isHealthy(), "the password opens it");
+            }
+        }
+    }
+
+    @Test
+    void aClusterThatTrustedEveryoneIsSecuredOnItsNextStart() throws Exception {
+        Path pgDir = dir.resolve("pg");
+        Files.createDirectories(pgDir);
+        // what older versions created: zonky's initdb -A trust
+        try (io.zonky.test.db.postgres.embedded.EmbeddedPostgres legacy = io.zonky.test.db.postgres.embedded.EmbeddedPostgres
+                .builder().setDataDirectory(pgDir).setCleanDataDirectory(false).setLocaleConfig("locale", "C").start()) {
+            try (java.sql.Connection conn = legacy.getPostgresDatabase().getConnection()) {
+                assertTrue(conn.isValid(2), "trusted without a password");
+            }
+        }
+        assertFalse(EmbeddedCluster.isSecured(pgDir));
+        try (EmbeddedCluster c = EmbeddedCluster.start(dir)) {
+            assertRefused(c, null);
+            try (PostgresStore s = PostgresStore.open(c.jdbcUrl(), c.user(), c.password(), 1)) {
+                assertTrue(s.isHealthy());
+            }
+        }
+        assertTrue(EmbeddedCluster.isSecured(pgDir));
+        try (EmbeddedCluster c = EmbeddedCluster.start(dir)) {
+            assertRefused(c, null);
+        }
+    }
+
+    static void assertRefused(EmbeddedCluster c, String password) {
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty("user", EmbeddedCluster.USER);
+        if (password != null) {
+            props.setProperty("password", password);
+        }
+        java.sql.SQLException e = org.junit.jupiter.api.Assertions.assertThrows(java.sql.SQLException.class,
+                () -> new org.postgresql.Driver().connect(c.jdbcUrl(), props).close());
+        assertTrue(e.getSQLState() != null && e.getSQLState().startsWith("28")
+                || String.valueOf(e.getMessage()).contains("password"), "refused for want of the password: " + e);
+    }
 }

@@ -20,11 +20,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.SaveOutcome;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -108,6 +110,79 @@ class SharedDatabaseTest extends PgFixture {
         Event after = ev(a, NOW + 1, 1, "after the reconnect");
         other.save(List.of(after));
         await("an event after the reconnect", () -> seenHere.contains(after.json()));
+    }
+
+    /**
+     * Removals committed through another store object (a sibling node, the CLI's delete, a synced
+     * kind 5) reach this store's change listeners as removals, in chunked NOTIFY payloads.
+     */
+    @Test
+    void removalsCommittedByASiblingReachTheChangeFeed() throws Exception {
+        List<EventStore.StoredItem> removed = new CopyOnWriteArrayList<>();
+        List<Event> added = new CopyOnWriteArrayList<>();
+        store.onCommitted((a, r) -> {
+            added.addAll(a);
+            removed.addAll(r);
+        });
+        PubKey a = Ev.author();
+        // barrier: once one sibling removal arrived, LISTEN is up
+        for (int i = 0; removed.isEmpty(); i++) {
+            Event probe = ev(a, NOW - 9000 + i, 1, "probe " + i);
+            other.save(List.of(probe));
+            other.delete(List.of(probe.id()));
+            await("a removal", () -> !removed.isEmpty(), 500);
+        }
+        removed.clear();
+
+        // operator delete of 300 events: more than one 8000-byte payload
+        List<Event> many = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            many.add(ev(a, NOW - 5000 + i, 1, "bulk " + i));
+        }
+        other.save(many);
+        assertEquals(300, other.delete(many.stream().map(Event::id).toList()));
+        await("300 removals", () -> removed.size() >= 300);
+        assertEquals(many.stream().map(e -> new EventStore.StoredItem(e.createdAt(), e.id())).collect(Collectors.toSet()),
+                Set.copyOf(removed));
+        removed.clear();
+
+        // NIP-09 by id, a replaced profile, an expiry purge
+        Event note = ev(a, NOW - 10, 1, "to delete");
+        Event profile1 = ev(a, NOW - 10, 0, "{}");
+        Event expiring = ev(a, NOW - 10, 1, "expiring", tag("expiration", String.valueOf(NOW - 1)));
+        other.save(List.of(note, profile1, expiring));
+        other.save(List.of(ev(a, NOW - 5, 5, "", tag("e", note.id().hex()))));
+        other.save(List.of(ev(a, NOW - 5, 0, "{\"v\":2}")));
+        assertEquals(1, other.purgeExpired(NOW));
+        await("three removals", () -> removed.size() >= 3);
+        assertEquals(Set.of(item(note), item(profile1), item(expiring)), Set.copyOf(removed));
+
+        // this store's own removals are reported once (locally), not again through NOTIFY
+        removed.clear();
+        Event own = ev(a, NOW - 3, 1, "own");
+        store.save(List.of(own));
+        store.delete(List.of(own.id()));
+        Event marker = ev(a, NOW - 2, 1, "marker");
+        other.save(List.of(marker));
+        other.delete(List.of(marker.id()));
+        await("the marker's removal", () -> removed.contains(item(marker))); // NOTIFY order: own's would come first
+        assertEquals(List.of(item(own), item(marker)), removed);
+        assertTrue(added.stream().noneMatch(e -> e.equals(marker)), "sibling additions arrive through onForeignEvents");
+    }
+
+    static EventStore.StoredItem item(Event e) {
+        return new EventStore.StoredItem(e.createdAt(), e.id());
+    }
+
+    static boolean await(String what, java.util.function.BooleanSupplier cond, long millis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
     }
 
     @Test

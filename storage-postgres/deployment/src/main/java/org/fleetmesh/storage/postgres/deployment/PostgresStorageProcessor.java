@@ -3,7 +3,7 @@ package org.fleetmesh.storage.postgres.deployment;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.storage.postgres.Migrations;
 import org.fleetmesh.storage.postgres.PostgresStorage;
-import org.fleetmesh.storage.postgres.PostgresStorageProducer;
+import org.fleetmesh.storage.postgres.quarkus.PostgresStorageProducer;
 
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.UnremovableBeanBuildItem;

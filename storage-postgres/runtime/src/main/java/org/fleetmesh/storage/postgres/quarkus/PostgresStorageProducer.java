@@ -1,9 +1,11 @@
-package org.fleetmesh.storage.postgres;
+package org.fleetmesh.storage.postgres.quarkus;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+
+import org.fleetmesh.storage.postgres.PostgresStorage;
 
 /**
  * CDI: produces the node's {@link org.fleetmesh.spi.storage.EventStore} (the bean's types are

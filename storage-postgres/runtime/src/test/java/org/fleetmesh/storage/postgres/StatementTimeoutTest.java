@@ -1,0 +1,85 @@
+package org.fleetmesh.storage.postgres;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.spi.storage.QueryTimeoutException;
+import org.fleetmesh.spi.storage.Reader;
+import org.fleetmesh.spi.storage.SaveOutcome;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reads run under a statement timeout, so a slow one gives its pool connection back; the writer's
+ * transactions do not. The slow read is made by holding a lock the read must wait for.
+ */
+class StatementTimeoutTest extends PgFixture {
+
+    @Test
+    void aSlowReadIsCancelledWithAClearExceptionAndTheConnectionIsReusable() throws Exception {
+        truncate();
+        Event e = Ev.ev(Ev.author(), NOW - 1, 1, "x");
+        store.save(List.of(e));
+        try (PostgresStore timed = new PostgresStore(store.dataSource(), store.dataSource()::getConnection,
+                Duration.ofMillis(300)); Connection locker = store.dataSource().getConnection()) {
+            locker.setAutoCommit(false);
+            try (Statement s = locker.createStatement()) {
+                s.execute("lock table event in access exclusive mode");
+            }
+            QueryTimeoutException q = assertThrows(QueryTimeoutException.class,
+                    () -> timed.query(Filter.ALL, NOW, Reader.operator(), (id, json) -> true));
+            assertEquals(Duration.ofMillis(300), q.timeout());
+            assertTrue(q.getMessage().contains("300 ms"), q.getMessage());
+            assertThrows(QueryTimeoutException.class, () -> timed.count(List.of(Filter.ALL, Filter.ALL), NOW, Reader.operator()));
+            assertThrows(QueryTimeoutException.class, () -> timed.enumerate(List.of(Filter.ALL), NOW, Reader.operator(), (c, id) -> {
+            }));
+            locker.rollback();
+            // the pool's connections carry no timeout afterwards (SET LOCAL ended with the read)
+            assertEquals(1, timed.count(Filter.ALL, NOW));
+            try (Connection c = store.dataSource().getConnection(); Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("show statement_timeout")) {
+                rs.next();
+                assertEquals("0", rs.getString(1));
+            }
+        }
+    }
+
+    @Test
+    void theWriterWaitsLongerThanTheReadTimeout() throws Exception {
+        truncate();
+        try (PostgresStore timed = new PostgresStore(store.dataSource(), store.dataSource()::getConnection,
+                Duration.ofMillis(200)); Connection locker = store.dataSource().getConnection()) {
+            locker.setAutoCommit(false);
+            try (Statement s = locker.createStatement()) {
+                s.execute("lock table event in access exclusive mode");
+            }
+            Event e = Ev.ev(Ev.author(), NOW - 1, 1, "waits");
+            CompletableFuture<List<SaveOutcome>> save = CompletableFuture.supplyAsync(() -> timed.save(List.of(e)));
+            // the writer has been blocked for longer than the read timeout
+            SharedDatabaseTest.await("a writer blocked for 600 ms", () -> blockedLongerThan(600));
+            locker.rollback();
+            assertEquals(List.of(SaveOutcome.STORED), save.get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    private static boolean blockedLongerThan(long millis) {
+        try (Connection c = store.dataSource().getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("select count(*) from pg_stat_activity where wait_event_type = 'Lock'"
+                        + " and query like 'with input as%' and now() - query_start > interval '" + millis + " milliseconds'")) {
+            rs.next();
+            return rs.getLong(1) > 0;
+        } catch (java.sql.SQLException ex) {
+            throw new IllegalStateException(ex);
+        }
+    }
+}
