@@ -113,18 +113,14 @@ final class FanOut implements Ingest.FanOutSink, AutoCloseable {
                 continue;
             }
             try {
-                if (next instanceof Runnable r) {
-                    r.run();
-                } else {
-                    Handed h = (Handed) next;
+                if (next instanceof Handed h) {
+                    room.release(); // it no longer waits
                     deliver(h.event(), h.seq());
+                } else {
+                    ((Runnable) next).run();
                 }
             } catch (RuntimeException e) {
                 LOG.error("live fan-out failed for one event", e);
-            } finally {
-                if (next instanceof Handed) {
-                    room.release();
-                }
             }
         }
     }

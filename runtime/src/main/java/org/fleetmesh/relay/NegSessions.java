@@ -65,7 +65,7 @@ final class NegSessions {
                     start(state, session, msg);
                 } catch (RuntimeException e) {
                     LOG.errorf(e, "NEG-OPEN %s failed", sub);
-                    fail(state, session, "error: could not open the negentropy session");
+                    fail(state, session, Queries.readFailure(e, "error: could not open the negentropy session"));
                 }
             });
             if (refusal != null) {

@@ -103,7 +103,7 @@ final class Queries {
             LOG.errorf(e, "query for subscription %s failed", sub.id);
             if (state.subscriptions.remove(sub.id, sub)) {
                 drop(sub);
-                c.send(RelayMessages.closed(sub.id, "error: could not read stored events"));
+                c.send(RelayMessages.closed(sub.id, readFailure(e, "error: could not read stored events")));
             }
             return;
         }
@@ -145,12 +145,20 @@ final class Queries {
                 c.send(RelayMessages.count(count.subscriptionId(), n));
             } catch (RuntimeException e) {
                 LOG.errorf(e, "COUNT %s failed", count.subscriptionId());
-                c.send(RelayMessages.closed(count.subscriptionId(), "error: could not count stored events"));
+                c.send(RelayMessages.closed(count.subscriptionId(), readFailure(e, "error: could not count stored events")));
             }
         });
         if (refusal != null) {
             c.send(RelayMessages.closed(count.subscriptionId(), refusal));
         }
+    }
+
+    /** The answer to a failed read: a timeout says so, so the client knows to narrow its filter. */
+    static String readFailure(RuntimeException e, String otherwise) {
+        if (e instanceof org.fleetmesh.spi.storage.QueryTimeoutException t) {
+            return "error: the query ran longer than " + t.timeout().toMillis() + " ms and was cancelled; narrow the filter";
+        }
+        return otherwise;
     }
 
     /**

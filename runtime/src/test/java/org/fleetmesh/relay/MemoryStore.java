@@ -23,6 +23,7 @@ final class MemoryStore implements EventStore {
     final List<Event> announced = new CopyOnWriteArrayList<>();
     volatile boolean failQueries;
     volatile boolean failSaves;
+    volatile boolean timeOutQueries;
     /** When set, save waits for {@link #releaseSave} (after counting down {@link #saveStarted}). */
     volatile CountDownLatch saveStarted;
     volatile CountDownLatch releaseSave;
@@ -105,6 +106,9 @@ final class MemoryStore implements EventStore {
 
     @Override
     public void query(Filter filter, long now, Reader reader, EventSink sink) {
+        if (timeOutQueries) {
+            throw new org.fleetmesh.spi.storage.QueryTimeoutException(java.time.Duration.ofSeconds(10), null);
+        }
         if (failQueries) {
             throw new IllegalStateException("simulated store failure");
         }

@@ -410,6 +410,16 @@ class RelayTest {
     }
 
     @Test
+    void aQueryPastTheStatementTimeoutIsClosedSayingSo() throws Exception {
+        store.timeOutQueries = true;
+        relay.handle(client, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
+        assertEquals("[\"CLOSED\",\"s\",\"error: the query ran longer than 10000 ms and was cancelled; narrow the filter\"]",
+                client.next());
+        relay.handle(client, "[\"REQ\",\"s2\",{\"kinds\":[1],\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s2\"]", client.next(), "the connection goes on");
+    }
+
+    @Test
     void eventsCommittedDuringTheStoredPhaseArriveAfterEoseExactlyOnce() throws Exception {
         Event stored = note(NOW - 50, "stored");
         publish(client, stored);

@@ -27,6 +27,9 @@ public class RelayReadiness implements HealthCheck {
                 .withData("commit_batches", writes[1])
                 .withData("negentropy_index_items", relay.liveIndexSize(0)) // -1: none, or being built
                 .withData("negentropy_sessions_from_index", relay.negSessionsFromLiveIndex())
+                .withData("negentropy_sessions_open", relay.negSessionStats()[0])
+                .withData("negentropy_snapshot_items", relay.negSessionStats()[1])
+                .withData("live_subscriptions", relay.liveSubscriptions())
                 .build();
     }
 }
