@@ -1,7 +1,7 @@
 package org.fleetmesh.deployment;
 
-import org.fleetmesh.identity.DidWellKnownRoute;
-import org.fleetmesh.identity.NodeIdentity;
+import org.fleetmesh.identity.quarkus.DidWellKnownRoute;
+import org.fleetmesh.identity.quarkus.NodeIdentity;
 import org.fleetmesh.relay.RelayEndpoint;
 import org.fleetmesh.relay.RelayInfoRoute;
 import org.fleetmesh.relay.RelayReadiness;
@@ -31,7 +31,7 @@ class FleetmeshProcessor {
     AdditionalBeanBuildItem relayBeans() {
         return AdditionalBeanBuildItem.builder()
                 .addBeanClasses(RelayRuntime.class, RelayEndpoint.class, RelayInfoRoute.class, RelayReadiness.class,
-                        org.fleetmesh.peering.MeshEndpoint.class,
+                        org.fleetmesh.peering.quarkus.MeshEndpoint.class,
                         NodeIdentity.class, DidWellKnownRoute.class)
                 .setUnremovable()
                 .build();

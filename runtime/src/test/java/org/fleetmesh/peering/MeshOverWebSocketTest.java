@@ -33,7 +33,7 @@ import io.vertx.core.http.WebSocketClient;
 
 /**
  * The handshake over real WebSockets on a free loopback port: a Quarkus-free Vert.x server wires a responder
- * {@link MeshLink} the way {@link MeshEndpoint} does (HELLO on open, a timer for the timeout, text frames in, close
+ * {@link MeshLink} the way {@link org.fleetmesh.peering.quarkus.MeshEndpoint} does (HELLO on open, a timer for the timeout, text frames in, close
  * on refusal), and {@link MeshClient} dials it.
  */
 class MeshOverWebSocketTest {

@@ -1,6 +1,8 @@
-package org.fleetmesh.peering;
+package org.fleetmesh.peering.quarkus;
 
 import java.time.Duration;
+
+import org.fleetmesh.peering.HandshakeSettings;
 
 import io.quarkus.runtime.annotations.ConfigPhase;
 import io.quarkus.runtime.annotations.ConfigRoot;

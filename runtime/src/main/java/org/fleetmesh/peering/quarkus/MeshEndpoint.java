@@ -1,11 +1,17 @@
-package org.fleetmesh.peering;
+package org.fleetmesh.peering.quarkus;
 
 
 import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.fleetmesh.identity.NodeEndpoints;
-import org.fleetmesh.identity.NodeIdentity;
+import org.fleetmesh.identity.quarkus.NodeIdentity;
+import org.fleetmesh.peering.HandshakeSettings;
+import org.fleetmesh.peering.MeshHandshake;
+import org.fleetmesh.peering.MeshLink;
+import org.fleetmesh.peering.MeshSigner;
+import org.fleetmesh.peering.PeerIdentity;
+import org.fleetmesh.peering.SeenProofs;
 import org.fleetmesh.relay.RelayConfig;
 import org.jboss.logging.Logger;
 
