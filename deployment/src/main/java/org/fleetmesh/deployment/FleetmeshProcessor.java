@@ -32,6 +32,8 @@ class FleetmeshProcessor {
         return AdditionalBeanBuildItem.builder()
                 .addBeanClasses(RelayRuntime.class, RelayEndpoint.class, RelayInfoRoute.class, RelayReadiness.class,
                         org.fleetmesh.peering.quarkus.MeshEndpoint.class,
+                        org.fleetmesh.peering.quarkus.MeshUpgradeCheck.class,
+                        org.fleetmesh.peering.quarkus.HandshakeWorkers.class,
                         NodeIdentity.class, DidWellKnownRoute.class)
                 .setUnremovable()
                 .build();

@@ -30,6 +30,30 @@ public interface MeshConfig {
     @WithDefault("4096")
     int replayCacheSize();
 
+    /** Open {@code /mesh} connections, handshaking or authenticated; one more is refused with {@code busy}. */
+    @WithDefault("256")
+    int maxConnections();
+
+    /** Open {@code /mesh} connections from one remote address (behind a reverse proxy, the proxy's). */
+    @WithDefault("8")
+    int maxConnectionsPerAddress();
+
+    /** Bytes queued to one peer and not yet written; a peer that lets more pile up is closed ({@code slow}). */
+    @WithDefault("4194304")
+    long sendBudget();
+
+    /** An authenticated link on which the peer sends nothing (no message, no pong) this long is closed ({@code idle}). */
+    @WithDefault("300s")
+    Duration idleTimeout();
+
+    /** Threads that verify and sign handshake proofs, off the event loop. */
+    @WithDefault("2")
+    int handshakeThreads();
+
+    /** Handshake steps waiting for those threads; one more is refused with {@code busy}. */
+    @WithDefault("64")
+    int handshakeQueue();
+
     default HandshakeSettings settings() {
         return new HandshakeSettings(clockSkew(), handshakeTimeout(), maxHandshakeMessageLength());
     }
