@@ -35,7 +35,9 @@ import io.vertx.core.http.WebSocketConnectOptions;
 
 /**
  * The bounds of a packaged node's {@code /mesh} against real WebSocket connections: connection caps (total and per
- * address), the handshake timeout, the idle timeout after MESH-OK and the send budget, each set small.
+ * address), the handshake timeout and the idle timeout after MESH-OK, each set small. (The send budget is shown by
+ * MeshOverWebSocketTest: today a node only answers what it reads, and a node whose answers back up stops reading, so
+ * no message of version 1 makes it queue; the budget bounds what later protocols send on their own.)
  */
 class MeshBoundsIT {
     static MeshnodeProcess capped;
@@ -49,7 +51,7 @@ class MeshBoundsIT {
         capped = MeshnodeProcess.start("mesh-caps", Map.of("FLEETMESH_MESH_MAX_CONNECTIONS", "3",
                 "FLEETMESH_MESH_MAX_CONNECTIONS_PER_ADDRESS", "2"));
         timed = MeshnodeProcess.start("mesh-timeouts", Map.of("FLEETMESH_MESH_HANDSHAKE_TIMEOUT", "2s",
-                "FLEETMESH_MESH_IDLE_TIMEOUT", "2s", "FLEETMESH_MESH_SEND_BUDGET", "65536"));
+                "FLEETMESH_MESH_IDLE_TIMEOUT", "2s"));
         vertx = Vertx.vertx();
         ourDir = Files.createTempDirectory("mesh-bounds");
         NodeSecrets secrets = NodeSecrets.loadOrCreate(ourDir, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE,
@@ -225,26 +227,6 @@ class MeshBoundsIT {
         } finally {
             silent.close();
             talking.close();
-        }
-    }
-
-    @Test
-    void aPeerThatDoesNotReadIsClosedSlowOnceItsSendBudgetIsFull() throws Exception {
-        // a small receive buffer, so the node's answers pile up in its own send queue
-        Peer reader = Peer.connect(timed, new WebSocketClientOptions().setReceiveBufferSize(8192), true);
-        try {
-            reader.ws.pause();
-            String type = "T".repeat(80); // each answer names it: about 150 bytes back for 100 sent
-            int sent = 60_000;
-            for (int i = 0; i < sent; i++) {
-                reader.ws.writeTextMessage("[\"" + type + "\"]");
-            }
-            reader.ws.resume();
-            String close = reader.awaitClose();
-            assertEquals("1008 slow: more than 65536 bytes queued for this peer, which does not read them", close);
-            assertTrue(reader.count.get() < sent, "the node stopped answering: " + reader.count.get() + " answers");
-        } finally {
-            reader.close();
         }
     }
 }

@@ -12,8 +12,8 @@ public final class SendBudget {
     private final AtomicLong queued = new AtomicLong();
 
     public SendBudget(long limit) {
-        if (limit < 65_536) {
-            throw new IllegalArgumentException("a send budget below 64 KiB cannot hold a handshake message");
+        if (limit < 16_384) {
+            throw new IllegalArgumentException("a send budget below 16 KiB cannot hold a handshake message and its answer");
         }
         this.limit = limit;
     }

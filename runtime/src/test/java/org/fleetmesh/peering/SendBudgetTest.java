@@ -11,13 +11,13 @@ class SendBudgetTest {
 
     @Test
     void aSendPastTheBudgetIsRefusedAndTakesNothing() {
-        SendBudget budget = new SendBudget(65_536);
-        assertTrue(budget.take(65_000));
-        assertFalse(budget.take(537));
-        assertEquals(65_000, budget.queued());
-        assertTrue(budget.take(536), "exactly the budget fits");
-        budget.giveBack(65_000);
-        assertEquals(536, budget.queued(), "written sends give their bytes back");
+        SendBudget budget = new SendBudget(16_384);
+        assertTrue(budget.take(16_000));
+        assertFalse(budget.take(385));
+        assertEquals(16_000, budget.queued());
+        assertTrue(budget.take(384), "exactly the budget fits");
+        budget.giveBack(16_000);
+        assertEquals(384, budget.queued(), "written sends give their bytes back");
     }
 
     @Test

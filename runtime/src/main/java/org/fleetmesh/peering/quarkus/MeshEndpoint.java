@@ -8,6 +8,7 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.quarkus.NodeIdentity;
+import org.fleetmesh.peering.BudgetedSocket;
 import org.fleetmesh.peering.HandshakeSettings;
 import org.fleetmesh.peering.MeshAdmission;
 import org.fleetmesh.peering.MeshHandshake;
@@ -54,7 +55,7 @@ public class MeshEndpoint {
     public static final UserData.TypedKey<PeerIdentity> PEER = new UserData.TypedKey<>("fleetmesh.mesh.peer");
     static final UserData.TypedKey<HttpConnection> HTTP_CONNECTION = new UserData.TypedKey<>("fleetmesh.mesh.http");
     private static final UserData.TypedKey<String> ADMITTED = new UserData.TypedKey<>("fleetmesh.mesh.admitted");
-    private static final UserData.TypedKey<Socket> SOCKET = new UserData.TypedKey<>("fleetmesh.mesh.socket");
+    private static final UserData.TypedKey<Transport> TRANSPORT = new UserData.TypedKey<>("fleetmesh.mesh.transport");
 
     @Inject
     NodeIdentity identity;
@@ -82,11 +83,11 @@ public class MeshEndpoint {
     @NonBlocking
     void open(WebSocketConnection connection) {
         HandshakeSettings settings = config.settings();
-        Socket socket = new Socket(connection, new SendBudget(config.sendBudget()), vertx,
-                connection.userData().get(HTTP_CONNECTION));
+        Transport transport = new Transport(connection, vertx, connection.userData().get(HTTP_CONNECTION));
+        BudgetedSocket socket = new BudgetedSocket(transport, new SendBudget(config.sendBudget()));
         MeshLink link = new MeshLink(MeshHandshake.responder(signer(), settings, seen()), socket,
                 offload(Vertx.currentContext()), System::nanoTime);
-        connection.userData().put(SOCKET, socket);
+        connection.userData().put(TRANSPORT, transport);
         connection.userData().put(LINK, link);
         String address = MeshAdmission.hostOf(connection.handshakeRequest().remoteAddress());
         Optional<Refusal> busy = admission().admit(address);
@@ -135,9 +136,9 @@ public class MeshEndpoint {
         if (address != null) {
             admission().release(address);
         }
-        Socket socket = connection.userData().get(SOCKET);
-        if (socket != null) {
-            socket.closed();
+        Transport transport = connection.userData().get(TRANSPORT);
+        if (transport != null) {
+            transport.closed();
         }
         MeshLink link = connection.userData().get(LINK);
         if (link != null) {
@@ -221,50 +222,35 @@ public class MeshEndpoint {
     }
 
     /**
-     * Sends and closes through websockets-next, all on the connection's event loop, so they leave in call order.
-     * websockets-next has no outbound backpressure: a send past the {@link SendBudget} closes the link ({@code slow})
-     * instead of queueing, and a close the peer does not answer within the grace drops the TCP connection.
+     * The {@link BudgetedSocket}'s transport through websockets-next, used on the connection's event loop, so sends
+     * and the close leave in call order; a close the peer does not answer within the grace drops the TCP connection
+     * (a peer that does not read never gets the close frame).
      */
-    private static final class Socket implements MeshLink.Socket {
+    private static final class Transport implements BudgetedSocket.Transport {
         private final WebSocketConnection ws;
-        private final SendBudget budget;
         private final Vertx vertx;
         private final HttpConnection http;
-        private boolean closing;
         private long dropTimer = -1;
 
-        Socket(WebSocketConnection ws, SendBudget budget, Vertx vertx, HttpConnection http) {
+        Transport(WebSocketConnection ws, Vertx vertx, HttpConnection http) {
             this.ws = ws;
-            this.budget = budget;
             this.vertx = vertx;
             this.http = http;
         }
 
         @Override
-        public synchronized void send(String text) {
-            if (closing) {
-                return;
-            }
-            long size = SendBudget.utf8Length(text);
-            if (!budget.take(size)) {
-                Refusal slow = Refusal.of(Refusal.Kind.SLOW, "more than " + budget.limit()
-                        + " bytes queued for this peer, which does not read them");
-                LOG.infof("closing mesh link %s: %s", ws.id(), slow);
-                close(slow.kind().closeCode(), slow.reason());
-                return;
-            }
-            ws.sendText(text).subscribe().with(v -> budget.giveBack(size), t -> {
-                budget.giveBack(size);
+        public void send(String text, Runnable done) {
+            ws.sendText(text).subscribe().with(v -> done.run(), t -> {
+                done.run();
                 LOG.debugf("mesh connection %s: send failed: %s", ws.id(), t.toString());
             });
         }
 
         @Override
         public synchronized void close(int code, String reason) {
-            if (closing) {
-                return;
+            if (reason.startsWith(Refusal.Kind.SLOW.word() + ":")) {
+                LOG.infof("closing mesh link %s: %s", ws.id(), reason);
             }
-            closing = true;
             ws.close(new CloseReason(code, reason)).subscribe().with(v -> {
             }, t -> LOG.debugf("mesh connection %s: close failed: %s", ws.id(), t.toString()));
             dropTimer = vertx.setTimer(CLOSE_GRACE_MILLIS, id -> drop());
