@@ -10,6 +10,8 @@ import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
+import org.jboss.logging.Logger;
+
 /**
  * The threads that verify and sign {@code /mesh} handshake proofs (Ed25519, BIP-340, DID decoding), so that the
  * event loop never does: a fixed pool with a bounded queue ({@code fleetmesh.mesh.handshake-threads},
@@ -18,6 +20,7 @@ import jakarta.inject.Inject;
  */
 @ApplicationScoped
 public class HandshakeWorkers implements Executor {
+    private static final Logger LOG = Logger.getLogger(HandshakeWorkers.class);
     @Inject
     MeshConfig config;
 
@@ -46,6 +49,7 @@ public class HandshakeWorkers implements Executor {
                         return t;
                     }, new ThreadPoolExecutor.AbortPolicy());
                     pool = p;
+                    LOG.infof("mesh handshakes verified on %d threads, %d steps queued at most", threads, queue);
                 }
             }
         }
