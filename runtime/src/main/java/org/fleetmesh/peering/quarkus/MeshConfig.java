@@ -38,11 +38,11 @@ public interface MeshConfig {
     @WithDefault("8")
     int maxConnectionsPerAddress();
 
-    /** Bytes queued to one peer and not yet written; a peer that lets more pile up is closed ({@code slow}). */
+    /** Bytes queued to one peer and not yet written (at least 16384); a peer that lets more pile up is closed ({@code slow}). */
     @WithDefault("4194304")
     long sendBudget();
 
-    /** An authenticated link on which the peer sends nothing (no message, no pong) this long is closed ({@code idle}). */
+    /** An authenticated link on which the peer sends nothing (no message, no pong) this long is closed ({@code idle}); 0s: never. */
     @WithDefault("300s")
     Duration idleTimeout();
 

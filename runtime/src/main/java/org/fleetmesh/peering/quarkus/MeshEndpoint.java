@@ -153,6 +153,9 @@ public class MeshEndpoint {
 
     /** Checks a quarter of the idle timeout at a time, so a silent link closes within 1.25 times the timeout. */
     private void watchIdle(WebSocketConnection connection, MeshLink link, Duration idle) {
+        if (idle.isZero() || idle.isNegative()) {
+            return; // the operator turned the idle timeout off
+        }
         long period = Math.max(100, idle.toMillis() / 4);
         vertx.setPeriodic(period, id -> {
             if (connection.isClosed() || link.closeIfIdle(idle)) {
@@ -248,6 +251,9 @@ public class MeshEndpoint {
 
         @Override
         public synchronized void close(int code, String reason) {
+            if (ws.isClosed()) {
+                return; // the peer closed first
+            }
             if (reason.startsWith(Refusal.Kind.SLOW.word() + ":")) {
                 LOG.infof("closing mesh link %s: %s", ws.id(), reason);
             }
