@@ -39,6 +39,8 @@ class MeshLinkIT {
     static Vertx vertx;
     static Path ourDir;
     static MeshSigner us;
+    /** The node's DID once a MESH-HELLO named it. */
+    private final CompletableFuture<String> hello = new CompletableFuture<>();
 
     @BeforeAll
     static void start() throws Exception {
@@ -159,8 +161,6 @@ class MeshLinkIT {
         assertEquals("[\"MESH-ERR\",\"" + reason + "\"]", err.get(20, TimeUnit.SECONDS));
         assertEquals("1008 " + reason, closed.get(20, TimeUnit.SECONDS));
     }
-
-    private final CompletableFuture<String> hello = new CompletableFuture<>();
 
     /** The node's DID as its MESH-HELLO names it. */
     private String nodeDid() {
