@@ -1,7 +1,7 @@
 package org.fleetmesh.deployment;
 
-import org.fleetmesh.identity.DidWellKnownRoute;
-import org.fleetmesh.identity.NodeIdentity;
+import org.fleetmesh.identity.quarkus.DidWellKnownRoute;
+import org.fleetmesh.identity.quarkus.NodeIdentity;
 import org.fleetmesh.relay.quarkus.RelayEndpoint;
 import org.fleetmesh.relay.quarkus.RelayInfoRoute;
 import org.fleetmesh.relay.quarkus.RelayReadiness;
@@ -31,7 +31,9 @@ class FleetmeshProcessor {
     AdditionalBeanBuildItem relayBeans() {
         return AdditionalBeanBuildItem.builder()
                 .addBeanClasses(RelayRuntime.class, RelayEndpoint.class, RelayInfoRoute.class, RelayReadiness.class,
-                        org.fleetmesh.peering.MeshEndpoint.class,
+                        org.fleetmesh.peering.quarkus.MeshEndpoint.class,
+                        org.fleetmesh.peering.quarkus.MeshUpgradeCheck.class,
+                        org.fleetmesh.peering.quarkus.HandshakeWorkers.class,
                         NodeIdentity.class, DidWellKnownRoute.class)
                 .setUnremovable()
                 .build();

@@ -1,21 +1,29 @@
 package org.fleetmesh.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.NodeSecrets;
 import org.fleetmesh.peering.HandshakeSettings;
 import org.fleetmesh.peering.MeshClient;
+import org.fleetmesh.peering.MeshHandshake;
+import org.fleetmesh.peering.MeshLink;
+import org.fleetmesh.peering.MeshRefusedException;
 import org.fleetmesh.peering.MeshSigner;
 import org.fleetmesh.peering.PeerIdentity;
+import org.fleetmesh.peering.Refusal;
+import org.fleetmesh.peering.SeenProofs;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,6 +39,8 @@ class MeshLinkIT {
     static Vertx vertx;
     static Path ourDir;
     static MeshSigner us;
+    /** The node's DID once a MESH-HELLO named it. */
+    private final CompletableFuture<String> hello = new CompletableFuture<>();
 
     @BeforeAll
     static void start() throws Exception {
@@ -100,15 +110,67 @@ class MeshLinkIT {
     }
 
     @Test
-    void aProofForAnotherNodeIsRefused() throws Exception {
-        // expecting a different DID than the node presents: the initiator itself must refuse
+    void aResponderThatIsNotTheDialledDidIsRefusedBeforeWeSign() throws Exception {
+        // expecting a different DID than the node presents: the initiator itself must refuse, naming both
         try (MeshClient client = new MeshClient(vertx, us, HandshakeSettings.DEFAULTS)) {
-            try {
-                client.connect(meshUri(), java.util.Optional.of(us.did())).toCompletableFuture().get(20, TimeUnit.SECONDS);
-                throw new AssertionError("connecting while expecting another DID must fail");
-            } catch (java.util.concurrent.ExecutionException | CompletionException e) {
-                assertTrue(String.valueOf(e.getCause()).length() > 0);
+            ExecutionException e = assertThrows(ExecutionException.class,
+                    () -> client.connect(meshUri(), Optional.of(us.did())).toCompletableFuture().get(20, TimeUnit.SECONDS));
+            Refusal refusal = assertInstanceOf(MeshRefusedException.class, e.getCause()).refusal();
+            assertEquals(Refusal.Kind.INVALID, refusal.kind());
+            String nodeShort = PeerIdentity.shortForm(nodeDid());
+            assertTrue(refusal.reason().startsWith("invalid: this node dialled did:peer:4"), refusal.reason());
+            assertTrue(refusal.reason().endsWith(", the responder is " + nodeShort), refusal.reason());
+        }
+    }
+
+    @Test
+    void aProofBoundToAnotherNodeIsRefusedByTheNodeWithItsReason() throws Exception {
+        CompletableFuture<String> err = new CompletableFuture<>();
+        CompletableFuture<String> closed = new CompletableFuture<>();
+        var ws = vertx.createWebSocketClient().webSocket();
+        // our real proof, but naming our own DID as the peer it is bound to
+        MeshLink link = new MeshLink(MeshHandshake.initiator(us, HandshakeSettings.DEFAULTS, new SeenProofs(), Optional.empty()),
+                new MeshLink.Socket() {
+                    @Override
+                    public void send(String text) {
+                        ws.writeTextMessage(text.replace("\"peer\":\"" + nodeDid() + "\"", "\"peer\":\"" + us.did() + "\""));
+                    }
+
+                    @Override
+                    public void close(int code, String reason) {
+                        // the node refuses and closes; closing first would hide its close frame
+                    }
+                });
+        link.open();
+        ws.textMessageHandler(m -> {
+            if (m.startsWith("[\"MESH-HELLO\"")) {
+                try {
+                    hello.complete(NostrClient.JSON.readTree(m).get(1).get("did").asText());
+                } catch (Exception ex) {
+                    hello.completeExceptionally(ex);
+                }
+            } else if (m.startsWith("[\"MESH-ERR\"")) {
+                err.complete(m);
+            }
+            link.receive(m);
+        });
+        ws.closeHandler(v -> closed.complete(ws.closeStatusCode() + " " + ws.closeReason()));
+        ws.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.port()).setURI("/mesh"))
+                .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        String reason = "invalid: the proof is bound to " + PeerIdentity.shortForm(us.did()) + ", not to this node's DID";
+        assertEquals("[\"MESH-ERR\",\"" + reason + "\"]", err.get(20, TimeUnit.SECONDS));
+        assertEquals("1008 " + reason, closed.get(20, TimeUnit.SECONDS));
+    }
+
+    /** The node's DID as its MESH-HELLO names it. */
+    private String nodeDid() {
+        if (!hello.isDone()) {
+            try (MeshClient client = new MeshClient(vertx, us, HandshakeSettings.DEFAULTS)) {
+                hello.complete(client.authenticate(meshUri()).toCompletableFuture().get(20, TimeUnit.SECONDS).did());
+            } catch (Exception e) {
+                throw new AssertionError(e);
             }
         }
+        return hello.join();
     }
 }

@@ -40,6 +40,11 @@ final class InitiatorHandshake extends MeshHandshake {
     }
 
     @Override
+    boolean onVerifiesNext() {
+        return true; // MESH-HELLO resolves the peer's DID and signs; MESH-AUTH verifies
+    }
+
+    @Override
     Step onMessage(MeshMessage message) throws MeshRefusedException {
         return switch (state) {
             case AWAIT_HELLO -> {

@@ -149,6 +149,22 @@ public abstract sealed class MeshHandshake permits InitiatorHandshake, Responder
         return outcome != null ? Step.NOTHING : timeout();
     }
 
+    /**
+     * This node ends the handshake for a reason of its own ({@code busy}, {@code error}, ...), started or not: the
+     * MESH-ERR to send, or nothing when the handshake is over already.
+     */
+    public final synchronized Step abort(Refusal refusal) {
+        return outcome != null ? Step.NOTHING : refuse(refusal);
+    }
+
+    /**
+     * Whether the next message this side waits for is one whose handling verifies a proof or signs one (the work an
+     * edge moves off its event loop); false once the handshake is over.
+     */
+    public final synchronized boolean verifiesNext() {
+        return started && outcome == null && onVerifiesNext();
+    }
+
     /** The connection closed: a handshake not over ends refused ({@code closed}), sending nothing. */
     public final synchronized Step closed() {
         if (outcome != null) {
@@ -172,6 +188,8 @@ public abstract sealed class MeshHandshake permits InitiatorHandshake, Responder
     }
 
     abstract Step onStart();
+
+    abstract boolean onVerifiesNext();
 
     abstract Step onMessage(MeshMessage message) throws MeshRefusedException;
 

@@ -30,7 +30,7 @@ public record PeerIdentity(String did, Multikey transport, Optional<PubKey> nost
         return shortForm(did);
     }
 
-    static String shortForm(String did) {
+    public static String shortForm(String did) {
         if (did.startsWith(DidPeer4.PREFIX) && !DidPeer4.isShortForm(did)) {
             try {
                 return DidPeer4.parse(did).shortForm();

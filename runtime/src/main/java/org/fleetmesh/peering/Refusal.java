@@ -3,9 +3,9 @@ package org.fleetmesh.peering;
 import java.util.Objects;
 
 /**
- * Why a handshake did not authenticate. A refusal this node makes is sent to the peer as
- * {@code ["MESH-ERR", "<word>: <detail>"]} before the link closes with 1008; a refusal that came from the peer, or
- * a connection that closed, is only reported locally.
+ * Why a handshake did not authenticate, or why this node ends a link. A refusal this node makes is sent to the peer
+ * as {@code ["MESH-ERR", "<word>: <detail>"]} before the link closes with its {@link Kind#closeCode()} (1008 for the
+ * handshake's own refusals); a refusal that came from the peer, or a connection that closed, is only reported locally.
  */
 public record Refusal(Kind kind, String detail) {
 
@@ -28,6 +28,14 @@ public record Refusal(Kind kind, String detail) {
         UNEXPECTED("unexpected", true),
         /** The handshake did not complete in time. */
         TIMEOUT("timeout", true),
+        /** This node has no room for the link now (connection caps, handshake verifiers): try again later. */
+        BUSY("busy", true, 1013),
+        /** The peer does not read what this node sends: more than the send budget is queued to it. */
+        SLOW("slow", true),
+        /** An authenticated link on which the peer said nothing for the idle timeout. */
+        IDLE("idle", true, 1000),
+        /** This node failed, not the peer (a bug; logged with its cause). */
+        ERROR("error", true, 1011),
         /** The peer refused us with MESH-ERR; its reason is the detail. */
         PEER("peer", false),
         /** The connection closed before the handshake completed. */
@@ -35,10 +43,25 @@ public record Refusal(Kind kind, String detail) {
 
         private final String word;
         private final boolean sent;
+        private final int closeCode;
 
         Kind(String word, boolean sent) {
+            this(word, sent, sent ? 1008 : 1000);
+        }
+
+        Kind(String word, boolean sent, int closeCode) {
             this.word = word;
             this.sent = sent;
+            this.closeCode = closeCode;
+        }
+
+        /**
+         * The WebSocket close code after this refusal: 1008 (policy violation) for what the peer did wrong, 1013
+         * (try again later) for {@code busy}, 1000 for {@code idle} and for refusals only reported locally, 1011
+         * for this node's own failure.
+         */
+        public int closeCode() {
+            return closeCode;
         }
 
         /** The prefix of the MESH-ERR reason. */

@@ -30,6 +30,11 @@ final class ResponderHandshake extends MeshHandshake {
     }
 
     @Override
+    boolean onVerifiesNext() {
+        return state == State.AWAIT_AUTH; // MESH-OK is a version check
+    }
+
+    @Override
     Step onMessage(MeshMessage message) throws MeshRefusedException {
         return switch (state) {
             case AWAIT_AUTH -> {

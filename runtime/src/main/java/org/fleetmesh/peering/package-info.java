@@ -8,7 +8,8 @@
  * {@link org.fleetmesh.peering.Transcript}, {@link org.fleetmesh.peering.SeenProofs} (the replay cache) and the
  * outcome, a {@link org.fleetmesh.peering.PeerIdentity} or a {@link org.fleetmesh.peering.Refusal}.</li>
  * <li>{@link org.fleetmesh.peering.MeshLink}: one connection, driving a handshake over any socket.</li>
- * <li>Edges: {@link org.fleetmesh.peering.MeshEndpoint} (websockets-next, the responder) and
+ * <li>Edges: {@link org.fleetmesh.peering.quarkus.MeshEndpoint} (websockets-next, the responder, with its
+ * {@link org.fleetmesh.peering.quarkus.MeshConfig} in {@code peering.quarkus}) and
  * {@link org.fleetmesh.peering.MeshClient} (Vert.x, the initiator).</li>
  * </ul>
  */

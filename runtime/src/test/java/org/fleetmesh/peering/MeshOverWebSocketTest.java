@@ -33,7 +33,7 @@ import io.vertx.core.http.WebSocketClient;
 
 /**
  * The handshake over real WebSockets on a free loopback port: a Quarkus-free Vert.x server wires a responder
- * {@link MeshLink} the way {@link MeshEndpoint} does (HELLO on open, a timer for the timeout, text frames in, close
+ * {@link MeshLink} the way {@link org.fleetmesh.peering.quarkus.MeshEndpoint} does (HELLO on open, a timer for the timeout, text frames in, close
  * on refusal), and {@link MeshClient} dials it.
  */
 class MeshOverWebSocketTest {
@@ -42,6 +42,8 @@ class MeshOverWebSocketTest {
     private final List<MeshLink> serverLinks = new CopyOnWriteArrayList<>();
     private final List<String> serverSent = new CopyOnWriteArrayList<>();
     private HandshakeSettings serverSettings = HandshakeSettings.DEFAULTS;
+    /** When set, the server's links send through a {@link BudgetedSocket} with this budget, as MeshEndpoint's do. */
+    private Long serverBudget;
 
     @BeforeEach
     void start() throws Exception {
@@ -52,7 +54,19 @@ class MeshOverWebSocketTest {
                 ws.reject();
                 return;
             }
-            MeshLink link = new MeshLink(MeshHandshake.responder(B, serverSettings, seen), socket(ws));
+            MeshLink.Socket socket = serverBudget == null ? socket(ws) : new BudgetedSocket(new BudgetedSocket.Transport() {
+                @Override
+                public void send(String text, Runnable done) {
+                    serverSent.add(text);
+                    ws.writeTextMessage(text).onComplete(ar -> done.run());
+                }
+
+                @Override
+                public void close(int code, String reason) {
+                    ws.close((short) code, reason);
+                }
+            }, new SendBudget(serverBudget));
+            MeshLink link = new MeshLink(MeshHandshake.responder(B, serverSettings, seen), socket);
             serverLinks.add(link);
             ws.textMessageHandler(link::receive);
             ws.closeHandler(v -> link.closed());
@@ -180,6 +194,51 @@ class MeshOverWebSocketTest {
         assertEquals("[\"MESH-ERR\",\"malformed: MESH-AUTH needs \\\"did\\\": a DID string\"]",
                 received.poll(10, TimeUnit.SECONDS));
         assertEquals((short) 1008, closed.get(10, TimeUnit.SECONDS));
+        raw.close();
+    }
+
+    @Test
+    void aPeerThatStopsReadingIsClosedSlowOnceTheSendBudgetIsFull() throws Exception {
+        serverBudget = 16_384L;
+        BlockingQueue<String> received = new LinkedBlockingQueue<>();
+        CompletableFuture<String> closed = new CompletableFuture<>();
+        // a small receive window, so what the server sends piles up on its side while we do not read
+        WebSocketClient raw = vertx.createWebSocketClient(new io.vertx.core.http.WebSocketClientOptions()
+                .setReceiveBufferSize(8192));
+        var ws = raw.webSocket();
+        MeshLink ours = new MeshLink(MeshHandshake.initiator(A, HandshakeSettings.DEFAULTS, new SeenProofs(), Optional.empty()),
+                new MeshLink.Socket() {
+                    @Override
+                    public void send(String text) {
+                        ws.writeTextMessage(text);
+                    }
+
+                    @Override
+                    public void close(int code, String reason) {
+                        ws.close((short) code, reason);
+                    }
+                });
+        ours.open();
+        ws.textMessageHandler(m -> {
+            received.add(m);
+            ours.receive(m);
+        });
+        ws.closeHandler(v -> closed.complete(ws.closeStatusCode() + " " + ws.closeReason()));
+        await(ws.connect(server.actualPort(), "127.0.0.1", "/mesh").toCompletionStage());
+        await(ours.authenticated());
+        MeshLink theirs = serverLinks.get(0);
+        await(theirs.authenticated());
+        ws.pause();
+        String frame = "[\"FRAME\",\"" + "x".repeat(1000) + "\"]";
+        int sends = 20_000; // 20 MB: more than the socket buffers on both sides hold
+        for (int i = 0; i < sends; i++) {
+            theirs.send(frame);
+        }
+        ws.resume();
+        assertEquals("1008 slow: more than 16384 bytes queued for this peer, which does not read them",
+                closed.get(30, TimeUnit.SECONDS));
+        long frames = received.stream().filter(frame::equals).count();
+        assertTrue(frames < sends, "the server stopped sending: " + frames + " of " + sends + " frames arrived");
         raw.close();
     }
 }

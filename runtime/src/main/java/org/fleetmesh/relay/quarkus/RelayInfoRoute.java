@@ -28,7 +28,7 @@ public class RelayInfoRoute {
     ObjectMapper mapper;
 
     @Inject
-    org.fleetmesh.identity.NodeIdentity identity;
+    org.fleetmesh.identity.quarkus.NodeIdentity identity;
 
     @ConfigProperty(name = "quarkus.application.version", defaultValue = "0.1.0")
     String version;

@@ -1,4 +1,4 @@
-package org.fleetmesh.identity;
+package org.fleetmesh.identity.quarkus;
 
 import java.net.URI;
 import java.util.Optional;
@@ -8,6 +8,9 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.fleetmesh.identity.NodeDidDocument;
+import org.fleetmesh.identity.NodeEndpoints;
+import org.fleetmesh.identity.NodeSecrets;
 
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;

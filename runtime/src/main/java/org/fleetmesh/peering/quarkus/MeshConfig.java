@@ -1,6 +1,8 @@
-package org.fleetmesh.peering;
+package org.fleetmesh.peering.quarkus;
 
 import java.time.Duration;
+
+import org.fleetmesh.peering.HandshakeSettings;
 
 import io.quarkus.runtime.annotations.ConfigPhase;
 import io.quarkus.runtime.annotations.ConfigRoot;
@@ -27,6 +29,30 @@ public interface MeshConfig {
     /** Recently accepted proofs remembered, so that none is accepted twice. */
     @WithDefault("4096")
     int replayCacheSize();
+
+    /** Open {@code /mesh} connections, handshaking or authenticated; one more is refused with {@code busy}. */
+    @WithDefault("256")
+    int maxConnections();
+
+    /** Open {@code /mesh} connections from one remote address (behind a reverse proxy, the proxy's). */
+    @WithDefault("8")
+    int maxConnectionsPerAddress();
+
+    /** Bytes queued to one peer and not yet written (at least 16384); a peer that lets more pile up is closed ({@code slow}). */
+    @WithDefault("4194304")
+    long sendBudget();
+
+    /** An authenticated link on which the peer sends nothing (no message, no pong) this long is closed ({@code idle}); 0s: never. */
+    @WithDefault("300s")
+    Duration idleTimeout();
+
+    /** Threads that verify and sign handshake proofs, off the event loop. */
+    @WithDefault("2")
+    int handshakeThreads();
+
+    /** Handshake steps waiting for those threads; one more is refused with {@code busy}. */
+    @WithDefault("64")
+    int handshakeQueue();
 
     default HandshakeSettings settings() {
         return new HandshakeSettings(clockSkew(), handshakeTimeout(), maxHandshakeMessageLength());

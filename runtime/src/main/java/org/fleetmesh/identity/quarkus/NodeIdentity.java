@@ -1,4 +1,4 @@
-package org.fleetmesh.identity;
+package org.fleetmesh.identity.quarkus;
 
 import java.nio.file.Path;
 
@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.fleetmesh.identity.NodeSecrets;
 import org.jboss.logging.Logger;
 
 /** The node's keys, loaded (or created) once from configuration. */

@@ -1,4 +1,4 @@
-package org.fleetmesh.identity;
+package org.fleetmesh.identity.quarkus;
 
 import java.nio.file.Path;
 import java.util.Optional;

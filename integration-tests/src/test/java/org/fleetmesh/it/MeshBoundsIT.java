@@ -1,0 +1,232 @@
+package org.fleetmesh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.fleetmesh.identity.NodeEndpoints;
+import org.fleetmesh.identity.NodeSecrets;
+import org.fleetmesh.peering.HandshakeSettings;
+import org.fleetmesh.peering.MeshHandshake;
+import org.fleetmesh.peering.MeshLink;
+import org.fleetmesh.peering.MeshSigner;
+import org.fleetmesh.peering.PeerIdentity;
+import org.fleetmesh.peering.SeenProofs;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.WebSocket;
+import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketClientOptions;
+import io.vertx.core.http.WebSocketConnectOptions;
+
+/**
+ * The bounds of a packaged node's {@code /mesh} against real WebSocket connections: connection caps (total and per
+ * address), the handshake timeout and the idle timeout after MESH-OK, each set small. (The send budget is shown by
+ * MeshOverWebSocketTest: today a node only answers what it reads, and a node whose answers back up stops reading, so
+ * no message of version 1 makes it queue; the budget bounds what later protocols send on their own.)
+ */
+class MeshBoundsIT {
+    static MeshnodeProcess capped;
+    static MeshnodeProcess timed;
+    static Vertx vertx;
+    static Path ourDir;
+    static MeshSigner us;
+
+    @BeforeAll
+    static void start() throws Exception {
+        capped = MeshnodeProcess.start("mesh-caps", Map.of("FLEETMESH_MESH_MAX_CONNECTIONS", "3",
+                "FLEETMESH_MESH_MAX_CONNECTIONS_PER_ADDRESS", "2"));
+        timed = MeshnodeProcess.start("mesh-timeouts", Map.of("FLEETMESH_MESH_HANDSHAKE_TIMEOUT", "2s",
+                "FLEETMESH_MESH_IDLE_TIMEOUT", "2s"));
+        vertx = Vertx.vertx();
+        ourDir = Files.createTempDirectory("mesh-bounds");
+        NodeSecrets secrets = NodeSecrets.loadOrCreate(ourDir, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE,
+                NodeSecrets.Supplied.NONE);
+        us = MeshSigner.forNode(secrets, NodeEndpoints.of("ws://127.0.0.1:1/", "ws://127.0.0.1:1/mesh",
+                "http://127.0.0.1:1/didcomm"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (vertx != null) {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        }
+        for (MeshnodeProcess node : new MeshnodeProcess[] { capped, timed }) {
+            if (node != null) {
+                node.close();
+            }
+        }
+        MeshnodeProcess.deleteDataDir(ourDir);
+    }
+
+    /** A raw WebSocket to a node's /mesh that records what arrives and how it closed. */
+    static final class Peer {
+        final BlockingQueue<String> received = new LinkedBlockingQueue<>();
+        final AtomicInteger count = new AtomicInteger();
+        final CompletableFuture<String> closed = new CompletableFuture<>();
+        final WebSocketClient client;
+        WebSocket ws;
+        MeshLink link;
+
+        Peer(WebSocketClientOptions options) {
+            client = vertx.createWebSocketClient(options);
+        }
+
+        /** Connects; with {@code authenticate}, runs our initiator handshake over the socket first. */
+        static Peer connect(MeshnodeProcess node, WebSocketClientOptions options, boolean authenticate) throws Exception {
+            Peer p = new Peer(options);
+            var ws = p.client.webSocket();
+            if (authenticate) {
+                p.link = new MeshLink(MeshHandshake.initiator(us, HandshakeSettings.DEFAULTS, new SeenProofs(),
+                        Optional.empty()), new MeshLink.Socket() {
+                            @Override
+                            public void send(String text) {
+                                ws.writeTextMessage(text);
+                            }
+
+                            @Override
+                            public void close(int code, String reason) {
+                                ws.close((short) code, reason);
+                            }
+                        });
+                p.link.open();
+            }
+            // handlers before connecting: the node sends its first message as soon as the socket opens
+            ws.textMessageHandler(m -> {
+                p.count.incrementAndGet();
+                p.received.add(m);
+                if (p.link != null) {
+                    p.link.receive(m);
+                }
+            });
+            ws.closeHandler(v -> p.closed.complete(ws.closeStatusCode() + " " + ws.closeReason()));
+            p.ws = ws;
+            ws.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.port()).setURI("/mesh"))
+                    .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            if (authenticate) {
+                PeerIdentity peer = p.link.authenticated().toCompletableFuture().get(20, TimeUnit.SECONDS);
+                assertTrue(peer.did().startsWith("did:peer:4"), peer.did());
+            }
+            return p;
+        }
+
+        String next() throws InterruptedException {
+            String m = received.poll(20, TimeUnit.SECONDS);
+            if (m == null) {
+                throw new AssertionError("nothing arrived within 20 s");
+            }
+            return m;
+        }
+
+        String awaitClose() throws Exception {
+            return closed.get(30, TimeUnit.SECONDS);
+        }
+
+        void close() throws Exception {
+            if (!closed.isDone()) {
+                ws.close();
+                awaitClose();
+            }
+            client.close();
+        }
+    }
+
+    static WebSocketClientOptions from(String localAddress) {
+        return new WebSocketClientOptions().setLocalAddress(localAddress);
+    }
+
+    @Test
+    void connectionsPastTheCapsAreRefusedBusyWithTheReason() throws Exception {
+        List<Peer> open = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                Peer p = Peer.connect(capped, from("127.0.0.1"), false);
+                assertTrue(p.next().startsWith("[\"MESH-HELLO\""));
+                open.add(p);
+            }
+            Peer third = Peer.connect(capped, from("127.0.0.1"), false);
+            open.add(third);
+            assertEquals("[\"MESH-ERR\",\"busy: this node holds 2 /mesh connections from your address, its limit per"
+                    + " address\"]", third.next());
+            assertEquals("1013 busy: this node holds 2 /mesh connections from your address, its limit per address",
+                    third.awaitClose());
+
+            Peer other = Peer.connect(capped, from("127.0.0.2"), false);
+            open.add(other);
+            assertTrue(other.next().startsWith("[\"MESH-HELLO\""), "another address still gets in");
+            Peer fourth = Peer.connect(capped, from("127.0.0.3"), false);
+            open.add(fourth);
+            assertEquals("[\"MESH-ERR\",\"busy: this node holds 3 /mesh connections, its limit; try again later\"]",
+                    fourth.next());
+            assertEquals("1013 busy: this node holds 3 /mesh connections, its limit; try again later", fourth.awaitClose());
+
+            // a closed connection gives its place back
+            open.get(0).close();
+            Peer again = Peer.connect(capped, from("127.0.0.3"), false);
+            open.add(again);
+            String first = again.next();
+            for (int i = 0; i < 50 && first.startsWith("[\"MESH-ERR\",\"busy:"); i++) {
+                again.close(); // the node may not have seen the close yet
+                Thread.sleep(100);
+                again = Peer.connect(capped, from("127.0.0.3"), false);
+                open.add(again);
+                first = again.next();
+            }
+            assertTrue(first.startsWith("[\"MESH-HELLO\""), first);
+        } finally {
+            for (Peer p : open) {
+                p.close();
+            }
+        }
+    }
+
+    @Test
+    void aConnectionThatNeverCompletesTheHandshakeIsClosedAfterTheTimeout() throws Exception {
+        Peer silent = Peer.connect(timed, new WebSocketClientOptions(), false);
+        try {
+            assertTrue(silent.next().startsWith("[\"MESH-HELLO\""));
+            assertEquals("[\"MESH-ERR\",\"timeout: the handshake did not complete within 2 s\"]", silent.next());
+            assertEquals("1008 timeout: the handshake did not complete within 2 s", silent.awaitClose());
+        } finally {
+            silent.close();
+        }
+    }
+
+    @Test
+    void aSilentAuthenticatedLinkIsClosedIdleWhileATalkingOneStays() throws Exception {
+        Peer silent = Peer.connect(timed, new WebSocketClientOptions(), true);
+        Peer talking = Peer.connect(timed, new WebSocketClientOptions(), true);
+        try {
+            long talked = vertx.setPeriodic(500, id -> talking.ws.writeTextMessage("[\"PING\"]"));
+            String idle = "idle: nothing received for 2 s; closing the link";
+            assertEquals("1000 " + idle, silent.awaitClose());
+            assertTrue(silent.received.contains("[\"MESH-ERR\",\"" + idle + "\"]"), silent.received.toString());
+            // the talking link is still answered after the silent one was closed
+            int before = talking.count.get();
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (talking.count.get() < before + 3 && System.nanoTime() < until) {
+                Thread.sleep(50);
+            }
+            vertx.cancelTimer(talked);
+            assertTrue(talking.count.get() >= before + 3, "the talking link went quiet: " + talking.received);
+            assertTrue(!talking.closed.isDone(), "the talking link was closed: " + talking.closed.getNow(""));
+        } finally {
+            silent.close();
+            talking.close();
+        }
+    }
+}

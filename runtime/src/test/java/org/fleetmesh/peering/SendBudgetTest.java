@@ -1,0 +1,37 @@
+package org.fleetmesh.peering;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class SendBudgetTest {
+
+    @Test
+    void aSendPastTheBudgetIsRefusedAndTakesNothing() {
+        SendBudget budget = new SendBudget(16_384);
+        assertTrue(budget.take(16_000));
+        assertFalse(budget.take(385));
+        assertEquals(16_000, budget.queued());
+        assertTrue(budget.take(384), "exactly the budget fits");
+        budget.giveBack(16_000);
+        assertEquals(384, budget.queued(), "written sends give their bytes back");
+    }
+
+    @Test
+    void aBudgetThatCannotHoldAHandshakeMessageIsRefused() {
+        assertThrows(IllegalArgumentException.class, () -> new SendBudget(1024));
+    }
+
+    @Test
+    void theBytesCountedAreTheUtf8OnTheWire() {
+        assertEquals(3, SendBudget.utf8Length("abc"));
+        assertEquals(2, SendBudget.utf8Length("é"));
+        assertEquals(3, SendBudget.utf8Length("€"));
+        assertEquals(4, SendBudget.utf8Length("\uD83D\uDE00"));
+        String mixed = "[\"MESH-ERR\",\"é€\uD83D\uDE00\"]";
+        assertEquals(mixed.getBytes(java.nio.charset.StandardCharsets.UTF_8).length, SendBudget.utf8Length(mixed));
+    }
+}
