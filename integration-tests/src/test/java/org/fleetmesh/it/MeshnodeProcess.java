@@ -2,7 +2,6 @@ package org.fleetmesh.it;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -97,22 +96,15 @@ public final class MeshnodeProcess implements AutoCloseable {
         }
     }
 
-    public static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
     /** (Re)starts the node on its data dir on a new free port and waits for readiness. */
     public synchronized void startAgain() {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException(name + " is still running");
         }
         starts++;
-        port = freePort();
+        // the node binds any free port itself and logs it: a port picked here and released could be
+        // taken meanwhile (once by the node's own embedded PostgreSQL)
+        port = 0;
         try {
             Path logs = targetDir().resolve("it-logs");
             Files.createDirectories(logs);
@@ -127,7 +119,7 @@ public final class MeshnodeProcess implements AutoCloseable {
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
             Map<String, String> e = pb.environment();
-            e.put("QUARKUS_HTTP_PORT", Integer.toString(port));
+            e.put("QUARKUS_HTTP_PORT", "0");
             e.put("QUARKUS_HTTP_HOST", "127.0.0.1");
             e.put("FLEETMESH_DATA_DIR", dataDir.toString());
             e.putAll(env);
@@ -151,8 +143,31 @@ public final class MeshnodeProcess implements AutoCloseable {
         }
     }
 
+    private static final java.util.regex.Pattern LISTENING = java.util.regex.Pattern
+            .compile("Listening on: http://[^ ]*:(\\d+)");
+
+    /** The port the node logged it listens on, or 0 while it has not. */
+    private int loggedPort() {
+        try {
+            java.util.regex.Matcher m = LISTENING.matcher(Files.readString(log, StandardCharsets.UTF_8));
+            return m.find() ? Integer.parseInt(m.group(1)) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
     private void awaitReady(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
+        while (port == 0 && System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + process.exitValue()
+                        + " before it was ready; log " + log + ":\n" + logTail(60));
+            }
+            port = loggedPort();
+            if (port == 0) {
+                sleep(100);
+            }
+        }
         HttpRequest ready = HttpRequest.newBuilder(httpUri().resolve("/q/health/ready"))
                 .timeout(Duration.ofSeconds(2)).GET().build();
         while (System.nanoTime() < deadline) {
