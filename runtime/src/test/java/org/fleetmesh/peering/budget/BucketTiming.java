@@ -28,5 +28,12 @@ public final class BucketTiming {
             sink += b.reserve(1, now + i);
         }
         System.out.printf("fixed clock: %.1f ns per reserve (sink %d)%n", (double) (System.nanoTime() - start) / n, sink);
+        Bucket empty = new Bucket(10, 1_000_000_000L, now);
+        empty.reserve(10, now);
+        start = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            sink += empty.reserve(1, now + i);
+        }
+        System.out.printf("refused: %.1f ns per reserve (sink %d)%n", (double) (System.nanoTime() - start) / n, sink);
     }
 }
