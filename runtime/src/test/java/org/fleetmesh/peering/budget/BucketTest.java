@@ -143,6 +143,28 @@ class BucketTest {
     }
 
     @Test
+    void aCheckAllocatesNothing() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        org.junit.jupiter.api.Assumptions.assumeTrue(mx instanceof com.sun.management.ThreadMXBean,
+                "this JVM does not count allocated bytes per thread");
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) mx;
+        long id = Thread.currentThread().getId();
+        Bucket b = new Bucket(1000, 1_000_000L, 0);
+        long sink = 0;
+        for (int i = 0; i < 10_000; i++) {
+            sink += b.reserve(1, i * 100L); // warm up: granted and refused paths
+        }
+        long before = threads.getThreadAllocatedBytes(id);
+        for (int i = 0; i < 100_000; i++) {
+            long now = 1_000_000L + i * 500L;
+            sink += b.reserve(1, now) + b.reserve(1000, now);
+            b.release(1, now);
+        }
+        long allocated = threads.getThreadAllocatedBytes(id) - before;
+        org.junit.jupiter.api.Assertions.assertTrue(allocated < 4096, "300,000 calls allocated " + allocated + " bytes (sink " + sink + ")");
+    }
+
+    @Test
     void nonsenseIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new Bucket(0, 100, 0));
         assertThrows(IllegalArgumentException.class, () -> new Bucket(101, 100, 0));
