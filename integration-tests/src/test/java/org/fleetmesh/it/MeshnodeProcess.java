@@ -144,7 +144,7 @@ public final class MeshnodeProcess implements AutoCloseable {
     }
 
     private static final java.util.regex.Pattern LISTENING = java.util.regex.Pattern
-            .compile("Listening on: http://[^ ]*:(\\d+)");
+            .compile("Listening on: http://[^\\s:]+:(\\d+)");
 
     /** The port the node logged it listens on, or 0 while it has not. */
     private int loggedPort() {
