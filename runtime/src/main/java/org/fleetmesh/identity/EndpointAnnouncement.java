@@ -97,6 +97,18 @@ public record EndpointAnnouncement(String did, String shortForm, NodeEndpoints e
         return new EndpointAnnouncement(did, d, endpoints, e);
     }
 
+    /**
+     * When to date a new announcement of {@code current}, or empty when {@code stored} already names it. An
+     * addressable event replaces another only when newer, so a restart within the same second still dates it later.
+     */
+    public static java.util.OptionalLong due(java.util.Optional<EndpointAnnouncement> stored, NodeEndpoints current,
+            long now) {
+        if (stored.isPresent() && stored.get().endpoints().equals(current)) {
+            return java.util.OptionalLong.empty();
+        }
+        return java.util.OptionalLong.of(Math.max(now, stored.map(a -> a.createdAt() + 1).orElse(now)));
+    }
+
     public long createdAt() {
         return event.createdAt();
     }

@@ -87,6 +87,26 @@ class EndpointAnnouncementTest {
     }
 
     @Test
+    void isDueWhenNoneIsStored() {
+        assertEquals(java.util.OptionalLong.of(T0), EndpointAnnouncement.due(java.util.Optional.empty(), A_AT, T0));
+    }
+
+    @Test
+    void isNotDueWhenTheStoredOneNamesTheSameEndpoints() {
+        EndpointAnnouncement stored = EndpointAnnouncement.sign(A, NODE_A, T0 - 60);
+        assertEquals(java.util.OptionalLong.empty(), EndpointAnnouncement.due(java.util.Optional.of(stored), A_AT, T0));
+    }
+
+    @Test
+    void isDueAndNewerWhenTheEndpointsMovedEvenWithinTheSameSecond() {
+        EndpointAnnouncement stored = EndpointAnnouncement.sign(A, NODE_A, T0);
+        NodeEndpoints moved = NodeEndpoints.of("ws://a2.example/", "ws://a2.example/mesh", "http://a2.example/didcomm");
+        assertEquals(java.util.OptionalLong.of(T0 + 1), EndpointAnnouncement.due(java.util.Optional.of(stored), moved, T0));
+        assertEquals(java.util.OptionalLong.of(T0 + 5),
+                EndpointAnnouncement.due(java.util.Optional.of(stored), moved, T0 + 5));
+    }
+
+    @Test
     void refusesATamperedEndpoint() {
         Event e = EndpointAnnouncement.sign(A, NODE_A, T0).event();
         List<List<String>> tags = new ArrayList<>(e.tags());

@@ -13,7 +13,6 @@ import jakarta.inject.Inject;
 import org.fleetmesh.identity.EndpointAnnouncement;
 import org.fleetmesh.identity.NodeDidDocument;
 import org.fleetmesh.identity.NodeSecrets;
-import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
@@ -58,13 +57,12 @@ public class EndpointAnnouncer {
         NodeDidDocument node = NodeDidDocument.of(secrets.publicKeys(), address.endpoints());
         long now = System.currentTimeMillis() / 1000;
         Optional<EndpointAnnouncement> stored = stored(node, now);
-        if (stored.isPresent() && stored.get().endpoints().equals(node.endpoints())) {
+        java.util.OptionalLong due = EndpointAnnouncement.due(stored, node.endpoints(), now);
+        if (due.isEmpty()) {
             LOG.infof("endpoint announcement of %s is current (%s)", node.shortForm(), node.endpoints().mesh());
             return;
         }
-        // an addressable event replaces another only when newer: a restart within the same second must still win
-        long createdAt = Math.max(now, stored.map(a -> a.createdAt() + 1).orElse(now));
-        EndpointAnnouncement fresh = EndpointAnnouncement.sign(secrets, node, createdAt);
+        EndpointAnnouncement fresh = EndpointAnnouncement.sign(secrets, node, due.getAsLong());
         relays.relay().ingest().submit(List.of(fresh.event()), new Origin.Import()).thenAccept(outcomes -> {
             var o = outcomes.get(0);
             if (o.accepted()) {
