@@ -34,7 +34,9 @@ class FleetmeshProcessor {
                         org.fleetmesh.peering.quarkus.MeshEndpoint.class,
                         org.fleetmesh.peering.quarkus.MeshUpgradeCheck.class,
                         org.fleetmesh.peering.quarkus.HandshakeWorkers.class,
-                        NodeIdentity.class, DidWellKnownRoute.class)
+                        NodeIdentity.class, DidWellKnownRoute.class,
+                        org.fleetmesh.identity.quarkus.NodeAddress.class,
+                        org.fleetmesh.identity.quarkus.EndpointAnnouncer.class)
                 .setUnremovable()
                 .build();
     }

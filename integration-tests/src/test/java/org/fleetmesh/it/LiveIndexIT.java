@@ -90,10 +90,23 @@ class LiveIndexIT {
         return out;
     }
 
+    /**
+     * Waits for the node's own endpoint announcement (kind 30802, stored just after the port is bound, see
+     * docs/spec/identity.md): the one event in the store the tests did not publish.
+     */
+    static void awaitOwnAnnouncement(NostrClient c) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(20);
+        for (int i = 0; c.query("own-" + i, NostrClient.tree("{\"kinds\":[30802]}")).size() != 1; i++) {
+            assertTrue(System.nanoTime() < deadline, "the node never stored its endpoint announcement");
+            Thread.sleep(100);
+        }
+    }
+
     @Test
     void theIndexFollowsEveryKindOfChange() throws Exception {
         long t = now() - 1000;
         try (NostrClient c = NostrClient.connect(node)) {
+            awaitOwnAnnouncement(c);
             List<Event> notes = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
                 notes.add(alice.note(t + i, "note " + i));
@@ -115,7 +128,8 @@ class LiveIndexIT {
             c.publishAndWait(delByAddress).assertAccepted();
 
             Set<String> expected = stored(c, "req-1");
-            assertEquals(300 - 2 + 1 + 1 + 2, expected.size(), "notes minus two deleted, profile v2, the expiring note, two deletions");
+            assertEquals(300 - 2 + 1 + 1 + 2 + 1, expected.size(),
+                    "notes minus two deleted, profile v2, the expiring note, two deletions, the node's announcement");
             assertTrue(!expected.contains(profile1.id().hex()) && !expected.contains(article.id().hex()));
             assertEquals(expected, needs(c, "idx-1", "{}"), "{} (live index) after inserts, replacement and deletions");
             assertEquals(expected, needs(c, "vec-1", "{\"since\":0}"), "per-session snapshot agrees");
@@ -145,6 +159,7 @@ class LiveIndexIT {
         MeshnodeProcess other = MeshnodeProcess.start("live-index-cli");
         long t = now() - 2000;
         try (NostrClient c = NostrClient.connect(other)) {
+            awaitOwnAnnouncement(c);
             List<Event> notes = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 notes.add(bob.note(t + i, "cli note " + i));

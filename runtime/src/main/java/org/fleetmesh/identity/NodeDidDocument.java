@@ -6,9 +6,12 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * A node's identity as DIDs. The node's DID is a did:peer:4 whose document carries all three keys and the
- * node's services; the same keys and services are also published as a did:peer:2, each key as a did:key, and the
- * Nostr key as a did:nostr, and {@code alsoKnownAs} links them.
+ * A node's identity as DIDs. The node's DID is a did:peer:4 whose input document carries the three keys and
+ * nothing else, so the DID stays the same when the node moves; the same keys are also published as a did:peer:2
+ * (without services, for the same reason), each key as a did:key, and the Nostr key as a did:nostr, and
+ * {@code alsoKnownAs} links them. Where the node is reached ({@link NodeEndpoints}) is added to the document the
+ * node serves ({@link #document()}) and announced in a signed, replaceable event ({@link EndpointAnnouncement}),
+ * never hashed into a DID.
  *
  * <p>Fragments agree across forms: {@code #key-1} is the transport key, {@code #key-2} the agreement key and
  * {@code #key-3} the Nostr key in both the did:peer:4 and the did:peer:2 documents. A did:peer:2 or did:key
@@ -35,11 +38,10 @@ public final class NodeDidDocument {
     }
 
     public static NodeDidDocument of(NodeKeys keys, NodeEndpoints endpoints) {
-        List<ObjectNode> services = services(endpoints);
         String peer2 = DidPeer2.create(List.of(
                 new DidPeer2.PurposedKey(DidPeer2.Purpose.AUTHENTICATION, keys.transport()),
                 new DidPeer2.PurposedKey(DidPeer2.Purpose.KEY_AGREEMENT, keys.agreement()),
-                new DidPeer2.PurposedKey(DidPeer2.Purpose.AUTHENTICATION, keys.nostrMultikey())), services);
+                new DidPeer2.PurposedKey(DidPeer2.Purpose.AUTHENTICATION, keys.nostrMultikey())), List.of());
 
         ObjectNode input = DidJson.object();
         input.set("@context", DidJson.strings(JsonLdContext.DID_V1, JsonLdContext.MULTIKEY_V1));
@@ -50,7 +52,6 @@ public final class NodeDidDocument {
         input.set("authentication", DidJson.strings(TRANSPORT_ID, NOSTR_ID));
         input.set("assertionMethod", DidJson.strings(TRANSPORT_ID, NOSTR_ID));
         input.set("keyAgreement", DidJson.strings(AGREEMENT_ID));
-        input.putArray("service").addAll(services);
         input.set("alsoKnownAs", DidJson.strings(peer2, DidKey.of(keys.transport()), DidKey.of(keys.agreement()),
                 DidKey.of(keys.nostrMultikey()), DidNostr.of(keys.nostr())));
         return new NodeDidDocument(keys, endpoints, peer2, DidPeer4.create(input));
@@ -104,14 +105,31 @@ public final class NodeDidDocument {
         return peer4.inputDocument();
     }
 
-    /** The node's DID document: the did:peer:4 long form resolved. */
+    /** The node's DID document as it serves it: the did:peer:4 long form resolved, plus its current services. */
     public ObjectNode document() {
-        return peer4.resolve();
+        return withServices(peer4.resolve());
     }
 
     /** The same document under the short form. */
     public ObjectNode shortFormDocument() {
-        return peer4.resolveShort();
+        return withServices(peer4.resolveShort());
+    }
+
+    /** What any resolver derives from the DID alone: the keys, no services. */
+    public ObjectNode resolvedDocument() {
+        return peer4.resolve();
+    }
+
+    /** {@code service} goes before {@code alsoKnownAs}, in DID Core's order, as it did when it was hashed. */
+    private ObjectNode withServices(ObjectNode resolved) {
+        ObjectNode doc = DidJson.object();
+        resolved.properties().forEach(field -> {
+            if (field.getKey().equals("alsoKnownAs")) {
+                doc.putArray("service").addAll(services(endpoints));
+            }
+            doc.set(field.getKey(), field.getValue());
+        });
+        return doc;
     }
 
     /** The did:peer:2 document, as any resolver derives it from the DID. */

@@ -80,25 +80,52 @@ class NodeDidDocumentTest {
     }
 
     @Test
-    void resolvesThroughTheResolverToTheSameDocument() {
-        assertEquals(NODE.document(), DidResolver.offline().resolve(NODE.did()));
+    void resolvesThroughTheResolverToTheServedDocumentWithoutItsServices() {
+        ObjectNode resolved = DidResolver.offline().resolve(NODE.did());
+        assertEquals(NODE.resolvedDocument(), resolved);
+        ObjectNode served = NODE.document();
+        served.remove("service");
+        assertEquals(resolved, served);
     }
 
     @Test
     void resolvesItsShortFormOnceTheLongFormIsKnown() {
-        assertEquals(NODE.shortFormDocument(), DidResolver.offline().knowing(NODE.did()).resolve(NODE.shortForm()));
+        ObjectNode served = NODE.shortFormDocument();
+        served.remove("service");
+        assertEquals(served, DidResolver.offline().knowing(NODE.did()).resolve(NODE.shortForm()));
         assertTrue(DidPeer4.parse(NODE.did()).hasShortForm(NODE.shortForm()));
     }
 
     @Test
-    void publishesTheSameKeysAndServicesAsDidPeer2UnderTheSameFragments() {
+    void hashesNoServiceIntoTheDid() {
+        assertTrue(!NODE.inputDocument().has("service"), "the did:peer:4 input document carries no service");
+        assertTrue(!DidResolver.offline().resolve(NODE.peer2()).has("service"), "the did:peer:2 encodes no service");
+    }
+
+    @Test
+    void keepsEveryIdentifierWhenTheNodeMoves() {
+        NodeDidDocument moved = NodeDidDocument.of(KEYS, NodeEndpoints.of("ws://127.0.0.1:7799/",
+                "ws://127.0.0.1:7799/mesh", "http://127.0.0.1:7799/didcomm"));
+        assertEquals(NODE.did(), moved.did());
+        assertEquals(NODE.identifiers(), moved.identifiers());
+        assertEquals("ws://127.0.0.1:7799/mesh", moved.document().get("service").get(1).get("serviceEndpoint").asText());
+    }
+
+    @Test
+    void changesTheDidWithTheKeys() {
+        NodeKeys other = new NodeKeys(TestKeys.NOSTR, Multikey.decode(TestKeys.ED25519_AS_X25519),
+                Multikey.decode(TestKeys.ED25519));
+        assertTrue(!NODE.did().equals(NodeDidDocument.of(other, ENDPOINTS).did()));
+    }
+
+    @Test
+    void publishesTheSameKeysAsDidPeer2UnderTheSameFragments() {
         ObjectNode peer2 = DidResolver.offline().resolve(NODE.peer2());
         ObjectNode peer4 = NODE.document();
         for (String fragment : List.of("#key-1", "#key-2", "#key-3")) {
             assertEquals(keyOf(peer4, fragment), keyOf(peer2, fragment), fragment);
         }
         assertEquals(peer4.get("keyAgreement"), peer2.get("keyAgreement"));
-        assertEquals(peer4.get("service"), peer2.get("service"));
     }
 
     @Test

@@ -35,10 +35,10 @@ class WorkedExampleTest {
     static final String A_NOSTR = "1b84c5567b126440995d3ed5aaba0565d71e1834604819ff9c17f5e9d5dd078f";
     static final String B_TRANSPORT = "8a875fff1eb38451577acd5afee405456568dd7c89e090863a0557bc7af49f17";
     static final String B_NOSTR = "462779ad4aad39514614751a71085f2f10e1c7a593e4e030efb5b8721ce55b0b";
-    static final String A_SHORT = "did:peer:4zQmYyUJZUsuP8oyJcFauSNnHLG6ZrTiqDJYUix5noEs65Xc";
-    static final String B_SHORT = "did:peer:4zQmSgsqWWhd8S1yWTbHxLP1ABdAxmTMHj7c1yjrYDfekyCX";
-    static final String A_DID_SHA256 = "1958ccfd0a157abb00909c03a454b5973988d2ab762d96b61d89d662be6f1308";
-    static final String B_DID_SHA256 = "8dab51a08e1a294ac80875af62d491a4bc1c878597b8c579e170596bb211b64d";
+    static final String A_SHORT = "did:peer:4zQmaZTRrXXHFvBnhFavT4LnPsuTRswLuVCXvayzrbG1VJPQ";
+    static final String B_SHORT = "did:peer:4zQmNNPJUM8fqAjuEuUbDHh6qRTGY9r8QQab2J9JaitaK7xU";
+    static final String A_DID_SHA256 = "eb938e00bd55161ea5da763d663a01ff7e257f9021f804275e912f2ff9aa1112";
+    static final String B_DID_SHA256 = "df1c6d2c5eb23b8bb7f581d3582989a3614019ff87e0869d53e8c9c12cd73d41";
     static final String RESPONDER_CHALLENGE = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
     static final String INITIATOR_CHALLENGE = "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f";
     static final String A_AUX = "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f";
@@ -51,11 +51,11 @@ class WorkedExampleTest {
             + "00000020" + INITIATOR_CHALLENGE
             + "00000020" + RESPONDER_CHALLENGE
             + "00000008000000006955b901";
-    static final String INITIATOR_TRANSCRIPT_SHA256 = "5c36e3f50997eb1b3d19ae8a31b7b424dbbb83a820a88e2e60c94817498d4457";
-    static final String INITIATOR_SIG = "722648f7d999906dff1b34eed5923fab53850d1c6d5c7bfa6be2259f74ccbc98"
-            + "21aeded914f960e2045d0ed8220a8d833cc46a97a01b2faf11aa967ae896280a";
-    static final String INITIATOR_NOSTR_SIG = "539103155c6f33b621c9769e16d5adf8b7bba5c61684cc33a4a13980ba0c9093"
-            + "42faea01b5788516bb5173f09d0266248fa46cd050f6e59a59d55112836a6aca";
+    static final String INITIATOR_TRANSCRIPT_SHA256 = "302aa12c97374cd025d43363ce7d5597db0e925de7f70cc0ccc3bab2bae2ca63";
+    static final String INITIATOR_SIG = "2af120b5c936a3a185a2a652dba79effa37121417b1fe7a2f7b0538bdaf58cab"
+            + "a670ea318333a3d17c0b25d04f574751daf0c5ba2588926c88c0871201fae60f";
+    static final String INITIATOR_NOSTR_SIG = "2c08add4a858a7716e960453104b0f8a95f6b81eee191c24a75694eec241d6f6"
+            + "e8620f9f1a80a7eb486a0a7ac03525880e188ad7d7490cbbcd9289ae5c21bb0a";
     static final String RESPONDER_TRANSCRIPT = "00000016666c6565746d6573682f6d6573682d617574682f7631"
             + "00000009726573706f6e646572"
             + "00000020" + A_DID_SHA256
@@ -63,11 +63,11 @@ class WorkedExampleTest {
             + "00000020" + INITIATOR_CHALLENGE
             + "00000020" + RESPONDER_CHALLENGE
             + "00000008000000006955b902";
-    static final String RESPONDER_TRANSCRIPT_SHA256 = "f8a8021a05afa89db61cd8d368c20ec9f7f94ec4f51d31d53ec2ab68113fb927";
-    static final String RESPONDER_SIG = "3b4d4915fa9646b9608a0233c038bfac6388e8f1b8e74ebc9d909e9d5991dcf3"
-            + "98ff02d7819b9c53f078cd811f252b14a9288c5771fbfa91cf1ebc6118a7090f";
-    static final String RESPONDER_NOSTR_SIG = "f6e7e7d04d07d04f8324ea6b4839cff62faf8db8f8689f798d0f31ddbc2a3a34"
-            + "304481c56bd06f2b2635a5656e3b9c3fc8c3e4e60481babd04d4aa7d5b1c13ac";
+    static final String RESPONDER_TRANSCRIPT_SHA256 = "0ad409853de663960db456794b003239c0b38a791184dca495d8a3cab501d52e";
+    static final String RESPONDER_SIG = "d52cbc08016767e8a8a8766aaec06a6426e63a082f0c8321467fa2c5443e7f03"
+            + "b9651ca9a0de774e5d3e093ac98ac8e171f8fc0fd9340ca9aafb3bc7bb83eb06";
+    static final String RESPONDER_NOSTR_SIG = "68a674f0188432ce36db6cc81a76ba8ba989b865ce036ec635df013165bb2831"
+            + "eeee5b33276fa75f162aa5d9ad4d57c81291a03e69f1399c50045712053e43ad";
 
     static final String HELLO = "[\"MESH-HELLO\",{\"versions\":[1],\"did\":\"<B>\",\"challenge\":\"" + RESPONDER_CHALLENGE
             + "\",\"time\":1767225600}]";

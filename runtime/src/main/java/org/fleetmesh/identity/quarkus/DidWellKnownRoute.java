@@ -1,37 +1,40 @@
 package org.fleetmesh.identity.quarkus;
 
-import java.net.URI;
-import java.util.Optional;
-
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.fleetmesh.identity.NodeDidDocument;
-import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.NodeSecrets;
 
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 
-/** Serves the node's did:nostr document at {@code /.well-known/did/nostr/<hex>.json} (nostrcg draft). */
+/**
+ * Serves the node's DID document at {@code /.well-known/did.json} (the did:peer:4 long form resolved, plus where the
+ * node is reached now) and its did:nostr document at {@code /.well-known/did/nostr/<hex>.json} (nostrcg draft).
+ */
 @ApplicationScoped
 public class DidWellKnownRoute {
     static final String PREFIX = "/.well-known/did/nostr/";
+    static final String DID_JSON = "/.well-known/did.json";
 
     @Inject
     NodeIdentity identity;
 
-    @ConfigProperty(name = "fleetmesh.relay.url")
-    Optional<URI> publicUrl;
-
-    @ConfigProperty(name = "quarkus.http.port", defaultValue = "7777")
-    int httpPort;
+    @Inject
+    NodeAddress address;
 
     void routes(@Observes Router router) {
+        router.get(DID_JSON).handler(this::didDocument);
         router.get(PREFIX + ":file").handler(this::handle);
+    }
+
+    private void didDocument(RoutingContext ctx) {
+        NodeDidDocument doc = NodeDidDocument.of(identity.secrets().publicKeys(), address.endpoints());
+        ctx.response().putHeader("Access-Control-Allow-Origin", "*")
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/did+json").end(doc.document().toString());
     }
 
     private void handle(RoutingContext ctx) {
@@ -43,7 +46,7 @@ public class DidWellKnownRoute {
                     .end("not found: this node serves only its own did:nostr document\n");
             return;
         }
-        NodeDidDocument doc = NodeDidDocument.of(secrets.publicKeys(), NodeEndpoints.forRelay(publicUrl, httpPort));
+        NodeDidDocument doc = NodeDidDocument.of(secrets.publicKeys(), address.endpoints());
         response.putHeader(HttpHeaders.CONTENT_TYPE, "application/did+json").end(doc.didNostrDocument().toString());
     }
 }
