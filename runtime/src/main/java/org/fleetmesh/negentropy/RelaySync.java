@@ -10,7 +10,6 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.Function;
 import java.util.function.Predicate;
 
 import org.fleetmesh.nostr.Event;
@@ -186,10 +185,10 @@ public final class RelaySync {
     // ---------------------------------------------------------------- down: REQ by id
 
     /**
-     * Requests the {@code needIds} by id and hands every event that was asked for and passes {@code refusal}
-     * (null = acceptable, else the reason) to {@code sink}, in batches. Events not received count as failed.
+     * Requests the {@code needIds} by id and hands every event that was asked for to {@code sink}, in
+     * batches (the sink judges them, e.g. through the node's ingest). Events not received count as failed.
      */
-    public void fetch(List<Id> needIds, Function<Event, String> refusal, Consumer<List<Event>> sink) {
+    public void fetch(List<Id> needIds, Consumer<List<Event>> sink) {
         MessageParser parser = new MessageParser(new MessageParser.Limits(16, Integer.MAX_VALUE, 100_000, 100_000));
         List<Event> batch = new ArrayList<>();
         long handed = 0;
@@ -233,11 +232,6 @@ public final class RelaySync {
                         }
                         if (!wanted.remove(e.id().hex())) {
                             continue; // not asked for (or sent twice): ignore
-                        }
-                        String why = refusal.apply(e);
-                        if (why != null) {
-                            tally.fail(1, "from relay: " + why);
-                            continue;
                         }
                         batch.add(e);
                         if (batch.size() >= BATCH) {

@@ -204,7 +204,9 @@ public final class Ingest implements AutoCloseable {
         if (refusal == null && origin instanceof Origin.Client client) {
             refusal = writeGate(client, e);
         }
-        if (refusal == null && origin instanceof Origin.Import && e.eventClass() == EventClass.EPHEMERAL) {
+        // bulk origins store; an ephemeral event is only ever handed to live subscribers
+        if (refusal == null && (origin instanceof Origin.Import || origin instanceof Origin.Sync)
+                && e.eventClass() == EventClass.EPHEMERAL) {
             refusal = "invalid: ephemeral events are never stored";
         }
         return refusal != null ? refusal : Events.verify(e);

@@ -142,11 +142,13 @@ class IngestTest {
     }
 
     @Test
-    void importRefusesEphemeralEvents() throws Exception {
+    void importAndSyncRefuseEphemeralEvents() throws Exception {
         open(recording());
         Event eph = Events.sign(key, NOW, 20001, List.of(), "typing");
-        Ingest.Outcome o = await(ingest.submit(List.of(eph), new Origin.Import())).get(0);
-        assertEquals("invalid: ephemeral events are never stored", o.reason());
+        for (Origin bulk : List.of(new Origin.Import(), new Origin.Sync("ws://127.0.0.1:1/"))) {
+            Ingest.Outcome o = await(ingest.submit(List.of(eph), bulk)).get(0);
+            assertEquals("invalid: ephemeral events are never stored", o.reason(), "from " + bulk);
+        }
         assertTrue(fannedOut.isEmpty());
     }
 

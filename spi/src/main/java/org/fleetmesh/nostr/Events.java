@@ -78,7 +78,7 @@ public final class Events {
     }
 
     /** True when every surrogate in {@code s} is part of a high-low pair. */
-    static boolean wellFormed(String s) {
+    public static boolean wellFormed(String s) {
         for (int i = 0, n = s.length(); i < n; i++) {
             char c = s.charAt(i);
             if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {

@@ -13,7 +13,6 @@ import org.fleetmesh.negentropy.NegInitiator;
 import org.fleetmesh.negentropy.RelaySync;
 import org.fleetmesh.negentropy.SortedVector;
 import org.fleetmesh.nostr.Event;
-import org.fleetmesh.nostr.EventClass;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
@@ -236,7 +235,7 @@ public final class SyncCommand {
                         + " (only there)");
                 if (down && need > 0) {
                     Origin origin = new Origin.Sync(url.toString());
-                    sync.fetch(r.needIds(), SyncCommand::notStorable, batch -> store(ingest, origin, batch));
+                    sync.fetch(r.needIds(), batch -> store(ingest, origin, batch));
                 }
                 if (up && have > 0) {
                     sync.push(store, r.haveIds(), now);
@@ -267,11 +266,6 @@ public final class SyncCommand {
         s.put("skipped", tally.skipped());
         out.println(s.toString());
         out.flush();
-    }
-
-    /** Ephemeral events are never stored; the rest is for {@link Ingest} to judge. */
-    private static String notStorable(Event e) {
-        return e.eventClass() == EventClass.EPHEMERAL ? "invalid: ephemeral events are never stored" : null;
     }
 
     /** The down direction's events through the node's ingest, counted; the next batch waits for these outcomes. */

@@ -155,26 +155,14 @@ public record Rumor(EventId id, PubKey pubkey, long createdAt, int kind, List<Li
 
     /** UTF-8 cannot encode a lone surrogate, so two different rumors would share one id. */
     private static boolean wellFormed(Rumor r) {
-        if (!wellFormed(r.content)) {
+        if (!Events.wellFormed(r.content)) {
             return false;
         }
         for (List<String> tag : r.tags) {
             for (String s : tag) {
-                if (!wellFormed(s)) {
+                if (!Events.wellFormed(s)) {
                     return false;
                 }
-            }
-        }
-        return true;
-    }
-
-    private static boolean wellFormed(String s) {
-        for (int i = 0, n = s.length(); i < n; i++) {
-            char c = s.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return false;
             }
         }
         return true;
