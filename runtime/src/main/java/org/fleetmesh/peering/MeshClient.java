@@ -26,12 +26,20 @@ public final class MeshClient implements AutoCloseable {
     private final HandshakeSettings settings;
     private final SeenProofs seen;
     private final Dialer dialer;
+    private final LinkSessions sessions;
 
     public MeshClient(Vertx vertx, MeshSigner self, HandshakeSettings settings) {
         this(vertx, self, settings, new SeenProofs());
     }
 
     public MeshClient(Vertx vertx, MeshSigner self, HandshakeSettings settings, SeenProofs seen) {
+        this(vertx, self, settings, seen, LinkSessions.UNSUPPORTED);
+    }
+
+    /** @param sessions opens what runs on each link after MESH-OK */
+    public MeshClient(Vertx vertx, MeshSigner self, HandshakeSettings settings, SeenProofs seen,
+            LinkSessions sessions) {
+        this.sessions = Objects.requireNonNull(sessions, "sessions");
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.self = Objects.requireNonNull(self, "self");
         this.settings = Objects.requireNonNull(settings, "settings");
@@ -58,7 +66,8 @@ public final class MeshClient implements AutoCloseable {
         try {
             // the link and its handlers exist before connecting, so MESH-HELLO cannot arrive ahead of them
             connection = dialer.dial(url, c -> {
-                link[0] = new MeshLink(MeshHandshake.initiator(self, settings, seen, expectedPeer), new Socket(c));
+                link[0] = new MeshLink(MeshHandshake.initiator(self, settings, seen, expectedPeer), new Socket(c),
+                        MeshLink.Offload.INLINE, System::nanoTime, sessions);
                 link[0].open(); // the handshake timeout counts from here, connecting included
                 return new OutboundConnection.Handler() {
                     @Override

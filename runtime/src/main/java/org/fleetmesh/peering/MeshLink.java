@@ -12,7 +12,8 @@ import java.util.function.LongSupplier;
 /**
  * One relay-to-relay connection at {@code /mesh}, either side: runs the {@link MeshHandshake} over a {@link Socket}
  * the edge adapts (the websockets-next endpoint, the Vert.x client, a test server), closes it on refusal, and after
- * MESH-OK answers what it does not serve yet with {@code MESH-ERR "unsupported: ..."} while keeping the link open.
+ * MESH-OK hands every message to the link's {@link LinkSession} (by default one that answers
+ * {@code MESH-ERR "unsupported: ..."} and keeps the link open).
  *
  * <p>
  * Every entry point is called on the connection's own thread (its event loop). A handshake message whose handling
@@ -58,6 +59,8 @@ public final class MeshLink {
     private final Socket socket;
     private final Offload offload;
     private final LongSupplier nanoTime;
+    private final LinkSessions sessions;
+    private LinkSession session;
     private final CompletableFuture<PeerIdentity> authenticated = new CompletableFuture<>();
     private long lastHeard;
     private boolean ending;
@@ -77,6 +80,13 @@ public final class MeshLink {
      * @param nanoTime the clock of the idle timeout, {@link System#nanoTime()} outside tests
      */
     public MeshLink(MeshHandshake handshake, Socket socket, Offload offload, LongSupplier nanoTime) {
+        this(handshake, socket, offload, nanoTime, LinkSessions.UNSUPPORTED);
+    }
+
+    /** @param sessions opens what runs on the link after MESH-OK */
+    public MeshLink(MeshHandshake handshake, Socket socket, Offload offload, LongSupplier nanoTime,
+            LinkSessions sessions) {
+        this.sessions = Objects.requireNonNull(sessions, "sessions");
         this.handshake = Objects.requireNonNull(handshake, "handshake");
         this.socket = Objects.requireNonNull(socket, "socket");
         this.offload = Objects.requireNonNull(offload, "offload");
@@ -116,8 +126,8 @@ public final class MeshLink {
             } else {
                 apply(handshake.receive(text));
             }
-        } else if (handshake.peer().isPresent() && !ending) {
-            afterHandshake(text);
+        } else if (session != null && !ending) {
+            session.receive(text);
         }
         // refused: the connection is closing; nothing more to say
     }
@@ -139,6 +149,11 @@ public final class MeshLink {
     /** The connection closed, by either side. */
     public synchronized void closed() {
         ending = true;
+        if (session != null) {
+            LinkSession s = session;
+            session = null;
+            s.closed();
+        }
         if (working) {
             closedWhileWorking = true;
         } else {
@@ -228,18 +243,8 @@ public final class MeshLink {
         }
     }
 
-    private void afterHandshake(String text) {
-        Optional<String> type = MeshMessage.typeOf(text);
-        if (type.isPresent() && type.get().equals(MeshMessage.ERR)) {
-            return; // never answer MESH-ERR with MESH-ERR: two nodes would echo each other forever
-        }
-        String what = type.map(t -> "message type \"" + MeshJson.clip(t) + "\"").orElse("a message that is not a typed JSON array");
-        socket.send(MeshErr.of(Refusal.of(Refusal.Kind.UNSUPPORTED, what + " is not served on this link yet"))
-                .encode());
-    }
-
-    /** Ends an authenticated link: MESH-ERR with the reason, then the close. */
-    private void end(Refusal refusal) {
+    /** Ends an authenticated link: MESH-ERR with the reason, then the close (the refusal's close code). */
+    public synchronized void end(Refusal refusal) {
         if (ending) {
             return;
         }
@@ -256,6 +261,7 @@ public final class MeshLink {
         MeshHandshake.Outcome outcome = step.outcome().get();
         if (outcome instanceof MeshHandshake.Outcome.Authenticated a) {
             lastHeard = nanoTime.getAsLong();
+            session = sessions.open(this);
             authenticated.complete(a.peer());
         } else if (outcome instanceof MeshHandshake.Outcome.Refused r) {
             Refusal refusal = r.refusal();

@@ -65,7 +65,7 @@ public sealed interface MeshMessage permits MeshHello, MeshAuth, MeshOk, MeshErr
     }
 
     /** The type of a message, for answering one that arrives after the handshake; empty when there is none. */
-    static Optional<String> typeOf(String text) {
+    public static Optional<String> typeOf(String text) {
         try (JsonParser p = MeshJson.FACTORY.createParser(text)) {
             if (p.nextToken() == JsonToken.START_ARRAY
                     && p.nextToken() == JsonToken.VALUE_STRING) {

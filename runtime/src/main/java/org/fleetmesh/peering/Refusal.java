@@ -36,6 +36,12 @@ public record Refusal(Kind kind, String detail) {
         IDLE("idle", true, 1000),
         /** This node failed, not the peer (a bug; logged with its cause). */
         ERROR("error", true, 1011),
+        /** A second authenticated link between the same two nodes: the tie-break closes one (close 1000). */
+        DUPLICATE("duplicate", true, 1000),
+        /** The peer is quarantined here (S3: too many budget violations), until the time in the detail. */
+        QUARANTINED("quarantined", true),
+        /** The peer did not answer heartbeats within the link's latency bound (close 1000; redialled). */
+        LATE("late", true, 1000),
         /** The peer refused us with MESH-ERR; its reason is the detail. */
         PEER("peer", false),
         /** The connection closed before the handshake completed. */
