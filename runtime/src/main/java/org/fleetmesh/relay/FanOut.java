@@ -27,12 +27,14 @@ final class FanOut implements Ingest.FanOutSink, AutoCloseable {
     private record Handed(Event event, long seq) {
     }
     private final Semaphore room;
+    private final int capacity;
     private final Thread thread;
     private final int maxHeldBack;
     private volatile boolean running = true;
 
     FanOut(int capacity, int maxHeldBack) {
         this.room = new Semaphore(capacity);
+        this.capacity = capacity;
         this.maxHeldBack = maxHeldBack;
         this.thread = new Thread(this::run, "fleetmesh-fan-out");
         this.thread.setDaemon(true);
@@ -53,6 +55,11 @@ final class FanOut implements Ingest.FanOutSink, AutoCloseable {
 
     int subscriptions() {
         return index.size();
+    }
+
+    /** Events waiting to be sent to live subscribers. */
+    int queued() {
+        return capacity - room.availablePermits();
     }
 
     @Override

@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
+import org.fleetmesh.relay.capacity.CommitTimes;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.SaveOutcome;
 import org.jboss.logging.Logger;
@@ -41,6 +42,8 @@ final class GroupCommit implements AutoCloseable {
     private volatile boolean running = true;
     private volatile long committedEvents;
     private volatile long batches;
+    /** Commit latency for the pressure signal, and each batch for metrics. */
+    final CommitTimes times = new CommitTimes();
 
     /** @param afterCommit given the events each commit stored; what it throws is logged, never turned into outcomes */
     GroupCommit(EventStore store, int capacity, int maxBatch, Consumer<List<Event>> afterCommit) {
@@ -68,6 +71,15 @@ final class GroupCommit implements AutoCloseable {
 
     long batches() {
         return batches;
+    }
+
+    /** Events waiting for the writer, and the most that may. */
+    int queued() {
+        return queue.size();
+    }
+
+    int capacity() {
+        return queue.size() + queue.remainingCapacity();
     }
 
     private void run() {
@@ -141,6 +153,8 @@ final class GroupCommit implements AutoCloseable {
     }
 
     private List<SaveOutcome> save(List<Event> unique) {
+        times.began(System.nanoTime());
+        boolean ok = false;
         try {
             List<SaveOutcome> outcomes = store.save(unique);
             if (outcomes.size() != unique.size()) {
@@ -148,11 +162,14 @@ final class GroupCommit implements AutoCloseable {
             }
             committedEvents += unique.size();
             batches++;
+            ok = true;
             return outcomes;
         } catch (RuntimeException e) {
             // only a failed save is a failed batch: nothing of it was committed
             LOG.error("group commit failed; answering the batch with an error", e);
             return Collections.nCopies(unique.size(), SaveOutcome.FAILED);
+        } finally {
+            times.ended(ok ? unique.size() : 0, System.nanoTime(), ok);
         }
     }
 

@@ -16,6 +16,9 @@ import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventClass;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Events;
+import org.fleetmesh.relay.capacity.Capacity;
+import org.fleetmesh.relay.capacity.CommitTimes;
+import org.fleetmesh.relay.capacity.Priority;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.SaveOutcome;
 import org.jboss.logging.Logger;
@@ -108,12 +111,20 @@ public final class Ingest implements AutoCloseable {
     private final RelayPolicy policy;
     private final LongSupplier nowSeconds;
     private final FanOutSink fanOut;
+    private final Capacity capacity;
     private final GroupCommit writes;
     private final ThreadPoolExecutor announcer;
     private final List<IngestListener> listeners = new CopyOnWriteArrayList<>();
 
     public Ingest(EventStore store, RelayLimits limits, RelayPolicy policy, LongSupplier nowSeconds, FanOutSink fanOut) {
+        this(store, limits, policy, nowSeconds, fanOut, Capacity.unlimited());
+    }
+
+    /** @param capacity sheds events by their origin's tier under load (see {@link #priority}) */
+    public Ingest(EventStore store, RelayLimits limits, RelayPolicy policy, LongSupplier nowSeconds, FanOutSink fanOut,
+            Capacity capacity) {
         this.store = store;
+        this.capacity = capacity;
         this.limits = limits;
         this.policy = policy;
         this.nowSeconds = nowSeconds;
@@ -209,7 +220,21 @@ public final class Ingest implements AutoCloseable {
                 && e.eventClass() == EventClass.EPHEMERAL) {
             refusal = "invalid: ephemeral events are never stored";
         }
+        if (refusal == null) {
+            refusal = capacity.refusal(priority(e, origin)); // before the signature: the costly part
+        }
         return refusal != null ? refusal : Events.verify(e);
+    }
+
+    /** An event's capacity tier: ephemeral ones are live routing, the rest go by who brought them. */
+    static Priority priority(Event e, Origin origin) {
+        if (e.eventClass() == EventClass.EPHEMERAL) {
+            return Priority.LIVE_ROUTING;
+        }
+        if (origin instanceof Origin.Client) {
+            return Priority.CLIENT_EVENT;
+        }
+        return origin instanceof Origin.Peer ? Priority.PEER_SYNC : Priority.BACKFILL;
     }
 
     /** NIP-42 write gate and NIP-70: protected events only from their authenticated author. */
@@ -265,6 +290,16 @@ public final class Ingest implements AutoCloseable {
     /** Events committed so far and the transactions that carried them (group-commit ratio). */
     public long[] writeStats() {
         return new long[] { writes.committedEvents(), writes.batches() };
+    }
+
+    /** Events waiting for the writer, and the most that may. */
+    int[] writeQueue() {
+        return new int[] { writes.queued(), writes.capacity() };
+    }
+
+    /** The writer's transactions: commit latency, and each batch for metrics. */
+    public CommitTimes commitTimes() {
+        return writes.times;
     }
 
     /** Writes what is queued, then stops. */

@@ -75,6 +75,15 @@ final class QueryPool implements AutoCloseable {
         lane.ready = false;
     }
 
+    /** Tasks queued over all connections (not yet running), and the most that may be. */
+    synchronized int queued() {
+        return queued;
+    }
+
+    int capacity() {
+        return capacity;
+    }
+
     synchronized int inFlight(Lane lane) {
         return lane.inFlight();
     }

@@ -12,6 +12,10 @@ import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.relay.capacity.Capacity;
+import org.fleetmesh.relay.capacity.CapacityPolicy;
+import org.fleetmesh.relay.capacity.Load;
+import org.fleetmesh.relay.capacity.Priority;
 import org.fleetmesh.spi.storage.EventStore;
 import org.jboss.logging.Logger;
 
@@ -30,6 +34,8 @@ public final class Relay implements AutoCloseable {
     static final Set<Integer> PRIVATE_KINDS = Visibility.PRIVATE_KINDS;
     /** Tasks queued for the query threads over all connections. */
     private static final int QUERY_QUEUE = 4096;
+    /** How long a finished commit's duration stays the commit latency when no other commit follows it. */
+    private static final long COMMIT_LATENCY_MEMORY_NANOS = 1_000_000_000L;
 
     private final EventStore store;
     private final RelayLimits limits;
@@ -38,6 +44,7 @@ public final class Relay implements AutoCloseable {
     private final LongSupplier nowSeconds;
     private final Visibility visibility;
     private final FanOut fanOut;
+    private final Capacity capacity;
     private final Ingest ingest;
     private final QueryPool queryPool;
     private final Queries queries;
@@ -58,7 +65,9 @@ public final class Relay implements AutoCloseable {
         this.nowSeconds = nowSeconds;
         this.visibility = new Visibility(policy, nowSeconds);
         this.fanOut = new FanOut(limits.fanOutQueueEvents(), limits.maxHeldBackEvents());
-        this.ingest = new Ingest(store, limits, policy, nowSeconds, fanOut);
+        // sheds nothing until a policy is applied (RelayRuntime applies the configured one)
+        this.capacity = new Capacity(CapacityPolicy.OFF, this::load, System::nanoTime);
+        this.ingest = new Ingest(store, limits, policy, nowSeconds, fanOut, capacity);
         this.queryPool = new QueryPool(queryThreads, limits.maxInflightQueries(), QUERY_QUEUE);
         this.queries = new Queries(store, limits, visibility, queryPool, fanOut, ingest, nowSeconds);
         this.negSessions = new NegSessions(store, limits, visibility, queryPool, nowSeconds, liveIndexes::get);
@@ -72,6 +81,24 @@ public final class Relay implements AutoCloseable {
 
     public RelayPolicy policy() {
         return policy;
+    }
+
+    /** The capacity check: pressure, shed tiers; peering code asks it before working on a peer's frame. */
+    public Capacity capacity() {
+        return capacity;
+    }
+
+    /** The sources of the pressure signal, read now. */
+    public Load load() {
+        int[] writes = ingest.writeQueue();
+        long[] heap = Load.heapAfterCollection();
+        return new Load(writes[0], writes[1], ingest.commitTimes().latency(System.nanoTime(), COMMIT_LATENCY_MEMORY_NANOS),
+                heap[0], heap[1], queryPool.queued(), queryPool.capacity());
+    }
+
+    /** Events waiting for live fan-out. */
+    public int fanOutQueued() {
+        return fanOut.queued();
     }
 
     /** Where events from elsewhere than a client socket (peer links, syncs) enter this relay. */
@@ -166,6 +193,9 @@ public final class Relay implements AutoCloseable {
         if (state == null) {
             return; // closed meanwhile
         }
+        if (shed(state, m)) {
+            return;
+        }
         try {
             if (m instanceof ClientMessage.EventMessage em) {
                 onEvent(state, em.event());
@@ -188,6 +218,29 @@ public final class Relay implements AutoCloseable {
             LOG.errorf(e, "handling a %s message failed", m.getClass().getSimpleName());
             c.send(RelayMessages.notice("error: internal error while handling the message"));
         }
+    }
+
+    /**
+     * Under load a REQ, COUNT or NEG-OPEN whose tier is shed is answered here, before any work
+     * (CLOSED / NEG-ERR {@code rate-limited:}); a reused id's old subscription or session ends with it.
+     * EVENTs are shed in {@link Ingest}, where every origin passes.
+     */
+    private boolean shed(ClientState state, ClientMessage m) {
+        Priority tier = Priority.of(m);
+        String refusal = tier == null ? null : capacity.refusal(tier);
+        if (refusal == null) {
+            return false;
+        }
+        if (m instanceof ClientMessage.NegOpen open) {
+            negSessions.close(state, open.subscriptionId());
+            state.connection.send(RelayMessages.negErr(open.subscriptionId(), refusal));
+        } else if (m instanceof ClientMessage.Req req) {
+            queries.close(state, req.subscriptionId());
+            state.connection.send(RelayMessages.closed(req.subscriptionId(), refusal));
+        } else if (m instanceof ClientMessage.Count count) {
+            state.connection.send(RelayMessages.closed(count.subscriptionId(), refusal));
+        }
+        return true;
     }
 
     private static void refuse(Connection c, ProtocolException e) {

@@ -25,6 +25,9 @@ public class RelayRuntime {
     @Inject
     RelayConfig config;
 
+    @Inject
+    CapacityConfig capacity;
+
     private volatile Relay relay;
 
     void onStart(@Observes StartupEvent e) {
@@ -40,6 +43,7 @@ public class RelayRuntime {
                     r = new Relay(store, config.limits(), config.policy(), config.queryThreads(),
                             () -> System.currentTimeMillis() / 1000);
                     enableLiveIndexes(r);
+                    r.capacity().apply(capacity.policy());
                     relay = r;
                     LOG.infof("relay ready (libsecp256k1 JNI: %s)", org.fleetmesh.nostr.Schnorr.isNative());
                 }

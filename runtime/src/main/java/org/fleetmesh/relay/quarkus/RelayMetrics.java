@@ -1,0 +1,148 @@
+package org.fleetmesh.relay.quarkus;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.relay.Ingest;
+import org.fleetmesh.relay.Origin;
+import org.fleetmesh.relay.Relay;
+import org.fleetmesh.relay.capacity.Capacity;
+import org.fleetmesh.relay.capacity.Pressure;
+import org.fleetmesh.relay.capacity.Priority;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.quarkus.runtime.StartupEvent;
+
+/**
+ * The relay's own counters at {@code /q/metrics}: connections, events by origin and outcome (the
+ * answer's prefix word), commit batches, the queues, and the capacity signal with its shed tiers.
+ * Names and labels are listed in docs/OPERATING.md.
+ */
+@ApplicationScoped
+public class RelayMetrics {
+    /** NIP-01 prefixes (and ours): any other first word is counted as "other", so labels stay few. */
+    static final Set<String> REASONS = Set.of("duplicate", "pow", "blocked", "rate-limited", "invalid", "restricted",
+            "auth-required", "mute", "error", "unsupported");
+
+    @Inject
+    RelayRuntime runtime;
+
+    @Inject
+    MeterRegistry registry;
+
+    private final Map<String, Counter> events = new ConcurrentHashMap<>();
+
+    void onStart(@Observes StartupEvent e) {
+        Relay relay = runtime.relay();
+        Gauge.builder("fleetmesh.relay.connections", relay, Relay::connectionCount)
+                .description("Client WebSocket connections open").register(registry);
+        Gauge.builder("fleetmesh.relay.subscriptions", relay, Relay::liveSubscriptions)
+                .description("Live subscriptions (REQs past or before EOSE)").register(registry);
+        Gauge.builder("fleetmesh.relay.negentropy.sessions", relay, r -> r.negSessionStats()[0])
+                .description("NIP-77 sessions open or opening").register(registry);
+        Gauge.builder("fleetmesh.relay.write.queue", relay, r -> r.load().writeQueued()).baseUnit("events")
+                .description("Events waiting for the group-commit writer").register(registry);
+        Gauge.builder("fleetmesh.relay.query.queue", relay, r -> r.load().queryQueued()).baseUnit("tasks")
+                .description("REQ, COUNT and NEG-OPEN waiting for a query thread").register(registry);
+        Gauge.builder("fleetmesh.relay.fanout.queue", relay, Relay::fanOutQueued).baseUnit("events")
+                .description("Events waiting for live fan-out").register(registry);
+        FunctionCounter.builder("fleetmesh.relay.committed", relay, r -> r.writeStats()[0]).baseUnit("events")
+                .description("Events committed to the store").register(registry);
+        FunctionCounter.builder("fleetmesh.relay.commits", relay, r -> r.writeStats()[1])
+                .description("Group-commit transactions").register(registry);
+
+        DistributionSummary batchSizes = DistributionSummary.builder("fleetmesh.relay.commit.batch").baseUnit("events")
+                .description("Events per group-commit transaction").register(registry);
+        Timer committed = Timer.builder("fleetmesh.relay.commit.duration").tag("outcome", "ok")
+                .description("Group-commit transaction time").register(registry);
+        Timer failed = Timer.builder("fleetmesh.relay.commit.duration").tag("outcome", "failed")
+                .description("Group-commit transaction time").register(registry);
+        relay.ingest().commitTimes().addListener((n, nanos, ok) -> {
+            if (ok) {
+                batchSizes.record(n);
+                committed.record(nanos, TimeUnit.NANOSECONDS);
+            } else {
+                failed.record(nanos, TimeUnit.NANOSECONDS);
+            }
+        });
+        relay.ingest().addListener(this::count);
+
+        Capacity capacity = relay.capacity();
+        Gauge.builder("fleetmesh.capacity.pressure", capacity, c -> c.pressure().level())
+                .description("Pressure signal: the worst source as a share of its high mark (1.0 at the mark)").register(registry);
+        for (Pressure.Source s : Pressure.Source.values()) {
+            if (s == Pressure.Source.NONE) {
+                continue;
+            }
+            Gauge.builder("fleetmesh.capacity.signal", capacity, c -> source(c.pressure(), s)).tag("source", s.label())
+                    .description("One source of the pressure signal as a share of its high mark").register(registry);
+        }
+        for (Priority p : Priority.values()) {
+            Gauge.builder("fleetmesh.capacity.shedding", capacity, c -> c.sheds(p) ? 1 : 0).tag("tier", p.label())
+                    .description("1 while the tier is being shed").register(registry);
+            FunctionCounter.builder("fleetmesh.capacity.refused", capacity, c -> c.refused(p)).tag("tier", p.label())
+                    .description("Requests refused rate-limited because their tier was shed").register(registry);
+        }
+    }
+
+    private static double source(Pressure p, Pressure.Source s) {
+        switch (s) {
+        case WRITE_QUEUE:
+            return p.writeQueue();
+        case COMMIT_LATENCY:
+            return p.commitLatency();
+        case HEAP:
+            return p.heap();
+        case QUERY_QUEUE:
+            return p.queryQueue();
+        default:
+            return 0;
+        }
+    }
+
+    private void count(Origin origin, List<Event> batch, List<Ingest.Outcome> outcomes) {
+        String from = originLabel(origin);
+        for (Ingest.Outcome o : outcomes) {
+            String outcome = o.status().name().toLowerCase(java.util.Locale.ROOT);
+            String reason = reason(o);
+            events.computeIfAbsent(from + '|' + outcome + '|' + reason, k -> Counter.builder("fleetmesh.relay.events")
+                    .tag("origin", from).tag("outcome", outcome).tag("reason", reason)
+                    .description("Events answered, by who brought them, outcome and the answer's prefix word")
+                    .register(registry)).increment();
+        }
+    }
+
+    static String originLabel(Origin origin) {
+        if (origin instanceof Origin.Client) {
+            return "client";
+        }
+        if (origin instanceof Origin.Peer) {
+            return "peer";
+        }
+        return origin instanceof Origin.Sync ? "sync" : "import";
+    }
+
+    /** The answer's prefix word ({@code invalid}, {@code rate-limited}, ...), {@code none} when it has none. */
+    static String reason(Ingest.Outcome o) {
+        String m = o.message();
+        int colon = m.indexOf(':');
+        if (m.isEmpty() || colon <= 0) {
+            return "none";
+        }
+        String word = m.substring(0, colon);
+        return REASONS.contains(word) ? word : "other";
+    }
+}
