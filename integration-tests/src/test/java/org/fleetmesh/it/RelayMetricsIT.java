@@ -1,0 +1,76 @@
+package org.fleetmesh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Map;
+
+import org.fleetmesh.nostr.Event;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The relay's own counters at /q/metrics move with what clients do. */
+class RelayMetricsIT {
+    static MeshnodeProcess node;
+    static final Keys alice = Keys.fresh();
+
+    @BeforeAll
+    static void start() {
+        node = MeshnodeProcess.start("relay-metrics", Map.of("FLEETMESH_CLIENT_LIMITS", "off"));
+    }
+
+    @AfterAll
+    static void stop() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    static final String EVENTS = "fleetmesh_relay_events_total";
+    static final String[] ACCEPTED = { "origin=\"client\"", "outcome=\"accepted\"", "reason=\"none\"" };
+    static final String[] DUPLICATE = { "origin=\"client\"", "outcome=\"duplicate\"", "reason=\"duplicate\"" };
+    static final String[] INVALID = { "origin=\"client\"", "outcome=\"refused\"", "reason=\"invalid\"" };
+
+    @Test
+    void connectionsEventsByOutcomeAndCommitBatchesAreCounted() {
+        Metrics before = Metrics.scrape(node);
+        assertTrue(before.has("fleetmesh_capacity_pressure"), "the capacity signal is exported:\n" + before.text());
+        try (NostrClient c = NostrClient.connect(node); NostrClient d = NostrClient.connect(node)) {
+            c.challenge();
+            d.challenge();
+            Metrics open = Metrics.await(node, Duration.ofSeconds(10),
+                    v -> v >= before.value("fleetmesh_relay_connections") + 2, "fleetmesh_relay_connections");
+            long t = Keys.now();
+            Event first = alice.note(t, "counted 1");
+            c.publishAndWait(first).assertAccepted();
+            c.publishAndWait(alice.note(t, "counted 2")).assertAccepted();
+            c.publishAndWait(alice.note(t, "counted 3")).assertAccepted();
+            c.publishAndWait(first).assertAccepted(); // duplicate: OK true "duplicate: ..."
+            Event broken = alice.note(t, "broken");
+            c.send("[\"EVENT\"," + Keys.withBrokenSignature(broken) + "]");
+            c.expectOk(broken.id().hex()).assertRefused("invalid:");
+
+            Metrics after = Metrics.scrape(node);
+            assertEquals(3, after.value(EVENTS, ACCEPTED) - before.value(EVENTS, ACCEPTED), after.text());
+            assertEquals(1, after.value(EVENTS, DUPLICATE) - before.value(EVENTS, DUPLICATE));
+            assertEquals(1, after.value(EVENTS, INVALID) - before.value(EVENTS, INVALID));
+            assertTrue(after.value("fleetmesh_relay_committed_events_total") - before.value("fleetmesh_relay_committed_events_total") >= 3);
+            double batches = after.value("fleetmesh_relay_commit_batch_events_count")
+                    - before.value("fleetmesh_relay_commit_batch_events_count");
+            assertTrue(batches >= 3, "each publishAndWait was its own commit: " + batches);
+            assertTrue(after.value("fleetmesh_relay_commit_batch_events_sum") - before.value("fleetmesh_relay_commit_batch_events_sum") >= 3);
+            assertTrue(after.value("fleetmesh_relay_commit_duration_seconds_count", "outcome=\"ok\"") >= batches);
+            assertTrue(open.value("fleetmesh_relay_connections") >= 2);
+            assertEquals(0, after.value("fleetmesh_relay_write_queue_events"));
+            assertTrue(after.has("fleetmesh_relay_query_queue_tasks"));
+            assertTrue(after.has("fleetmesh_relay_fanout_queue_events"));
+            assertEquals(5, after.samples("fleetmesh_capacity_shedding").size(), "one per tier");
+            assertEquals(0, after.value("fleetmesh_capacity_shedding"), "an idle node sheds nothing");
+        }
+        Metrics closed = Metrics.await(node, Duration.ofSeconds(10), v -> v <= before.value("fleetmesh_relay_connections"),
+                "fleetmesh_relay_connections");
+        assertTrue(closed.value("fleetmesh_relay_connections") >= 0);
+    }
+}
