@@ -57,6 +57,10 @@ class CapacityIT {
 
     /** A superuser connection to the node's embedded PostgreSQL (port from postmaster.pid, password from postgres.key). */
     static Connection database() throws Exception {
+        return database(node);
+    }
+
+    static Connection database(MeshnodeProcess node) throws Exception {
         Path pid = node.dataDir().resolve("pg").resolve("postmaster.pid");
         List<String> lines = Files.readAllLines(pid, StandardCharsets.US_ASCII);
         int port = Integer.parseInt(lines.get(3).trim());
@@ -79,6 +83,62 @@ class CapacityIT {
                 ResultSet r = s.executeQuery("select count(*) from pg_stat_activity where wait_event_type = 'Lock'")) {
             r.next();
             return r.getInt(1);
+        }
+    }
+
+    /**
+     * Commit latency as the signal (its mark at 1 s, the write queue's out of reach): one event
+     * held in a stalled commit makes the latency grow until every tier but live routing is shed;
+     * then NEG-OPEN, REQ and EVENT are all refused while an ephemeral event still reaches its
+     * subscriber, and everything is served again once the commit goes through.
+     */
+    @Test
+    void aStalledCommitShedsEverythingButLiveRoutingUntilItEnds() throws Exception {
+        try (MeshnodeProcess slow = MeshnodeProcess.start("capacity-latency", Map.of(
+                "FLEETMESH_CAPACITY_COMMIT_LATENCY_HIGH", "1s",
+                "FLEETMESH_CAPACITY_WRITE_QUEUE_HIGH", "1.0",
+                "FLEETMESH_CAPACITY_RESTORE_HOLD", "500ms",
+                "FLEETMESH_CLIENT_LIMITS", "off"));
+                NostrClient writer = NostrClient.connect(slow); NostrClient reader = NostrClient.connect(slow);
+                NostrClient listener = NostrClient.connect(slow); Connection lock = database(slow);
+                Connection watch = database(slow)) {
+            listener.req("live", NostrClient.filter("{\"kinds\":[20002],\"limit\":0}"));
+            listener.collectUntilEose("live");
+            lock.setAutoCommit(false);
+            try (Statement s = lock.createStatement()) {
+                s.execute("lock table event in exclusive mode");
+            }
+            Event held = alice.note(Keys.now(), "held by the lock");
+            writer.publish(held);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (waitingInserts(watch) == 0) {
+                assertTrue(System.nanoTime() < deadline, "the node's commit never waited for the lock");
+                Thread.sleep(20);
+            }
+            Metrics m = Metrics.await(slow, Duration.ofSeconds(30), v -> v == 1, "fleetmesh_capacity_shedding",
+                    "tier=\"client_event\"");
+            assertEquals(1, m.value("fleetmesh_capacity_shedding", "tier=\"backfill\""));
+            assertEquals(0, m.value("fleetmesh_capacity_shedding", "tier=\"live_routing\""));
+
+            reader.send(negOpen("neg"));
+            JsonNode negErr = answerFor(reader, "neg");
+            assertEquals("NEG-ERR", negErr.get(0).asText(), negErr.toString());
+            assertTrue(negErr.get(2).asText().startsWith("rate-limited: the relay is under load (commits taking "), negErr.toString());
+            reader.req("q", NostrClient.filter("{\"kinds\":[1]}"));
+            assertTrue(reader.expectClosed("q").startsWith("rate-limited: the relay is under load (commits taking "));
+            Event refused = alice.note(Keys.now(), "refused under load");
+            writer.publishAndWait(refused).assertRefused("rate-limited: the relay is under load");
+            Event live = alice.sign(20002, Keys.now(), "live while everything else waits");
+            writer.publishAndWait(live).assertAccepted();
+            assertEquals(live.id().hex(), listener.expectEvent("live").get("id").asText(), "live routing keeps flowing");
+
+            lock.rollback();
+            writer.expectOk(held.id().hex(), Duration.ofSeconds(60)).assertAccepted();
+            Metrics.await(slow, Duration.ofSeconds(30), v -> v == 0, "fleetmesh_capacity_shedding", "tier=\"backfill\"");
+            reader.send(negOpen("neg2"));
+            assertEquals("NEG-MSG", answerFor(reader, "neg2").get(0).asText(), "backfill is served again");
+            List<JsonNode> stored = reader.query("q2", NostrClient.filter("{\"kinds\":[1]}"));
+            assertEquals(List.of(held.id().hex()), NostrClient.ids(stored), "the refused event was not stored");
         }
     }
 

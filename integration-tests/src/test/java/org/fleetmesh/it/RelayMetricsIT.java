@@ -28,6 +28,14 @@ class RelayMetricsIT {
         }
     }
 
+    /** The metrics docs/OPERATING.md lists. */
+    static final String[] DOCUMENTED = { "fleetmesh_relay_connections", "fleetmesh_relay_subscriptions",
+            "fleetmesh_relay_negentropy_sessions", "fleetmesh_relay_events_total", "fleetmesh_relay_committed_events_total",
+            "fleetmesh_relay_commits_total", "fleetmesh_relay_commit_batch_events_count", "fleetmesh_relay_commit_batch_events_sum",
+            "fleetmesh_relay_commit_batch_events_max", "fleetmesh_relay_commit_duration_seconds_count",
+            "fleetmesh_relay_write_queue_events", "fleetmesh_relay_query_queue_tasks", "fleetmesh_relay_fanout_queue_events",
+            "fleetmesh_capacity_pressure", "fleetmesh_capacity_signal", "fleetmesh_capacity_shedding",
+            "fleetmesh_capacity_refused_total" };
     static final String EVENTS = "fleetmesh_relay_events_total";
     static final String[] ACCEPTED = { "origin=\"client\"", "outcome=\"accepted\"", "reason=\"none\"" };
     static final String[] DUPLICATE = { "origin=\"client\"", "outcome=\"duplicate\"", "reason=\"duplicate\"" };
@@ -66,7 +74,12 @@ class RelayMetricsIT {
             assertEquals(0, after.value("fleetmesh_relay_write_queue_events"));
             assertTrue(after.has("fleetmesh_relay_query_queue_tasks"));
             assertTrue(after.has("fleetmesh_relay_fanout_queue_events"));
+            for (String name : DOCUMENTED) {
+                assertTrue(after.has(name), name + " (docs/OPERATING.md) is exported");
+            }
+            assertEquals(4, after.samples("fleetmesh_capacity_signal").size(), "one per source");
             assertEquals(5, after.samples("fleetmesh_capacity_shedding").size(), "one per tier");
+            assertEquals(5, after.samples("fleetmesh_capacity_refused_total").size(), "one per tier");
             assertEquals(0, after.value("fleetmesh_capacity_shedding"), "an idle node sheds nothing");
         }
         Metrics closed = Metrics.await(node, Duration.ofSeconds(10), v -> v <= before.value("fleetmesh_relay_connections"),
