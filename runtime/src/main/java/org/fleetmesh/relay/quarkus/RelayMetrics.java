@@ -1,10 +1,9 @@
 package org.fleetmesh.relay.quarkus;
 
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -33,9 +32,11 @@ import io.quarkus.runtime.StartupEvent;
  */
 @ApplicationScoped
 public class RelayMetrics {
-    /** NIP-01 prefixes (and ours): any other first word is counted as "other", so labels stay few. */
-    static final Set<String> REASONS = Set.of("duplicate", "pow", "blocked", "rate-limited", "invalid", "restricted",
-            "auth-required", "mute", "error", "unsupported");
+    /** NIP-01 prefixes (and ours), then "none" (no prefix) and "other" (any other word), so labels stay few. */
+    static final List<String> REASONS = List.of("duplicate", "pow", "blocked", "rate-limited", "invalid", "restricted",
+            "auth-required", "mute", "error", "unsupported", "none", "other");
+    static final List<String> ORIGINS = List.of("client", "peer", "sync", "import");
+    private static final Ingest.Status[] STATUSES = Ingest.Status.values();
 
     @Inject
     RelayRuntime runtime;
@@ -43,7 +44,9 @@ public class RelayMetrics {
     @Inject
     MeterRegistry registry;
 
-    private final Map<String, Counter> events = new ConcurrentHashMap<>();
+    /** By origin, status and reason index; made on first use (a series that never happened is not exported). */
+    private final AtomicReferenceArray<Counter> events = new AtomicReferenceArray<>(
+            ORIGINS.size() * STATUSES.length * REASONS.size());
 
     void onStart(@Observes StartupEvent e) {
         Relay relay = runtime.relay();
@@ -113,36 +116,45 @@ public class RelayMetrics {
         }
     }
 
+    /** On the thread that finished the batch (often the writer): no allocation once a series exists. */
     private void count(Origin origin, List<Event> batch, List<Ingest.Outcome> outcomes) {
-        String from = originLabel(origin);
+        int from = origin(origin);
         for (Ingest.Outcome o : outcomes) {
-            String outcome = o.status().name().toLowerCase(java.util.Locale.ROOT);
-            String reason = reason(o);
-            events.computeIfAbsent(from + '|' + outcome + '|' + reason, k -> Counter.builder("fleetmesh.relay.events")
-                    .tag("origin", from).tag("outcome", outcome).tag("reason", reason)
-                    .description("Events answered, by who brought them, outcome and the answer's prefix word")
-                    .register(registry)).increment();
+            int i = (from * STATUSES.length + o.status().ordinal()) * REASONS.size() + reason(o.message());
+            Counter c = events.get(i);
+            if (c == null) {
+                c = Counter.builder("fleetmesh.relay.events").tag("origin", ORIGINS.get(from))
+                        .tag("outcome", o.status().name().toLowerCase(Locale.ROOT)).tag("reason", REASONS.get(i % REASONS.size()))
+                        .description("Events answered, by who brought them, outcome and the answer's prefix word")
+                        .register(registry); // the registry returns the one meter of these tags
+                events.set(i, c);
+            }
+            c.increment();
         }
     }
 
-    static String originLabel(Origin origin) {
+    static int origin(Origin origin) {
         if (origin instanceof Origin.Client) {
-            return "client";
+            return 0;
         }
         if (origin instanceof Origin.Peer) {
-            return "peer";
+            return 1;
         }
-        return origin instanceof Origin.Sync ? "sync" : "import";
+        return origin instanceof Origin.Sync ? 2 : 3;
     }
 
-    /** The answer's prefix word ({@code invalid}, {@code rate-limited}, ...), {@code none} when it has none. */
-    static String reason(Ingest.Outcome o) {
-        String m = o.message();
-        int colon = m.indexOf(':');
-        if (m.isEmpty() || colon <= 0) {
-            return "none";
+    /** The index in {@link #REASONS} of an answer's prefix word ({@code invalid}, {@code rate-limited}, ...). */
+    static int reason(String message) {
+        int colon = message.indexOf(':');
+        if (colon <= 0) {
+            return REASONS.size() - 2; // none
         }
-        String word = m.substring(0, colon);
-        return REASONS.contains(word) ? word : "other";
+        for (int i = 0; i < REASONS.size() - 2; i++) {
+            String word = REASONS.get(i);
+            if (word.length() == colon && message.startsWith(word)) {
+                return i;
+            }
+        }
+        return REASONS.size() - 1; // other
     }
 }
