@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class RelayCapacityTest {
     static final long NOW = 1_700_000_000L;
-    static final CapacityPolicy QUEUE_ONLY = new CapacityPolicy(true, 1.0, Duration.ofHours(1), 1.0, 1.0, 0.5, 0.7, 0.85, 1.0,
+    static final CapacityPolicy QUEUE_ONLY = new CapacityPolicy(true, 1.0, Duration.ofHours(1), 1.0, 0.0, 1.0, 0.5, 0.7, 0.85, 1.0,
             0.75, Duration.ZERO, Duration.ZERO);
     final byte[] key = Schnorr.newSecretKey();
     MemoryStore store;

@@ -12,6 +12,7 @@ import java.time.Duration;
  * @param writeQueueHigh the write queue's fill (0..1] that is pressure 1.0
  * @param commitLatencyHigh the commit latency that is pressure 1.0
  * @param heapHigh the heap's fill after collection (0..1] that is pressure 1.0
+ * @param heapFloor the heap's fill that is pressure 0 (a heap always holds some live data)
  * @param queryQueueHigh the query queue's fill (0..1] that is pressure 1.0
  * @param backfillLevel pressure from which NIP-77 sessions and bulk syncs are shed
  * @param peerSyncLevel pressure from which peer traffic is shed
@@ -22,11 +23,11 @@ import java.time.Duration;
  * @param sampleEvery the signal is read at most this often (0: at every check)
  */
 public record CapacityPolicy(boolean enabled, double writeQueueHigh, Duration commitLatencyHigh, double heapHigh,
-        double queryQueueHigh, double backfillLevel, double peerSyncLevel, double clientReqLevel, double clientEventLevel,
+        double heapFloor, double queryQueueHigh, double backfillLevel, double peerSyncLevel, double clientReqLevel, double clientEventLevel,
         double restoreRatio, Duration restoreHold, Duration sampleEvery) {
 
-    public static final CapacityPolicy DEFAULT = new CapacityPolicy(true, 0.5, Duration.ofSeconds(2), 0.9, 0.5, 0.5, 0.7,
-            0.85, 1.0, 0.75, Duration.ofSeconds(2), Duration.ofMillis(100));
+    public static final CapacityPolicy DEFAULT = new CapacityPolicy(true, 0.5, Duration.ofSeconds(4), 0.95, 0.5, 0.5, 0.5,
+            0.7, 0.85, 1.0, 0.75, Duration.ofSeconds(2), Duration.ofMillis(100));
 
     /** Reads the signal but never sheds (the relay core's default when it is built without a policy). */
     public static final CapacityPolicy OFF = DEFAULT.withEnabled(false);
@@ -36,6 +37,9 @@ public record CapacityPolicy(boolean enabled, double writeQueueHigh, Duration co
                 || !(queryQueueHigh > 0 && queryQueueHigh <= 1)) {
             throw new IllegalArgumentException("capacity: write-queue-high, heap-high and query-queue-high are fractions in (0, 1]: "
                     + writeQueueHigh + ", " + heapHigh + ", " + queryQueueHigh);
+        }
+        if (!(heapFloor >= 0 && heapFloor < heapHigh)) {
+            throw new IllegalArgumentException("capacity: heap-floor must be at least 0 and below heap-high: " + heapFloor);
         }
         if (commitLatencyHigh.isNegative() || commitLatencyHigh.isZero()) {
             throw new IllegalArgumentException("capacity: commit-latency-high must be positive: " + commitLatencyHigh);
@@ -71,7 +75,7 @@ public record CapacityPolicy(boolean enabled, double writeQueueHigh, Duration co
     }
 
     public CapacityPolicy withEnabled(boolean on) {
-        return new CapacityPolicy(on, writeQueueHigh, commitLatencyHigh, heapHigh, queryQueueHigh, backfillLevel, peerSyncLevel,
+        return new CapacityPolicy(on, writeQueueHigh, commitLatencyHigh, heapHigh, heapFloor, queryQueueHigh, backfillLevel, peerSyncLevel,
                 clientReqLevel, clientEventLevel, restoreRatio, restoreHold, sampleEvery);
     }
 }

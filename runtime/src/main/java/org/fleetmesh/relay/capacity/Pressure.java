@@ -27,7 +27,8 @@ public record Pressure(double level, Source source, double writeQueue, double co
     public static Pressure of(Load load, CapacityPolicy policy) {
         double write = fill(load.writeQueued(), load.writeCapacity()) / policy.writeQueueHigh();
         double commit = (double) load.commitLatencyNanos() / policy.commitLatencyHigh().toNanos();
-        double heap = load.heapMax() <= 0 ? 0 : fill(load.heapUsed(), load.heapMax()) / policy.heapHigh();
+        double heap = load.heapMax() <= 0 ? 0
+                : Math.max(0, fill(load.heapUsed(), load.heapMax()) - policy.heapFloor()) / (policy.heapHigh() - policy.heapFloor());
         double query = fill(load.queryQueued(), load.queryCapacity()) / policy.queryQueueHigh();
         double level = 0;
         Source source = Source.NONE;

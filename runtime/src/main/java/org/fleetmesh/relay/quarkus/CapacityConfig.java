@@ -26,12 +26,16 @@ public interface CapacityConfig {
     double writeQueueHigh();
 
     /** Commit latency (the commit in progress, or the last one) that counts as pressure 1.0. */
-    @WithDefault("2s")
+    @WithDefault("4s")
     Duration commitLatencyHigh();
 
     /** Fill of the heap after garbage collection that counts as pressure 1.0. */
-    @WithDefault("0.9")
+    @WithDefault("0.95")
     double heapHigh();
+
+    /** Fill of the heap after garbage collection that counts as pressure 0 (the scale runs from it to heap-high). */
+    @WithDefault("0.5")
+    double heapFloor();
 
     /** Fill of the query queue (REQ, COUNT, NEG-OPEN waiting for a thread) that counts as pressure 1.0. */
     @WithDefault("0.5")
@@ -66,7 +70,7 @@ public interface CapacityConfig {
     Duration sampleEvery();
 
     default CapacityPolicy policy() {
-        return new CapacityPolicy(enabled(), writeQueueHigh(), commitLatencyHigh(), heapHigh(), queryQueueHigh(),
+        return new CapacityPolicy(enabled(), writeQueueHigh(), commitLatencyHigh(), heapHigh(), heapFloor(), queryQueueHigh(),
                 backfillLevel(), peerSyncLevel(), clientReqLevel(), clientEventLevel(), restoreRatio(), restoreHold(),
                 sampleEvery());
     }

@@ -7,7 +7,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 class PressureTest {
-    static final CapacityPolicy POLICY = CapacityPolicy.DEFAULT; // write 0.5, commit 2 s, heap 0.9, query 0.5
+    static final CapacityPolicy POLICY = CapacityPolicy.DEFAULT; // write 0.5, commit 4 s, heap 0.5 to 0.95, query 0.5
 
     static Load load(int writeQueued, long commitMillis, long heapUsed, int queryQueued) {
         return new Load(writeQueued, 1000, Duration.ofMillis(commitMillis).toNanos(), heapUsed, 1000, queryQueued, 100);
@@ -23,20 +23,20 @@ class PressureTest {
 
     @Test
     void eachSourceIsAShareOfItsHighMark() {
-        Pressure p = Pressure.of(load(250, 1000, 450, 10), POLICY);
+        Pressure p = Pressure.of(load(250, 2000, 725, 10), POLICY);
         assertEquals(0.5, p.writeQueue(), 1e-9, "250 of 1000 queued, high mark at half full");
-        assertEquals(0.5, p.commitLatency(), 1e-9, "1 s of a 2 s mark");
-        assertEquals(0.5, p.heap(), 1e-9, "45% of a 90% mark");
+        assertEquals(0.5, p.commitLatency(), 1e-9, "2 s of a 4 s mark");
+        assertEquals(0.5, p.heap(), 1e-9, "72.5% is half way from the 50% floor to the 95% mark");
         assertEquals(0.2, p.queryQueue(), 1e-9, "10 of 100 queued, high mark at half full");
     }
 
     @Test
     void theLevelIsTheWorstSource() {
         assertEquals(Pressure.Source.WRITE_QUEUE, Pressure.of(load(400, 100, 0, 0), POLICY).source());
-        Pressure commits = Pressure.of(load(100, 3000, 0, 0), POLICY);
+        Pressure commits = Pressure.of(load(100, 6000, 0, 0), POLICY);
         assertEquals(Pressure.Source.COMMIT_LATENCY, commits.source());
         assertEquals(1.5, commits.level(), 1e-9);
-        assertEquals("commits taking 3000 ms", commits.describe());
+        assertEquals("commits taking 6000 ms", commits.describe());
         assertEquals(Pressure.Source.HEAP, Pressure.of(load(0, 0, 950, 0), POLICY).source());
         Pressure queries = Pressure.of(load(0, 0, 0, 40), POLICY);
         assertEquals(Pressure.Source.QUERY_QUEUE, queries.source());
@@ -47,6 +47,11 @@ class PressureTest {
     void anAnswerNamesTheCause() {
         assertEquals("write queue 60% full", Pressure.of(load(600, 0, 0, 0), POLICY).describe());
         assertEquals("heap 95% used", Pressure.of(load(0, 0, 950, 0), POLICY).describe());
+    }
+
+    @Test
+    void aHeapBelowItsFloorIsNoPressure() {
+        assertEquals(0.0, Pressure.of(load(0, 0, 400, 0), POLICY).heap(), "live data under the 50% floor");
     }
 
     @Test

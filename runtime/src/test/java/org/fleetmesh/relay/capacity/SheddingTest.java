@@ -108,14 +108,16 @@ class SheddingTest {
     void levelsMustRiseWithPriority() {
         CapacityPolicy d = CapacityPolicy.DEFAULT;
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new CapacityPolicy(true, d.writeQueueHigh(), d.commitLatencyHigh(), d.heapHigh(), d.queryQueueHigh(),
+                () -> new CapacityPolicy(true, d.writeQueueHigh(), d.commitLatencyHigh(), d.heapHigh(), d.heapFloor(), d.queryQueueHigh(),
                         0.9, 0.7, 0.85, 1.0, d.restoreRatio(), d.restoreHold(), d.sampleEvery()));
         assertTrue(e.getMessage().contains("rise with priority"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> new CapacityPolicy(true, 0, Duration.ofSeconds(1), 0.9, 0.5, 0.5,
+        assertThrows(IllegalArgumentException.class, () -> new CapacityPolicy(true, 0, Duration.ofSeconds(1), 0.9, 0.5, 0.5, 0.5,
                 0.7, 0.85, 1.0, 0.75, Duration.ZERO, Duration.ZERO));
-        assertThrows(IllegalArgumentException.class, () -> new CapacityPolicy(true, 0.5, Duration.ZERO, 0.9, 0.5, 0.5,
+        assertThrows(IllegalArgumentException.class, () -> new CapacityPolicy(true, 0.5, Duration.ZERO, 0.9, 0.5, 0.5, 0.5,
                 0.7, 0.85, 1.0, 0.75, Duration.ZERO, Duration.ZERO));
-        assertThrows(IllegalArgumentException.class, () -> new CapacityPolicy(true, 0.5, Duration.ofSeconds(1), 0.9, 0.5, 0.5,
+        assertThrows(IllegalArgumentException.class, () -> new CapacityPolicy(true, 0.5, Duration.ofSeconds(1), 0.9, 0.5, 0.5, 0.5,
                 0.7, 0.85, 1.0, 1.5, Duration.ZERO, Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> new CapacityPolicy(true, 0.5, Duration.ofSeconds(1), 0.9, 0.9, 0.5, 0.5,
+                0.7, 0.85, 1.0, 0.75, Duration.ZERO, Duration.ZERO), "the heap's floor at its high mark");
     }
 }
