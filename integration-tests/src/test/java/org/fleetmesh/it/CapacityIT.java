@@ -128,6 +128,8 @@ class CapacityIT {
             assertTrue(reader.expectClosed("q").startsWith("rate-limited: the relay is under load (commits taking "));
             Event refused = alice.note(Keys.now(), "refused under load");
             writer.publishAndWait(refused).assertRefused("rate-limited: the relay is under load");
+            assertTrue(Metrics.scrape(slow).value("fleetmesh_relay_events_total", "origin=\"client\"", "outcome=\"refused\"",
+                    "reason=\"rate-limited\"") >= 1, "the refusal is counted");
             Event live = alice.sign(20002, Keys.now(), "live while everything else waits");
             writer.publishAndWait(live).assertAccepted();
             assertEquals(live.id().hex(), listener.expectEvent("live").get("id").asText(), "live routing keeps flowing");
