@@ -30,7 +30,7 @@ public class RelayReadiness implements HealthCheck {
                 .withData("negentropy_sessions_open", relay.negSessionStats()[0])
                 .withData("negentropy_snapshot_items", relay.negSessionStats()[1])
                 .withData("live_subscriptions", relay.liveSubscriptions())
-                .withData("pressure", relay.capacity().pressure().level()) // shedding is normal work: still ready
+                .withData("pressure", String.format(java.util.Locale.ROOT, "%.2f", relay.capacity().pressure().level())) // shedding: still ready
                 .build();
     }
 }
