@@ -109,6 +109,8 @@ class ClientLimitsIT {
             long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
 
             long ok = accepted(oks);
+            System.out.printf("flood: %d of %d accepted in %d ms (tier 0: %d per %d ms)%n", ok, flood.size(), elapsedMs,
+                    TIER0_EVENTS, WINDOW_MS);
             // GCRA: a full bucket of 10, then one more every 400 ms
             long bound = TIER0_EVENTS + elapsedMs / (WINDOW_MS / TIER0_EVENTS) + 1;
             assertTrue(ok >= TIER0_EVENTS, "a fresh key gets tier 0's slot: " + ok);
