@@ -41,6 +41,22 @@ final class ClientGate {
         return charge;
     }
 
+    /**
+     * An AUTH event costs a signature check: it is paid from the address's event budget like an EVENT (its author is
+     * not charged). False when refused (and answered).
+     */
+    boolean auth(ClientState state, Event e, String text) {
+        if (!limits.isOn()) {
+            return true;
+        }
+        String refusal = limits.auth(state.address, utf8Length(text), nanoClock.getAsLong());
+        if (refusal != null) {
+            state.connection.send(RelayMessages.ok(e.id().hex(), false, refusal));
+            return false;
+        }
+        return true;
+    }
+
     private static final ClientLimits.EventCharge FREE = ClientLimits.OFF.event("", "", 0, () -> true, 0);
 
     /** Settles an admitted EVENT: the author pays only for what was stored. */

@@ -197,7 +197,9 @@ public final class Relay implements AutoCloseable {
                 queries.close(state, close.subscriptionId());
                 clientGate.reconcile(state);
             } else if (m instanceof ClientMessage.Auth auth) {
-                onAuth(state, auth.event());
+                if (clientGate.auth(state, auth.event(), text)) {
+                    onAuth(state, auth.event());
+                }
             } else if (m instanceof ClientMessage.NegOpen open) {
                 negSessions.open(state, open);
             } else if (m instanceof ClientMessage.NegMsg msg) {

@@ -107,6 +107,22 @@ class ClientLimitsRelayTest {
     }
 
     @Test
+    void authEventsArePaidFromTheAddresssEventBudget() throws Exception {
+        Client a = connect("a", "192.0.2.5");
+        byte[] key = Schnorr.newSecretKey();
+        for (int i = 0; i < 5; i++) {
+            Event bad = Events.sign(key, NOW, 22242, List.of(List.of("relay", "wss://x/"), List.of("challenge", "no")), "" + i);
+            relay.handle(a, "[\"AUTH\"," + bad.json() + "]");
+            String answer = a.next();
+            assertTrue(answer.contains(",false,\"") && !answer.contains("rate-limited"), answer); // a wrong challenge
+        }
+        Event more = Events.sign(key, NOW, 22242, List.of(List.of("relay", "wss://x/"), List.of("challenge", "no")), "6");
+        relay.handle(a, "[\"AUTH\"," + more.json() + "]");
+        String ok = a.next();
+        assertTrue(ok.startsWith("[\"OK\",\"" + more.id().hex() + "\",false,\"rate-limited: this address sent too many events"), ok);
+    }
+
+    @Test
     void aRefusedEventCostsItsAuthorNothing() throws Exception {
         Client a = connect("a", "192.0.2.4");
         byte[] key = Schnorr.newSecretKey();

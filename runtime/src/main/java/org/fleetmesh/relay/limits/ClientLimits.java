@@ -97,6 +97,21 @@ public final class ClientLimits {
         return new EventCharge(null, p, size);
     }
 
+    /** A NIP-42 AUTH event of {@code size} bytes from {@code address}: from the address's event budget only. */
+    public String auth(String address, long size, long now) {
+        if (!on) {
+            return null;
+        }
+        Standing a = addresses.get(address, k -> new Standing(policy, now));
+        long wait = a.reserveEvent(size, now);
+        if (wait != 0) {
+            Tier t = a.tier(now);
+            a.violation(now);
+            return eventRefusal("this address", t, size, wait);
+        }
+        return null;
+    }
+
     /** A REQ or COUNT from {@code address}, whose connection authenticated {@code pubkeys} (NIP-42; may be empty). */
     public String req(String address, Collection<String> authenticated, long now) {
         if (!on) {
