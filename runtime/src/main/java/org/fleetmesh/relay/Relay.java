@@ -187,8 +187,10 @@ public final class Relay implements AutoCloseable {
             } else if (m instanceof ClientMessage.Req req) {
                 if (clientGate.query(state, req.subscriptionId(), true)) {
                     queries.req(state, req);
-                    clientGate.reconcile(state);
+                } else {
+                    queries.close(state, req.subscriptionId()); // CLOSED was sent: an old subscription of that id ends too
                 }
+                clientGate.reconcile(state);
             } else if (m instanceof ClientMessage.Count count) {
                 if (clientGate.query(state, count.subscriptionId(), false)) {
                     queries.count(state, count);

@@ -107,6 +107,30 @@ class ClientLimitsRelayTest {
     }
 
     @Test
+    void aRefusedReqEndsTheSubscriptionItWouldHaveReplaced() throws Exception {
+        Client a = connect("a", "192.0.2.6");
+        for (int i = 0; i < 3; i++) {
+            relay.handle(a, "[\"REQ\",\"same\",{\"kinds\":[1]}]");
+            assertEquals("[\"EOSE\",\"same\"]", a.next());
+        }
+        relay.handle(a, "[\"REQ\",\"same\",{\"kinds\":[1]}]");
+        assertTrue(a.next().startsWith("[\"CLOSED\",\"same\",\"rate-limited:"));
+        Client w = connect("w", "192.0.2.7");
+        relay.handle(w, "[\"REQ\",\"w\",{\"kinds\":[1],\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"w\"]", w.next());
+        Event e1 = Events.sign(Schnorr.newSecretKey(), NOW, 1, List.of(), "one");
+        Event e2 = Events.sign(Schnorr.newSecretKey(), NOW, 1, List.of(), "two");
+        relay.handle(w, "[\"EVENT\"," + e1.json() + "]");
+        relay.handle(w, "[\"EVENT\"," + e2.json() + "]");
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < 4; i++) {
+            seen.add(w.next());
+        }
+        assertTrue(seen.contains("[\"EVENT\",\"w\"," + e2.json() + "]"), "ordering barrier: e1 has passed the fan-out: " + seen);
+        assertEquals(null, a.received.peek(), "the refused subscription no longer delivers: " + a.received);
+    }
+
+    @Test
     void authEventsArePaidFromTheAddresssEventBudget() throws Exception {
         Client a = connect("a", "192.0.2.5");
         byte[] key = Schnorr.newSecretKey();
