@@ -196,6 +196,26 @@ class ClientLimitsIT {
         }
     }
 
+    /** nostr-tools connects without the proxy header: its key is the TCP peer, 127.0.0.1, fresh on this node. */
+    @Test
+    void nostrToolsSeesRateLimitedAndNothingPastTheBudgetIsStored() throws Exception {
+        java.nio.file.Path js = NodeJs.withNostrTools("nostr-tools-limits.mjs");
+        NodeJs.Run r = NodeJs.run(js, 90, "node", "nostr-tools-limits.mjs", "ws://127.0.0.1:" + node.port(), "30");
+        assertEquals(0, r.exit(), "the nostr-tools script failed:\n" + r.stdout() + r.stderr());
+        String line = r.stdout().lines().filter(l -> l.startsWith("RESULT ")).reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("no RESULT line:\n" + r.stdout() + r.stderr()));
+        JsonNode res = NostrClient.tree(line.substring("RESULT ".length()));
+        Set<String> accepted = new HashSet<>();
+        res.path("accepted").forEach(n -> accepted.add(n.asText()));
+        assertTrue(accepted.size() >= TIER0_EVENTS && accepted.size() < 30, "accepted " + accepted.size() + " of 30");
+        assertEquals(30 - accepted.size(), res.path("refused").size());
+        res.path("refused").forEach(n -> assertTrue(n.asText().startsWith("rate-limited: "), "refused with " + n));
+        try (NostrClient reader = from(node, "198.51.100.40")) {
+            List<JsonNode> stored = reader.query("nt", FilterSpec.of().authors(res.path("pubkey").asText()).limit(100));
+            assertEquals(accepted, new HashSet<>(NostrClient.ids(stored)), "exactly what nostr-tools saw accepted is stored");
+        }
+    }
+
     @Test
     void nip11AdvertisesTheTiersAndKinds() {
         JsonNode doc = NostrClient.tree(node.relayInfo());
