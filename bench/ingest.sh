@@ -5,6 +5,8 @@
 # connections, a fraction M of them matching (each matching one sees a fiftieth of the events).
 # usage: bench/ingest.sh [events] [connections] [inflight] [subscribers] [subscriber-connections] [matching]
 set -euo pipefail
+# the load comes from one address (127.0.0.1): client limits off unless the caller says otherwise
+export FLEETMESH_CLIENT_LIMITS="${FLEETMESH_CLIENT_LIMITS:-off}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 "$ROOT/meshnode" build  # build first (not inside the background relay) when missing or stale
 N="${1:-200000}"; C="${2:-8}"; F="${3:-200}"; S="${4:-1000}"; K="${5:-100}"; M="${6:-0.1}"

@@ -3,6 +3,8 @@
 # usage: bench/query.sh [events]   builds a deterministic corpus of N events (default 1,000,000),
 # imports it into a fresh data dir (reused on later runs), starts a node and times the filter shapes.
 set -euo pipefail
+# the load comes from one address (127.0.0.1): client limits off unless the caller says otherwise
+export FLEETMESH_CLIENT_LIMITS="${FLEETMESH_CLIENT_LIMITS:-off}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 "$ROOT/meshnode" build  # build first (not inside the background relay) when missing or stale
 N="${1:-1000000}"

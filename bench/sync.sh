@@ -5,6 +5,8 @@
 # usage: bench/sync.sh [events]   (default 1,000,000; corpus and both stores are cached under $BENCH_DIR)
 #        bench/sync.sh prepare [events]   only generate and import (slow: two imports)
 set -euo pipefail
+# the load comes from one address (127.0.0.1): client limits off unless the caller says otherwise
+export FLEETMESH_CLIENT_LIMITS="${FLEETMESH_CLIENT_LIMITS:-off}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 PREPARE_ONLY=0
 if [ "${1:-}" = prepare ]; then PREPARE_ONLY=1; shift; fi

@@ -122,6 +122,8 @@ public final class MeshnodeProcess implements AutoCloseable {
             e.put("QUARKUS_HTTP_PORT", "0");
             e.put("QUARKUS_HTTP_HOST", "127.0.0.1");
             e.put("FLEETMESH_DATA_DIR", dataDir.toString());
+            // every test client shares 127.0.0.1: a test about client limits turns them on in its env
+            e.put("FLEETMESH_CLIENT_LIMITS", "off");
             e.putAll(env);
             process = pb.start();
             RUNNING.add(this);

@@ -46,11 +46,15 @@ public final class NostrClient implements AutoCloseable {
     private boolean owed;
 
     private NostrClient(URI uri) {
+        this(uri, java.util.Map.of());
+    }
+
+    private NostrClient(URI uri, java.util.Map<String, String> headers) {
         this.uri = uri;
         try {
-            this.ws = HTTP.newWebSocketBuilder()
-                    .connectTimeout(Duration.ofSeconds(10))
-                    .buildAsync(uri, new Listener())
+            WebSocket.Builder b = HTTP.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10));
+            headers.forEach(b::header);
+            this.ws = b.buildAsync(uri, new Listener())
                     .get(15, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -66,6 +70,11 @@ public final class NostrClient implements AutoCloseable {
 
     public static NostrClient connect(MeshnodeProcess node) {
         return new NostrClient(node.wsUri());
+    }
+
+    /** Connects with extra handshake headers (e.g. a reverse proxy's X-Forwarded-For). */
+    public static NostrClient connect(MeshnodeProcess node, java.util.Map<String, String> headers) {
+        return new NostrClient(node.wsUri(), headers);
     }
 
     private final class Listener implements WebSocket.Listener {

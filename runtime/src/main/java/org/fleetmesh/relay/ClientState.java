@@ -21,9 +21,15 @@ final class ClientState {
     final Set<PubKey> authenticated = ConcurrentHashMap.newKeySet();
     /** This connection's share of the query threads. */
     final QueryPool.Lane lane = new QueryPool.Lane();
+    /** The key of this connection's per-address budget. */
+    final String address;
+    /** Guarded by this: the subscriptions of this connection its address's budget counts (see ClientGate). */
+    int countedSubscriptions;
 
     ClientState(Connection connection) {
         this.connection = connection;
+        String a = connection.address();
+        this.address = a == null ? "unknown" : a;
         byte[] b = new byte[16];
         RANDOM.nextBytes(b);
         this.challenge = Hex.encode(b);

@@ -11,6 +11,14 @@ public interface Connection {
     }
 
     /**
+     * The client's source address, as its budgets are keyed (docs/spec/relay.md, "Client limits"), or null when
+     * unknown (all such connections then share one key).
+     */
+    default String address() {
+        return null;
+    }
+
+    /**
      * Queues a text frame. Returns false when the connection's send budget is exhausted; the
      * implementation has then told the client why and is closing it.
      */

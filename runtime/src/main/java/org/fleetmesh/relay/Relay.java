@@ -16,6 +16,7 @@ import org.fleetmesh.relay.capacity.Capacity;
 import org.fleetmesh.relay.capacity.CapacityPolicy;
 import org.fleetmesh.relay.capacity.Load;
 import org.fleetmesh.relay.capacity.Priority;
+import org.fleetmesh.relay.limits.ClientLimits;
 import org.fleetmesh.spi.storage.EventStore;
 import org.jboss.logging.Logger;
 
@@ -52,12 +53,20 @@ public final class Relay implements AutoCloseable {
     private final Housekeeping housekeeping;
     private final AtomicReference<LiveIndexes> liveIndexes = new AtomicReference<>();
     private final Map<String, ClientState> connections = new ConcurrentHashMap<>();
+    private final ClientGate clientGate;
 
     public Relay(EventStore store, RelayLimits limits, int queryThreads, LongSupplier nowSeconds) {
         this(store, limits, RelayPolicy.OPEN, queryThreads, nowSeconds);
     }
 
     public Relay(EventStore store, RelayLimits limits, RelayPolicy policy, int queryThreads, LongSupplier nowSeconds) {
+        this(store, limits, policy, ClientLimits.OFF, System::nanoTime, queryThreads, nowSeconds);
+    }
+
+    /** @param clientLimits the budgets plain clients are held to; {@code nanoClock} times their windows */
+    public Relay(EventStore store, RelayLimits limits, RelayPolicy policy, ClientLimits clientLimits, LongSupplier nanoClock,
+            int queryThreads, LongSupplier nowSeconds) {
+        this.clientGate = new ClientGate(clientLimits, nanoClock);
         this.store = store;
         this.limits = limits;
         this.policy = policy;
@@ -99,6 +108,11 @@ public final class Relay implements AutoCloseable {
     /** Events waiting for live fan-out. */
     public int fanOutQueued() {
         return fanOut.queued();
+    }
+
+    /** The budgets plain clients are held to ({@link ClientLimits#OFF} when none). */
+    public ClientLimits clientLimits() {
+        return clientGate.limits();
     }
 
     /** Where events from elsewhere than a client socket (peer links, syncs) enter this relay. */
@@ -172,6 +186,7 @@ public final class Relay implements AutoCloseable {
         if (state != null) {
             queryPool.drop(state.lane);
             queries.closeAll(state);
+            clientGate.closed(state);
             negSessions.closeAll(state);
         }
     }
@@ -198,15 +213,25 @@ public final class Relay implements AutoCloseable {
         }
         try {
             if (m instanceof ClientMessage.EventMessage em) {
-                onEvent(state, em.event());
+                onEvent(state, em.event(), text);
             } else if (m instanceof ClientMessage.Req req) {
-                queries.req(state, req);
+                if (clientGate.query(state, req.subscriptionId(), true)) {
+                    queries.req(state, req);
+                } else {
+                    queries.close(state, req.subscriptionId()); // CLOSED was sent: an old subscription of that id ends too
+                }
+                clientGate.reconcile(state);
             } else if (m instanceof ClientMessage.Count count) {
-                queries.count(state, count);
+                if (clientGate.query(state, count.subscriptionId(), false)) {
+                    queries.count(state, count);
+                }
             } else if (m instanceof ClientMessage.Close close) {
                 queries.close(state, close.subscriptionId());
+                clientGate.reconcile(state);
             } else if (m instanceof ClientMessage.Auth auth) {
-                onAuth(state, auth.event());
+                if (clientGate.auth(state, auth.event(), text)) {
+                    onAuth(state, auth.event());
+                }
             } else if (m instanceof ClientMessage.NegOpen open) {
                 negSessions.open(state, open);
             } else if (m instanceof ClientMessage.NegMsg msg) {
@@ -256,10 +281,17 @@ public final class Relay implements AutoCloseable {
         }
     }
 
-    private void onEvent(ClientState state, Event e) {
+    private void onEvent(ClientState state, Event e, String text) {
         Connection c = state.connection;
+        ClientLimits.EventCharge charge = clientGate.event(state, e, text);
+        if (charge == null) {
+            return; // over budget: answered, not verified, not stored
+        }
         ingest.submit(List.of(e), new Origin.Client(c.id(), state.authenticated))
-                .thenAccept(outcomes -> c.send(outcomes.get(0).okMessage()));
+                .thenAccept(outcomes -> {
+                    clientGate.settled(charge, outcomes.get(0));
+                    c.send(outcomes.get(0).okMessage());
+                });
     }
 
     /** NIP-42: a valid AUTH adds its pubkey to the connection's authenticated ones. */

@@ -34,7 +34,10 @@ public class RelayEndpoint {
     @NonBlocking
     void open(WebSocketConnection connection) {
         Relay relay = runtime.relay();
-        Client c = new Client(connection, relay.limits().sendQueueBytes());
+        var request = connection.handshakeRequest();
+        var addresses = runtime.clientAddress();
+        Client c = new Client(connection, relay.limits().sendQueueBytes(),
+                addresses.of(request.remoteAddress(), request.headers(addresses.header())));
         connection.userData().put(CLIENT, c);
         relay.opened(c);
     }
@@ -70,10 +73,17 @@ public class RelayEndpoint {
         private final long budget;
         private final AtomicLong pending = new AtomicLong();
         private final AtomicBoolean dropped = new AtomicBoolean();
+        private final String address;
 
-        Client(WebSocketConnection ws, long budget) {
+        Client(WebSocketConnection ws, long budget, String address) {
             this.ws = ws;
             this.budget = budget;
+            this.address = address;
+        }
+
+        @Override
+        public String address() {
+            return address;
         }
 
         @Override

@@ -4,7 +4,14 @@ import org.fleetmesh.relay.RelayLimits;
 
 import java.util.List;
 
+import org.fleetmesh.identity.EndpointAnnouncement;
+import org.fleetmesh.peering.grant.Grant;
+import org.fleetmesh.peering.grant.Tier;
+import org.fleetmesh.peering.grant.TierPolicy;
+import org.fleetmesh.relay.limits.ClientLimits;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** The NIP-11 relay information document. */
@@ -16,6 +23,12 @@ final class RelayInfo {
 
     /** @param self the node's own Nostr pubkey (hex): NIP-11 {@code self}; {@code pubkey} is the operator's */
     static String document(ObjectMapper mapper, RelayConfig config, RelayLimits limits, String self, String version) {
+        return document(mapper, config, limits, ClientLimits.OFF, self, version);
+    }
+
+    /** @param clients the budgets plain clients are held to: their tiers go in the {@code fleetmesh} object */
+    static String document(ObjectMapper mapper, RelayConfig config, RelayLimits limits, ClientLimits clients, String self,
+            String version) {
         ObjectNode doc = mapper.createObjectNode();
         doc.put("name", config.name());
         doc.put("description", config.description());
@@ -43,6 +56,33 @@ final class RelayInfo {
             l.put("created_at_lower_limit", limits.createdAtLowerSkew());
         }
         l.put("created_at_upper_limit", limits.createdAtUpperSkew());
+        doc.set("fleetmesh", fleetmesh(mapper, clients));
         return doc.toString();
+    }
+
+    /** This node's own part: the kinds it speaks and, when client limits are on, the tiers clients climb. */
+    static ObjectNode fleetmesh(ObjectMapper mapper, ClientLimits clients) {
+        ObjectNode f = mapper.createObjectNode();
+        ObjectNode kinds = f.putObject("kinds");
+        kinds.put("grant", Grant.KIND);
+        kinds.put("endpoint", EndpointAnnouncement.KIND);
+        ObjectNode c = f.putObject("client_limits");
+        c.put("enabled", clients.isOn());
+        if (clients.isOn()) {
+            TierPolicy p = clients.policy();
+            c.put("keyed_by", "source address and pubkey");
+            c.put("window_seconds", p.windowSeconds());
+            c.put("climb_after_clean_windows", p.cleanWindowsToClimb());
+            ArrayNode tiers = c.putArray("tiers");
+            for (Tier t : p.tiers()) {
+                ObjectNode o = tiers.addObject();
+                o.put("tier", t.level());
+                o.put("bytes", t.bytesPerWindow());
+                o.put("events", t.eventsPerWindow());
+                o.put("reqs", t.reqsPerWindow());
+                o.put("subscriptions", t.subscriptions());
+            }
+        }
+        return f;
     }
 }

@@ -28,6 +28,9 @@ public class RelayInfoRoute {
     ObjectMapper mapper;
 
     @Inject
+    RelayRuntime runtime;
+
+    @Inject
     org.fleetmesh.identity.quarkus.NodeIdentity identity;
 
     @ConfigProperty(name = "quarkus.application.version", defaultValue = "0.1.0")
@@ -58,8 +61,8 @@ public class RelayInfoRoute {
         String accept = ctx.request().getHeader(HttpHeaders.ACCEPT);
         if (accept != null && accept.contains(NOSTR_JSON)) {
             response.putHeader(HttpHeaders.CONTENT_TYPE, NOSTR_JSON)
-                    .end(RelayInfo.document(mapper, config, config.limits(), identity.secrets().publicKeys().nostr().hex(),
-                            version));
+                    .end(RelayInfo.document(mapper, config, config.limits(), runtime.relay().clientLimits(),
+                            identity.secrets().publicKeys().nostr().hex(), version));
             return;
         }
         response.putHeader(HttpHeaders.CONTENT_TYPE, "text/plain; charset=utf-8")

@@ -1,6 +1,8 @@
 package org.fleetmesh.relay.quarkus;
 
 import org.fleetmesh.relay.Relay;
+import org.fleetmesh.relay.limits.ClientAddress;
+import org.fleetmesh.relay.limits.ClientLimits;
 
 import java.util.List;
 
@@ -9,6 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.fleetmesh.spi.storage.EventStore;
 import org.jboss.logging.Logger;
 
@@ -28,7 +31,15 @@ public class RelayRuntime {
     @Inject
     CapacityConfig capacity;
 
+    @Inject
+    ClientLimitsConfig clients;
+
+    /** {@code FLEETMESH_CLIENT_LIMITS}: on (the default) or off, for private deployments and benchmarks. */
+    @ConfigProperty(name = "fleetmesh.client-limits", defaultValue = "on")
+    String clientLimits;
+
     private volatile Relay relay;
+    private volatile ClientAddress clientAddress;
 
     void onStart(@Observes StartupEvent e) {
         relay();
@@ -40,8 +51,8 @@ public class RelayRuntime {
             synchronized (this) {
                 r = relay;
                 if (r == null) {
-                    r = new Relay(store, config.limits(), config.policy(), config.queryThreads(),
-                            () -> System.currentTimeMillis() / 1000);
+                    r = new Relay(store, config.limits(), config.policy(), clientLimits(), System::nanoTime,
+                            config.queryThreads(), () -> System.currentTimeMillis() / 1000);
                     enableLiveIndexes(r);
                     r.capacity().apply(capacity.policy());
                     relay = r;
@@ -50,6 +61,28 @@ public class RelayRuntime {
             }
         }
         return r;
+    }
+
+    /** How a client connection's source address is found (behind a trusted proxy: from its header). */
+    public ClientAddress clientAddress() {
+        ClientAddress a = clientAddress;
+        if (a == null) {
+            a = new ClientAddress(java.util.Set.copyOf(clients.trustedProxies().orElse(List.of())), clients.proxyHeader());
+            clientAddress = a;
+        }
+        return a;
+    }
+
+    private ClientLimits clientLimits() {
+        String v = clientLimits.trim().toLowerCase(java.util.Locale.ROOT);
+        if (v.equals("off") || v.equals("false")) {
+            LOG.info("client limits are off (fleetmesh.client-limits=off)");
+            return ClientLimits.OFF;
+        }
+        if (!v.equals("on") && !v.equals("true")) {
+            throw new IllegalArgumentException("fleetmesh.client-limits must be on or off, was \"" + clientLimits + "\"");
+        }
+        return new ClientLimits(clients.policy(), clients.maxKeys());
     }
 
     private void enableLiveIndexes(Relay r) {

@@ -1,0 +1,250 @@
+package org.fleetmesh.it;
+
+import static org.fleetmesh.it.Keys.now;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.fleetmesh.nostr.Event;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Client limits on a real node over real WebSockets. Clients come from distinct source addresses through the
+ * trusted-proxy header (the node trusts 127.0.0.1, where the test connects from, as its reverse proxy); a second node
+ * that trusts no proxy shows the header is ignored from anyone else. Short windows (4 s) so tiers move within a test.
+ */
+class ClientLimitsIT {
+    /** Tier 0: 10 events, 5 REQs, 3 subscriptions per 4 s window; tier 1: 40 events; two clean windows climb. */
+    static final int TIER0_EVENTS = 10;
+    static final int TIER1_EVENTS = 40;
+    static final long WINDOW_MS = 4000;
+    static final Map<String, String> LIMITS = Map.of(
+            "FLEETMESH_CLIENT_LIMITS", "on",
+            "FLEETMESH_CLIENTS_TIERS", "1000000/" + TIER0_EVENTS + "/5/3,1000000/" + TIER1_EVENTS + "/100/8",
+            "FLEETMESH_CLIENTS_WINDOW", "4s",
+            "FLEETMESH_CLIENTS_CLIMB_AFTER", "2");
+
+    static MeshnodeProcess node;
+
+    @BeforeAll
+    static void start() {
+        Map<String, String> env = new java.util.HashMap<>(LIMITS);
+        env.put("FLEETMESH_CLIENTS_TRUSTED_PROXIES", "127.0.0.1");
+        node = MeshnodeProcess.start("client-limits", env);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    /** A client whose source address, as the node's trusted proxy reports it, is {@code address}. */
+    static NostrClient from(MeshnodeProcess n, String address) {
+        return NostrClient.connect(n, Map.of("X-Forwarded-For", address));
+    }
+
+    /** Sends all events at once, then collects every answer. */
+    static List<NostrClient.Ok> burst(NostrClient c, List<Event> events) {
+        for (Event e : events) {
+            c.publish(e);
+        }
+        List<NostrClient.Ok> oks = new ArrayList<>();
+        for (Event e : events) {
+            oks.add(c.expectOk(e.id().hex()));
+        }
+        return oks;
+    }
+
+    /** {@code n} notes, each by a fresh key, so only the address's budget is in play. */
+    static List<Event> notesByFreshKeys(int n, String content) {
+        List<Event> l = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            l.add(Keys.fresh().note(now(), content + " " + i));
+        }
+        return l;
+    }
+
+    static long accepted(List<NostrClient.Ok> oks) {
+        return oks.stream().filter(NostrClient.Ok::accepted).count();
+    }
+
+    @Test
+    void aFloodingFreshKeyIsRateLimitedAndNothingPastItsBudgetIsStoredWhileASlowClientGetsEveryOk() throws Exception {
+        Keys flooder = Keys.fresh();
+        Keys slow = Keys.fresh();
+        List<Event> flood = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            flood.add(flooder.note(now(), "flood " + i));
+        }
+        try (NostrClient f = from(node, "198.51.100.1"); NostrClient s = from(node, "198.51.100.2")) {
+            // the slow client: one event every 600 ms, well inside tier 0's 10 per 4 s, all through the flood
+            CompletableFuture<List<NostrClient.Ok>> slowOks = CompletableFuture.supplyAsync(() -> {
+                List<NostrClient.Ok> oks = new ArrayList<>();
+                for (int i = 0; i < 6; i++) {
+                    oks.add(s.publishAndWait(slow.note(now(), "slow " + i)));
+                    try {
+                        Thread.sleep(600);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return oks;
+            });
+            long t0 = System.nanoTime();
+            List<NostrClient.Ok> oks = burst(f, flood);
+            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+
+            long ok = accepted(oks);
+            System.out.printf("flood: %d of %d accepted in %d ms (tier 0: %d per %d ms)%n", ok, flood.size(), elapsedMs,
+                    TIER0_EVENTS, WINDOW_MS);
+            // GCRA: a full bucket of 10, then one more every 400 ms
+            long bound = TIER0_EVENTS + elapsedMs / (WINDOW_MS / TIER0_EVENTS) + 1;
+            assertTrue(ok >= TIER0_EVENTS, "a fresh key gets tier 0's slot: " + ok);
+            assertTrue(ok <= bound, ok + " accepted in " + elapsedMs + " ms, more than the budget allows (" + bound + ")");
+            for (NostrClient.Ok o : oks) {
+                if (!o.accepted()) {
+                    o.assertRefused("rate-limited: ");
+                }
+            }
+            assertTrue(ok < flood.size(), "the flood was limited");
+
+            for (NostrClient.Ok o : slowOks.get(60, TimeUnit.SECONDS)) {
+                o.assertAccepted();
+            }
+
+            Set<String> acceptedIds = new HashSet<>();
+            oks.stream().filter(NostrClient.Ok::accepted).forEach(o -> acceptedIds.add(o.eventId()));
+            try (NostrClient reader = from(node, "198.51.100.3")) {
+                List<JsonNode> stored = reader.query("flood", FilterSpec.of().authors(flooder).limit(1000));
+                assertEquals(acceptedIds, new HashSet<>(NostrClient.ids(stored)),
+                        "exactly the events answered OK true are stored, nothing past the budget");
+                assertEquals(6, reader.query("slow", FilterSpec.of().authors(slow)).size());
+            }
+        }
+    }
+
+    @Test
+    void aTierZeroAddressClimbsAfterItsCleanStreakAndFallsAfterAViolation() throws Exception {
+        try (NostrClient c = from(node, "198.51.100.20")) {
+            List<NostrClient.Ok> first = burst(c, notesByFreshKeys(TIER0_EVENTS, "tier 0"));
+            long seen = System.nanoTime(); // the address was first seen before this
+            assertEquals(TIER0_EVENTS, accepted(first), "tier 0's whole slot: " + first);
+
+            // two clean windows after it was first seen, the address stands at tier 1
+            long wait = 2 * WINDOW_MS + 700 - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - seen);
+            Thread.sleep(Math.max(0, wait));
+            List<NostrClient.Ok> climbed = burst(c, notesByFreshKeys(30, "tier 1"));
+            assertEquals(30, accepted(climbed), "30 events fit tier 1's 40 (tier 0 would take about 10): " + climbed);
+
+            // over tier 1's budget: refused as tier 1, and the violation drops the address to tier 0
+            List<NostrClient.Ok> over = burst(c, notesByFreshKeys(30, "over"));
+            List<String> refusals = over.stream().filter(o -> !o.accepted()).map(NostrClient.Ok::message).toList();
+            assertFalse(refusals.isEmpty(), "tier 1 holds 40 per window, not 60: " + over);
+            assertTrue(refusals.get(0).startsWith("rate-limited: this address sent too many events (tier 1: 40 events"),
+                    refusals.get(0));
+            String last = refusals.get(refusals.size() - 1);
+            assertTrue(last.startsWith("rate-limited: this address sent too many events (tier 0: 10 events"),
+                    "after the violation the address is back at tier 0: " + last);
+
+            // one window later it has tier 0's budget, not tier 1's
+            Thread.sleep(WINDOW_MS + 500);
+            List<NostrClient.Ok> after = burst(c, notesByFreshKeys(30, "after"));
+            long ok = accepted(after);
+            assertTrue(ok >= TIER0_EVENTS && ok <= TIER0_EVENTS + 3, "tier 0 again: " + ok + " of 30 " + after);
+        }
+    }
+
+    @Test
+    void reqsOverBudgetAreClosedRateLimited() {
+        try (NostrClient c = from(node, "198.51.100.30")) {
+            for (int i = 0; i < 5; i++) {
+                c.query("q" + i, FilterSpec.of().kinds(1).limit(0));
+                c.closeSub("q" + i);
+            }
+            c.req("q5", FilterSpec.of().kinds(1).limit(0));
+            String reason = c.expectClosed("q5");
+            assertTrue(reason.startsWith("rate-limited: this address sent too many REQs and COUNTs (tier 0: 5 per 4 s)"),
+                    reason);
+        }
+    }
+
+    @Test
+    void concurrentSubscriptionsPerAddressAreBoundedAcrossConnections() {
+        try (NostrClient a = from(node, "198.51.100.31"); NostrClient b = from(node, "198.51.100.31")) {
+            a.query("s1", FilterSpec.of().kinds(1).limit(0));
+            a.query("s2", FilterSpec.of().kinds(1).limit(0));
+            b.query("s3", FilterSpec.of().kinds(1).limit(0));
+            b.req("s4", FilterSpec.of().kinds(1).limit(0));
+            String reason = b.expectClosed("s4");
+            assertTrue(reason.startsWith("rate-limited: this address holds its 3 concurrent subscriptions (tier 0)"), reason);
+            a.closeSub("s1");
+            a.query("barrier", FilterSpec.of().kinds(1).limit(0)); // ordering: the CLOSE was handled; this takes its slot
+        }
+    }
+
+    /** nostr-tools connects without the proxy header: its key is the TCP peer, 127.0.0.1, fresh on this node. */
+    @Test
+    void nostrToolsSeesRateLimitedAndNothingPastTheBudgetIsStored() throws Exception {
+        java.nio.file.Path js = NodeJs.withNostrTools("nostr-tools-limits.mjs");
+        NodeJs.Run r = NodeJs.run(js, 90, "node", "nostr-tools-limits.mjs", "ws://127.0.0.1:" + node.port(), "30");
+        assertEquals(0, r.exit(), "the nostr-tools script failed:\n" + r.stdout() + r.stderr());
+        String line = r.stdout().lines().filter(l -> l.startsWith("RESULT ")).reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("no RESULT line:\n" + r.stdout() + r.stderr()));
+        JsonNode res = NostrClient.tree(line.substring("RESULT ".length()));
+        Set<String> accepted = new HashSet<>();
+        res.path("accepted").forEach(n -> accepted.add(n.asText()));
+        assertTrue(accepted.size() >= TIER0_EVENTS && accepted.size() < 30, "accepted " + accepted.size() + " of 30");
+        assertEquals(30 - accepted.size(), res.path("refused").size());
+        res.path("refused").forEach(n -> assertTrue(n.asText().startsWith("rate-limited: "), "refused with " + n));
+        try (NostrClient reader = from(node, "198.51.100.40")) {
+            List<JsonNode> stored = reader.query("nt", FilterSpec.of().authors(res.path("pubkey").asText()).limit(100));
+            assertEquals(accepted, new HashSet<>(NostrClient.ids(stored)), "exactly what nostr-tools saw accepted is stored");
+        }
+    }
+
+    @Test
+    void nip11AdvertisesTheTiersAndKinds() {
+        JsonNode doc = NostrClient.tree(node.relayInfo());
+        JsonNode f = doc.path("fleetmesh");
+        assertEquals(30801, f.path("kinds").path("grant").asInt());
+        assertEquals(30802, f.path("kinds").path("endpoint").asInt());
+        JsonNode c = f.path("client_limits");
+        assertTrue(c.path("enabled").asBoolean());
+        assertEquals(4, c.path("window_seconds").asInt());
+        assertEquals(2, c.path("climb_after_clean_windows").asInt());
+        assertEquals(2, c.path("tiers").size());
+        JsonNode t0 = c.path("tiers").get(0);
+        assertEquals(0, t0.path("tier").asInt());
+        assertEquals(1000000, t0.path("bytes").asLong());
+        assertEquals(TIER0_EVENTS, t0.path("events").asInt());
+        assertEquals(5, t0.path("reqs").asInt());
+        assertEquals(3, t0.path("subscriptions").asInt());
+        assertEquals(TIER1_EVENTS, c.path("tiers").get(1).path("events").asInt());
+    }
+
+    @Test
+    void aForwardedHeaderFromAPeerThatIsNoTrustedProxyIsIgnored() {
+        try (MeshnodeProcess direct = MeshnodeProcess.start("client-limits-direct", LIMITS)) {
+            try (NostrClient a = from(direct, "198.51.100.50"); NostrClient b = from(direct, "198.51.100.51")) {
+                assertEquals(TIER0_EVENTS, accepted(burst(a, notesByFreshKeys(TIER0_EVENTS, "a"))));
+                // both claim their own address, but both come from 127.0.0.1, which this node does not trust
+                Event e = Keys.fresh().note(now(), "b");
+                b.publishAndWait(e).assertRefused("rate-limited: this address sent too many events (tier 0");
+            }
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package org.fleetmesh.relay;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Events;
+import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.relay.limits.ClientLimits;
+
+/**
+ * Where the relay's dispatch asks {@link ClientLimits} before it does a client's work: an EVENT before it is
+ * verified or stored, a REQ or COUNT before it is queued, a new subscription against its address's tier. A refusal
+ * is answered here ({@code OK false} / {@code CLOSED}, {@code rate-limited: ...}).
+ */
+final class ClientGate {
+    private final ClientLimits limits;
+    private final LongSupplier nanoClock;
+
+    ClientGate(ClientLimits limits, LongSupplier nanoClock) {
+        this.limits = limits;
+        this.nanoClock = nanoClock;
+    }
+
+    ClientLimits limits() {
+        return limits;
+    }
+
+    /** The EVENT's charge, or null when it was refused (and answered). {@code text} is the whole client message. */
+    ClientLimits.EventCharge event(ClientState state, Event e, String text) {
+        if (!limits.isOn()) {
+            return FREE;
+        }
+        ClientLimits.EventCharge charge = limits.event(state.address, e.pubkey().hex(), utf8Length(text),
+                () -> Events.verify(e) == null, nanoClock.getAsLong());
+        if (charge.refusal() != null) {
+            state.connection.send(RelayMessages.ok(e.id().hex(), false, charge.refusal()));
+            return null;
+        }
+        return charge;
+    }
+
+    /**
+     * An AUTH event costs a signature check: it is paid from the address's event budget like an EVENT (its author is
+     * not charged). False when refused (and answered).
+     */
+    boolean auth(ClientState state, Event e, String text) {
+        if (!limits.isOn()) {
+            return true;
+        }
+        String refusal = limits.auth(state.address, utf8Length(text), nanoClock.getAsLong());
+        if (refusal != null) {
+            state.connection.send(RelayMessages.ok(e.id().hex(), false, refusal));
+            return false;
+        }
+        return true;
+    }
+
+    private static final ClientLimits.EventCharge FREE = ClientLimits.OFF.event("", "", 0, () -> true, 0);
+
+    /** Settles an admitted EVENT: the author pays only for what was stored. */
+    void settled(ClientLimits.EventCharge charge, Ingest.Outcome outcome) {
+        if (charge != FREE && outcome.status() != Ingest.Status.ACCEPTED) {
+            charge.notStored(nanoClock.getAsLong());
+        }
+    }
+
+    /**
+     * Whether a REQ or COUNT may go ahead; a REQ with an id not open on the connection also needs a free
+     * subscription at its address's tier. Refusals are answered with CLOSED.
+     */
+    boolean query(ClientState state, String subscriptionId, boolean opensSubscription) {
+        if (!limits.isOn()) {
+            return true;
+        }
+        long now = nanoClock.getAsLong();
+        reconcile(state, now);
+        String refusal = limits.req(state.address, pubkeys(state), now);
+        if (refusal == null && opensSubscription && !state.subscriptions.containsKey(subscriptionId)) {
+            refusal = limits.subscription(state.address, now);
+        }
+        if (refusal != null) {
+            state.connection.send(RelayMessages.closed(subscriptionId, refusal));
+            return false;
+        }
+        return true;
+    }
+
+    /**
+     * Brings the address's count of open subscriptions in step with this connection's (called after a REQ or CLOSE
+     * was handled, and before a REQ is judged, so subscriptions that ended on their own are given back then).
+     */
+    void reconcile(ClientState state, long now) {
+        if (!limits.isOn()) {
+            return;
+        }
+        synchronized (state) {
+            int delta = state.subscriptions.size() - state.countedSubscriptions;
+            state.countedSubscriptions += delta;
+            limits.subscriptionsChanged(state.address, delta, now);
+        }
+    }
+
+    void reconcile(ClientState state) {
+        reconcile(state, nanoClock.getAsLong());
+    }
+
+    /** The connection is gone: its subscriptions no longer count for its address. */
+    void closed(ClientState state) {
+        if (!limits.isOn()) {
+            return;
+        }
+        synchronized (state) {
+            limits.subscriptionsChanged(state.address, -state.countedSubscriptions, nanoClock.getAsLong());
+            state.countedSubscriptions = 0;
+        }
+    }
+
+    private static List<String> pubkeys(ClientState state) {
+        if (state.authenticated.isEmpty()) {
+            return List.of();
+        }
+        List<String> l = new ArrayList<>(state.authenticated.size());
+        for (PubKey p : state.authenticated) {
+            l.add(p.hex());
+        }
+        return l;
+    }
+
+    /** UTF-8 bytes of {@code s} without encoding it. */
+    static long utf8Length(String s) {
+        long n = 0;
+        int len = s.length();
+        for (int i = 0; i < len; i++) {
+            char c = s.charAt(i);
+            if (c < 0x80) {
+                n++;
+            } else if (c < 0x800) {
+                n += 2;
+            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
+                n += 4;
+                i++;
+            } else {
+                n += 3;
+            }
+        }
+        return n;
+    }
+}

@@ -1,0 +1,71 @@
+package org.fleetmesh.relay.quarkus;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.fleetmesh.peering.grant.Tier;
+import org.fleetmesh.peering.grant.TierPolicy;
+
+import io.quarkus.runtime.annotations.ConfigPhase;
+import io.quarkus.runtime.annotations.ConfigRoot;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/**
+ * The budgets plain clients are held to ({@code fleetmesh.clients.*}, {@code FLEETMESH_CLIENTS_*}); the switch is
+ * {@code fleetmesh.client-limits} ({@code FLEETMESH_CLIENT_LIMITS}, on by default).
+ */
+@ConfigMapping(prefix = "fleetmesh.clients")
+@ConfigRoot(phase = ConfigPhase.RUN_TIME)
+public interface ClientLimitsConfig {
+
+    /**
+     * The tiers, 0 first, comma-separated, each {@code bytes/events/reqs/subscriptions} per window
+     * (docs/spec/grants.md, "Tiers").
+     */
+    @WithDefault("262144/60/30/4,4194304/600/300/16,33554432/6000/1200/64,268435456/60000/6000/256")
+    String tiers();
+
+    /** The window every tier's budget is counted over (whole seconds, 1 s to 1 day). */
+    @WithDefault("60s")
+    java.time.Duration window();
+
+    /** Clean windows in a row that climb one tier. */
+    @WithDefault("10")
+    int climbAfter();
+
+    /** Source addresses, and separately pubkeys, remembered; the least recently seen is forgotten past it. */
+    @WithDefault("100000")
+    int maxKeys();
+
+    /** IP addresses of reverse proxies whose {@link #proxyHeader()} names the client; none by default. */
+    Optional<List<String>> trustedProxies();
+
+    /** The header a trusted proxy puts the client's address in (X-Forwarded-For style: proxies append). */
+    @WithDefault("X-Forwarded-For")
+    String proxyHeader();
+
+    default TierPolicy policy() {
+        long seconds = window().getSeconds();
+        if (window().getNano() != 0 || seconds < 1) {
+            throw new IllegalArgumentException("fleetmesh.clients.window must be whole seconds, was " + window());
+        }
+        List<Tier> list = new ArrayList<>();
+        String[] parts = tiers().split(",");
+        for (int i = 0; i < parts.length; i++) {
+            String[] f = parts[i].trim().split("/");
+            if (f.length != 4) {
+                throw new IllegalArgumentException("fleetmesh.clients.tiers: tier " + i
+                        + " must be bytes/events/reqs/subscriptions, was \"" + parts[i].trim() + "\"");
+            }
+            try {
+                list.add(new Tier(i, Long.parseLong(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]), Integer.parseInt(f[3])));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("fleetmesh.clients.tiers: tier " + i + " has a figure that is not a number: \""
+                        + parts[i].trim() + "\"");
+            }
+        }
+        return new TierPolicy(list, seconds, climbAfter());
+    }
+}
