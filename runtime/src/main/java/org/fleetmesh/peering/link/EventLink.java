@@ -254,13 +254,23 @@ public final class EventLink implements LinkSession {
             verdict(account.violation());
             return;
         }
-        account.received(g);
-        node.store(g, peerDid);
-        try {
-            wire.send(grants.accept(g.event().id().hex(), m.thread(), now));
-        } catch (DidcommException e) {
-            LOG.warnf("could not accept the grant of %s: %s", account.peer(), e.getMessage());
-        }
+        // accepted once stored (as OK true follows the commit), so the grant is served to REQ by then
+        node.store(g, peerDid).thenAccept(o -> {
+            if (closed) {
+                return;
+            }
+            if (!o.accepted()) {
+                wire.send(MeshErr.of(new Refusal(Refusal.Kind.PEER, "error: the grant was not stored: " + o.message()))
+                        .encode());
+                return;
+            }
+            account.received(g);
+            try {
+                wire.send(grants.accept(g.event().id().hex(), m.thread(), node.nowSeconds()));
+            } catch (DidcommException e) {
+                LOG.warnf("could not accept the grant of %s: %s", account.peer(), e.getMessage());
+            }
+        });
     }
 
     /** A grant offered on this link is signed by the peer's proven Nostr key and names this link's two ends. */

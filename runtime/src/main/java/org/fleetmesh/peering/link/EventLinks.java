@@ -189,11 +189,12 @@ public final class EventLinks implements LinkSessions {
     }
 
     /** A grant the peer gave this node, verified: stored like any event (REQ serves it). */
-    void store(Grant g, String peerDid) {
-        intake.fromPeer(List.of(g.event()), peerDid).thenAccept(outcomes -> {
+    java.util.concurrent.CompletionStage<Ingest.Outcome> store(Grant g, String peerDid) {
+        return intake.fromPeer(List.of(g.event()), peerDid).thenApply(outcomes -> {
             if (!outcomes.get(0).accepted()) {
                 LOG.warnf("the grant of %s was not stored: %s", PeerIdentity.shortForm(peerDid), outcomes.get(0).message());
             }
+            return outcomes.get(0);
         });
     }
 
