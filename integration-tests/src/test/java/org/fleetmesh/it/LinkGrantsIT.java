@@ -148,6 +148,22 @@ class LinkGrantsIT {
             assertFalse(peer.closed.isDone());
             assertTrue(node.isAlive());
             assertTrue(node.relayInfo().contains("\"self\""), "the relay still answers NIP-11");
+
+            // and the operator sees them in the metrics (refreshed every 5 s)
+            String row = "fleetmesh_link_violations{peer=\"" + peer.shortDid() + "\"} 4.0";
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+            String metrics = "";
+            while (System.nanoTime() < deadline && !metrics.contains(row)) {
+                Thread.sleep(500);
+                metrics = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                        node.httpUri().resolve("/q/metrics")).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            }
+            assertTrue(metrics.contains(row), "no " + row + " in /q/metrics");
+            assertTrue(metrics.contains("fleetmesh_link_budget_granted{peer=\"" + peer.shortDid()
+                    + "\",resource=\"events\"} " + TIER0_EVENTS + ".0"), "the grant is in the metrics");
+            assertTrue(metrics.contains("fleetmesh_link_strain{direction=\"in\",measure=\"events\",peer=\""
+                    + peer.shortDid() + "\"}"), "the strain is in the metrics");
         }
     }
 
