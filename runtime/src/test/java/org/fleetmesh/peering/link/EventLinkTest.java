@@ -431,4 +431,23 @@ class EventLinkTest {
         node.describe("did:key:z6MkunknownUnknown", unknown);
         assertTrue(unknown.containsKey("tier") && unknown.get("tier") == null);
     }
+
+    @Test
+    void peersHeldInMemoryAreBoundedAndAnEvictedOneComesBackAsItLeft() throws Exception {
+        EventLinks small = new EventLinks(A_DID, A, POLICY, intake, ledger, Runnable::run, nanos::get, millis::get, 2);
+        List<NodeSecrets> peers = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            NodeSecrets p = secrets(0x30 + i, 0x40 + i, 0x50 + i);
+            peers.add(p);
+            EventLink l = small.open(new Wire(identity(p)));
+            l.receive("garbage");
+            l.closed();
+            assertTrue(small.accounts().size() <= 2, "at most max-peers accounts in memory");
+        }
+        String first = PeerIdentity.shortForm(did(peers.get(0)));
+        assertTrue(small.known(first).isEmpty(), "the first peer was evicted");
+        assertEquals(1, ledger.load(first).orElseThrow().violations());
+        small.open(new Wire(identity(peers.get(0))));
+        assertEquals(1, small.known(first).orElseThrow().violationsTotal(), "reloaded as it left");
+    }
 }
