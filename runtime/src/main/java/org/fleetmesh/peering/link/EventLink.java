@@ -87,8 +87,14 @@ public final class EventLink implements LinkSession {
         try (reader) {
             String type = reader.type();
             if (type.equals(MeshMessage.ERR)) {
-                LOG.infof("mesh peer %s says: %s", account.peer(), EventFrame.clip(text));
-                return; // never answered
+                // never answered, not even when over budget, but charged like the rest
+                PeerAccount.Admission a = account.admit(bytes, 0);
+                if (a.admitted()) {
+                    LOG.debugf("mesh peer %s says: %s", account.peer(), EventFrame.clip(text));
+                } else {
+                    verdict(a);
+                }
+                return;
             }
             if (reader.isEvents()) {
                 events(reader, text, bytes);
