@@ -15,4 +15,16 @@ public interface LinkSessions {
      * once, and may end the link ({@link MeshLink#end(Refusal)}).
      */
     LinkSession open(MeshLink link);
+
+    /**
+     * Adds what this node knows of {@code peerKey} (a DID in its short form) to its {@code /mesh/status} entry: tier,
+     * grant_in, grant_out, used, violations, strain (null for what is absent).
+     */
+    default void describe(String peerKey, java.util.Map<String, Object> into) {
+    }
+
+    /** When {@code peerKey} is quarantined here, the end of it: the link manager neither dials nor keeps its links. */
+    default java.util.Optional<java.time.Instant> quarantinedUntil(String peerKey) {
+        return java.util.Optional.empty();
+    }
 }

@@ -5,7 +5,9 @@ import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
+import org.fleetmesh.spi.peers.LinkLedger;
 import org.fleetmesh.storage.postgres.PostgresStorage;
+import org.fleetmesh.storage.postgres.peers.PgLinkLedger;
 
 /**
  * CDI: produces the node's {@link org.fleetmesh.spi.storage.EventStore} (the bean's types are
@@ -20,6 +22,13 @@ public class PostgresStorageProducer {
     @Singleton
     PostgresStorage storage() {
         return PostgresStorage.openFromConfig();
+    }
+
+    /** The link ledger (tiers, strain, quarantines, evidence) in the same database. */
+    @Produces
+    @Singleton
+    LinkLedger linkLedger(PostgresStorage storage) {
+        return new PgLinkLedger(storage.dataSource());
     }
 
     void close(@Disposes PostgresStorage storage) {
