@@ -15,4 +15,22 @@ public interface LinkSessions {
      * once, and may end the link ({@link MeshLink#end(Refusal)}).
      */
     LinkSession open(MeshLink link);
+
+    /**
+     * What the sessions know of a peer, for {@code /mesh/status}: the node's link protocols put {@code tier},
+     * {@code grant_in}, {@code grant_out}, {@code used}, {@code violations} and {@code strain} (JSON-ready values:
+     * strings, numbers, booleans, maps, lists). Keys it does not put are written as null.
+     *
+     * @param peerKey the peer's DID short form ({@link PeerIdentity#shortForm(String)})
+     */
+    default void describe(String peerKey, java.util.Map<String, Object> into) {
+    }
+
+    /**
+     * Until when the peer is quarantined: the link manager does not dial it and ends a link from it at once
+     * ({@code quarantined}).
+     */
+    default java.util.Optional<java.time.Instant> quarantinedUntil(String peerKey) {
+        return java.util.Optional.empty();
+    }
 }
