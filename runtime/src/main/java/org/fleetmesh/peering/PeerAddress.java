@@ -70,9 +70,9 @@ public record PeerAddress(String did, URI url) {
         return keyOf(did);
     }
 
-    /** The DID to hand the handshake as the expected responder, when it can check it before signing. */
+    /** The DID the handshake expects of the responder, so that it refuses another before signing anything. */
     public java.util.Optional<String> handshakeExpectation() {
-        return did.startsWith(DidPeer4.PREFIX) ? java.util.Optional.of(did) : java.util.Optional.empty();
+        return java.util.Optional.of(did);
     }
 
     /**
