@@ -90,6 +90,25 @@ public record PeerAddress(String did, URI url) {
         return keyOf(declared).equals(PeerIdentity.shortForm(proven.did()));
     }
 
+    /**
+     * Whether a peer's announced {@code /mesh} URL should replace the one this node dials: not when it names a
+     * loopback host (a node that was never told its public address announces {@code localhost}) and the current
+     * one does not, since from here that would name this node itself.
+     */
+    public static boolean worthLearning(URI current, URI announced) {
+        return !announced.equals(current) && (!isLoopback(announced) || isLoopback(current));
+    }
+
+    static boolean isLoopback(URI url) {
+        String host = url.getHost();
+        if (host == null) {
+            return false;
+        }
+        String h = host.toLowerCase(java.util.Locale.ROOT);
+        return h.equals("localhost") || h.endsWith(".localhost") || h.startsWith("127.") || h.equals("[::1]")
+                || h.equals("::1");
+    }
+
     /** The key of any declared DID (see {@link #key()}); {@link IllegalArgumentException} for one not accepted. */
     public static String keyOf(String did) {
         checkDid(did);

@@ -224,6 +224,10 @@ public class MeshPeers {
             try {
                 String key = a.shortForm();
                 URI mesh = a.endpoints().mesh();
+                Optional<URI> current = links().find(key).flatMap(PeerLinks.View::url);
+                if (current.isEmpty() || !PeerAddress.worthLearning(current.get(), mesh)) {
+                    return; // not declared here, or nothing better than what this node dials
+                }
                 if (store.moved(key, mesh.toString(), a.createdAt())) {
                     links().moved(key, mesh);
                 }
