@@ -147,6 +147,7 @@ class PeeringIT {
                     assertTrue(atB.has(member), member + " missing from " + atB);
                 }
                 awaitRtt(b, aDid);
+                metricsNamePeersLinks(b, aDid);
 
                 // graceful restart of the dialling side (on a new port: it dials out, its address does not matter)
                 b.stop();
@@ -167,10 +168,61 @@ class PeeringIT {
                 b.startAgain();
                 long relinkBKilled = awaitLinked(a, aDid, b, bDid);
                 assertSameLink(a, aDid, b, bDid);
+                String handshakes = handshakeTimes(a);
+                System.out.printf("MEASURE handshake (connect + mutual authentication from a test peer): %s%n",
+                        handshakes);
                 System.out.printf("MEASURE link establishment after start %d ms; relink after restart of the dialler "
                         + "%d ms, after kill -9 of the dialled node %d ms, after kill -9 of the dialler %d ms%n",
                         established, relinkB, relinkA, relinkBKilled);
             }
+        }
+    }
+
+    private static void metricsNamePeersLinks(MeshnodeProcess b, String aDid) {
+        HttpResponse<String> r = send(HttpRequest.newBuilder(b.httpUri().resolve("/q/metrics")).GET());
+        assertEquals(200, r.statusCode());
+        String up = null;
+        for (String line : r.body().split("\n")) {
+            if (line.startsWith("fleetmesh_mesh_peer_state{") && line.contains("peer=\"" + aDid + "\"")
+                    && line.contains("state=\"up\"")) {
+                up = line;
+            }
+        }
+        assertTrue(up != null && up.endsWith(" 1.0"), "no up state for " + aDid + " in the metrics: " + up);
+        for (String name : List.of("fleetmesh_mesh_peer_rtt_seconds{", "fleetmesh_mesh_peer_links{",
+                "fleetmesh_mesh_peer_bytes_total{", "fleetmesh_mesh_peer_messages_total{")) {
+            assertTrue(r.body().lines().anyMatch(l -> l.startsWith(name) && l.contains(aDid)), name + " missing");
+        }
+    }
+
+    /** Dials a node's /mesh 30 times from this JVM and authenticates: median and max of the last 20, in ms. */
+    static String handshakeTimes(MeshnodeProcess n) throws Exception {
+        java.nio.file.Path dir = MeshnodeProcess.newDataDir("bench-keys");
+        io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+        try {
+            org.fleetmesh.identity.NodeSecrets secrets = org.fleetmesh.identity.NodeSecrets.loadOrCreate(dir,
+                    org.fleetmesh.identity.NodeSecrets.Supplied.NONE, org.fleetmesh.identity.NodeSecrets.Supplied.NONE,
+                    org.fleetmesh.identity.NodeSecrets.Supplied.NONE);
+            org.fleetmesh.peering.MeshSigner us = org.fleetmesh.peering.MeshSigner.forNode(secrets,
+                    org.fleetmesh.identity.NodeEndpoints.of("ws://127.0.0.1:1/", "ws://127.0.0.1:1/mesh",
+                            "http://127.0.0.1:1/didcomm"));
+            List<Double> ms = new ArrayList<>();
+            try (org.fleetmesh.peering.MeshClient client = new org.fleetmesh.peering.MeshClient(vertx, us,
+                    org.fleetmesh.peering.HandshakeSettings.DEFAULTS)) {
+                for (int i = 0; i < 30; i++) {
+                    long t = System.nanoTime();
+                    client.authenticate(mesh(n)).toCompletableFuture().get(20, TimeUnit.SECONDS);
+                    if (i >= 10) {
+                        ms.add((System.nanoTime() - t) / 1e6);
+                    }
+                }
+            }
+            java.util.Collections.sort(ms);
+            return String.format("median %.1f ms, max %.1f ms over %d links", ms.get(ms.size() / 2),
+                    ms.get(ms.size() - 1), ms.size());
+        } finally {
+            vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            MeshnodeProcess.deleteDataDir(dir);
         }
     }
 
@@ -226,9 +278,11 @@ class PeeringIT {
             System.out.printf("MEASURE simultaneous dial: %d rounds, link up after %s ms, duplicate links closed "
                     + "by the tie-break: %d%n", rounds, times, sawDuplicates);
 
-            try (MeshnodeProcess e = MeshnodeProcess.start("dial-e")) {
+            // e listens on every address, so that a request can come from one that is not loopback
+            try (MeshnodeProcess e = MeshnodeProcess.start("dial-e", Map.of("QUARKUS_HTTP_HOST", "0.0.0.0"))) {
                 String eDid = did(e);
                 String eToken = token(e, "admin:write");
+                statusNeedsATokenFromAnAddressThatIsNotLoopback(e, eToken);
                 assertEquals(201, addPeer(c, cToken, dDid, mesh(d)).statusCode());
                 assertEquals(201, addPeer(c, cToken, eDid, mesh(e)).statusCode());
                 assertEquals(201, addPeer(d, dToken, cDid, mesh(c)).statusCode());
@@ -252,6 +306,28 @@ class PeeringIT {
                 assertSameLink(d, dDid, e, eDid);
             }
         }
+    }
+
+    private static void statusNeedsATokenFromAnAddressThatIsNotLoopback(MeshnodeProcess e, String token)
+            throws Exception {
+        Optional<java.net.InetAddress> own = java.net.NetworkInterface.networkInterfaces()
+                .filter(i -> {
+                    try {
+                        return i.isUp() && !i.isLoopback();
+                    } catch (java.net.SocketException x) {
+                        return false;
+                    }
+                })
+                .flatMap(java.net.NetworkInterface::inetAddresses)
+                .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress()).findFirst();
+        org.junit.jupiter.api.Assumptions.assumeTrue(own.isPresent(), "this host has no address but loopback");
+        URI status = URI.create("http://" + own.get().getHostAddress() + ":" + e.port() + "/mesh/status");
+        HttpResponse<String> without = send(HttpRequest.newBuilder(status).GET());
+        assertEquals(401, without.statusCode(), without.body());
+        assertTrue(without.body().contains("unauthorized: an admin token is required"), without.body());
+        HttpResponse<String> with = send(HttpRequest.newBuilder(status).header("Authorization", "Bearer " + token).GET());
+        assertEquals(200, with.statusCode(), with.body());
+        assertEquals(did(e), NostrClient.tree(with.body()).path("did").asText());
     }
 
     static void awaitGone(MeshnodeProcess n, String did) {

@@ -50,23 +50,33 @@ public final class Heartbeat implements LinkSession {
         this.lastPongAt = now;
     }
 
-    /** The timer fired: ends a link past its latency bound, else sends a ping when one is due. */
-    public synchronized void tick(long now) {
-        if (over) {
-            return;
+    /**
+     * The timer fired: ends a link past its latency bound, else sends a ping when one is due. Decides under this
+     * object's lock and acts on the link after releasing it (the link's thread takes the two locks the other way).
+     */
+    public void tick(long now) {
+        Refusal late = null;
+        String ping = null;
+        synchronized (this) {
+            if (over) {
+                return;
+            }
+            if (now - lastPongAt > timeoutNanos) {
+                over = true;
+                late = Refusal.of(Refusal.Kind.LATE, "no MESH-PONG for " + java.time.Duration.ofNanos(now - lastPongAt)
+                        .toMillis() + " ms (bound " + java.time.Duration.ofNanos(timeoutNanos).toMillis() + " ms)");
+            } else if (lastPingSentAt == Long.MIN_VALUE || now - lastPingSentAt >= intervalNanos) {
+                long n = nextN++;
+                lastPingN = n;
+                lastPingAt = now;
+                lastPingSentAt = now;
+                ping = encode(PING, n);
+            }
         }
-        if (now - lastPongAt > timeoutNanos) {
-            over = true;
-            link.end(Refusal.of(Refusal.Kind.LATE, "no MESH-PONG for " + java.time.Duration.ofNanos(now - lastPongAt)
-                    .toMillis() + " ms (bound " + java.time.Duration.ofNanos(timeoutNanos).toMillis() + " ms)"));
-            return;
-        }
-        if (lastPingSentAt == Long.MIN_VALUE || now - lastPingSentAt >= intervalNanos) {
-            long n = nextN++;
-            lastPingN = n;
-            lastPingAt = now;
-            lastPingSentAt = now;
-            link.send(encode(PING, n));
+        if (late != null) {
+            link.end(late);
+        } else if (ping != null) {
+            link.send(ping);
         }
     }
 
