@@ -15,8 +15,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * Tells the peer where this node is reached, and learns where the peer is (docs/spec/mesh-link.md, "Endpoint
  * updates"): at link-up each side sends {@code ["MESH-ENDPOINT", <its latest kind 30802 event>]}; the receiver checks
  * the event (id, signature, the announcement's own rules), that its author is the peer's proven Nostr key and that it
- * names the peer's DID, then hands it on. A bad one is answered with {@code MESH-ERR} and the link stays. Everything
- * else goes to the inner session.
+ * names the peer's DID, then hands it on. A bad one, or a second one on the same link, is answered with
+ * {@code MESH-ERR} and the link stays. Everything else goes to the inner session.
  */
 public final class EndpointExchange implements LinkSession {
     public static final String TYPE = "MESH-ENDPOINT";
@@ -27,6 +27,8 @@ public final class EndpointExchange implements LinkSession {
     private final MeshLink link;
     private final LinkSession inner;
     private final Consumer<EndpointAnnouncement> learnt;
+    /** One MESH-ENDPOINT per link: checking one costs a signature verification and a store write. */
+    private boolean heard;
 
     private EndpointExchange(MeshLink link, LinkSession inner, Consumer<EndpointAnnouncement> learnt) {
         this.link = link;
@@ -58,6 +60,11 @@ public final class EndpointExchange implements LinkSession {
             inner.receive(text);
             return;
         }
+        if (heard) {
+            link.send(MeshErr.of(Refusal.of(Refusal.Kind.UNEXPECTED, TYPE + " is sent once per link")).encode());
+            return;
+        }
+        heard = true;
         try {
             learnt.accept(read(text, link.peer().orElseThrow()));
         } catch (MeshRefusedException e) {

@@ -49,6 +49,48 @@ class EndpointExchangeTest {
     }
 
     @Test
+    void overALinkTheFirstIsLearntAndASecondIsRefusedUnexpected() {
+        Nodes.TestClock clock = new Nodes.TestClock(Nodes.T0);
+        java.util.List<String> sentByA = new java.util.ArrayList<>();
+        java.util.List<EndpointAnnouncement> learnt = new java.util.ArrayList<>();
+        java.util.List<String> inner = new java.util.ArrayList<>();
+        MeshLink[] b = new MeshLink[1];
+        MeshLink a = new MeshLink(Nodes.initiator(Nodes.A, clock, new SeenProofs()), new MeshLink.Socket() {
+            @Override
+            public void send(String text) {
+                sentByA.add(text);
+                b[0].receive(text);
+            }
+
+            @Override
+            public void close(int code, String reason) {
+            }
+        });
+        b[0] = new MeshLink(Nodes.responder(Nodes.B, clock, new SeenProofs()), new MeshLink.Socket() {
+            @Override
+            public void send(String text) {
+                a.receive(text);
+            }
+
+            @Override
+            public void close(int code, String reason) {
+            }
+        });
+        a.open();
+        b[0].open();
+        assertTrue(a.peer().isPresent());
+        sentByA.clear();
+        EndpointExchange x = EndpointExchange.open(a, Optional.empty(), inner::add, learnt::add);
+        String fromB = announcement(Nodes.B_KEYS, B_MOVED);
+        x.receive(fromB);
+        x.receive(fromB);
+        x.receive("[\"MESH-OTHER\"]");
+        assertEquals(1, learnt.size());
+        assertEquals(java.util.List.of("[\"MESH-ERR\",\"unexpected: MESH-ENDPOINT is sent once per link\"]"), sentByA);
+        assertEquals(java.util.List.of("[\"MESH-OTHER\"]"), inner);
+    }
+
+    @Test
     void malformedAndOversizeMessagesAreRefusedMalformed() {
         for (String bad : new String[] { "[\"MESH-ENDPOINT\"]", "[\"MESH-ENDPOINT\",1]", "[\"MESH-ENDPOINT\",{}]",
                 "[\"MESH-ENDPOINT\",{" + "\"x\":1,".repeat(3000) + "\"y\":2}]" }) {

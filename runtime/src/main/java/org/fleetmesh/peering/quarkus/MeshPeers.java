@@ -10,8 +10,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -86,11 +86,14 @@ public class MeshPeers {
     private volatile Optional<Event> own = Optional.empty();
     private volatile List<PeerAddress> configured = List.of();
     /** The peer store is JDBC: its calls leave the event loops. */
-    private final ExecutorService io = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "fleetmesh-peers");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService io = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+            new java.util.concurrent.ArrayBlockingQueue<>(IO_QUEUE), r -> {
+                Thread t = new Thread(r, "fleetmesh-peers");
+                t.setDaemon(true);
+                return t;
+            }, (task, pool) -> LOG.warn("the peer store is behind; an endpoint update was dropped"));
+    /** Peer store writes waiting (endpoint updates: at most one per link, so one per open link is plenty). */
+    private static final int IO_QUEUE = 1024;
     private long ticker = -1;
 
     /** Refuses to start on a malformed peer list, naming the bad entry. */
@@ -222,12 +225,12 @@ public class MeshPeers {
     private void learnt(EndpointAnnouncement a) {
         io.execute(() -> {
             try {
-                String key = a.shortForm();
                 URI mesh = a.endpoints().mesh();
-                Optional<URI> current = links().find(key).flatMap(PeerLinks.View::url);
-                if (current.isEmpty() || !PeerAddress.worthLearning(current.get(), mesh)) {
+                Optional<PeerLinks.View> peer = links().find(a.shortForm()).filter(PeerLinks.View::declared);
+                if (peer.isEmpty() || !PeerAddress.worthLearning(peer.get().url().orElseThrow(), mesh)) {
                     return; // not declared here, or nothing better than what this node dials
                 }
+                String key = peer.get().key(); // a did:key declaration keeps its key
                 if (store.moved(key, mesh.toString(), a.createdAt())) {
                     links().moved(key, mesh);
                 }
