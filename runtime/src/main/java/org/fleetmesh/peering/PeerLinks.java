@@ -234,21 +234,29 @@ public final class PeerLinks {
         List<View> out = new ArrayList<>();
         synchronized (this) {
             for (Peer p : peers.values()) {
-                touch(p);
-                out.add(new View(p.key, p.peerKey(), p.declared != null,
-                        Optional.ofNullable(p.declared).map(PeerAddress::url), p.state, p.since,
-                        p.heartbeat == null ? Optional.empty() : p.heartbeat.rttMillis(), p.open.size(),
-                        p.link == null ? Optional.empty() : Optional.of(p.link.role()), p.duplicates,
-                        p.quarantinedUntil(), Optional.ofNullable(p.lastError)));
+                out.add(viewOf(p));
             }
         }
         out.sort((a, b) -> Boolean.compare(b.declared(), a.declared()));
         return out;
     }
 
-    /** The peer a proven identity is, when this node has an entry for it. */
+    /** One peer, by its key or its proven DID's short form (a metrics scrape asks this per peer). */
     public synchronized Optional<View> find(String key) {
-        return view().stream().filter(v -> v.key().equals(key) || v.peerKey().equals(key)).findFirst();
+        Peer p = peers.get(key);
+        if (p == null) {
+            p = peers.values().stream().filter(q -> q.peerKey().equals(key)).findFirst().orElse(null);
+        }
+        return p == null ? Optional.empty() : Optional.of(viewOf(p));
+    }
+
+    /** Under the lock. */
+    private View viewOf(Peer p) {
+        touch(p);
+        return new View(p.key, p.peerKey(), p.declared != null, Optional.ofNullable(p.declared).map(PeerAddress::url),
+                p.state, p.since, p.heartbeat == null ? Optional.empty() : p.heartbeat.rttMillis(), p.open.size(),
+                p.link == null ? Optional.empty() : Optional.of(p.link.role()), p.duplicates, p.quarantinedUntil(),
+                Optional.ofNullable(p.lastError));
     }
 
     /** Declared peers' keys. */
