@@ -45,6 +45,8 @@ class MeshBoundsIT {
     static Vertx vertx;
     static Path ourDir;
     static MeshSigner us;
+    /** A second peer identity: a node keeps one link per peer, so two links at once need two peers. */
+    static MeshSigner second;
 
     @BeforeAll
     static void start() throws Exception {
@@ -58,6 +60,10 @@ class MeshBoundsIT {
                 NodeSecrets.Supplied.NONE);
         us = MeshSigner.forNode(secrets, NodeEndpoints.of("ws://127.0.0.1:1/", "ws://127.0.0.1:1/mesh",
                 "http://127.0.0.1:1/didcomm"));
+        NodeSecrets secondKeys = NodeSecrets.loadOrCreate(Files.createDirectories(ourDir.resolve("second")),
+                NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE);
+        second = MeshSigner.forNode(secondKeys, NodeEndpoints.of("ws://127.0.0.1:2/", "ws://127.0.0.1:2/mesh",
+                "http://127.0.0.1:2/didcomm"));
     }
 
     @AfterAll
@@ -88,10 +94,15 @@ class MeshBoundsIT {
 
         /** Connects; with {@code authenticate}, runs our initiator handshake over the socket first. */
         static Peer connect(MeshnodeProcess node, WebSocketClientOptions options, boolean authenticate) throws Exception {
+            return connect(node, options, authenticate, us);
+        }
+
+        static Peer connect(MeshnodeProcess node, WebSocketClientOptions options, boolean authenticate, MeshSigner as)
+                throws Exception {
             Peer p = new Peer(options);
             var ws = p.client.webSocket();
             if (authenticate) {
-                p.link = new MeshLink(MeshHandshake.initiator(us, HandshakeSettings.DEFAULTS, new SeenProofs(),
+                p.link = new MeshLink(MeshHandshake.initiator(as, HandshakeSettings.DEFAULTS, new SeenProofs(),
                         Optional.empty()), new MeshLink.Socket() {
                             @Override
                             public void send(String text) {
@@ -209,7 +220,7 @@ class MeshBoundsIT {
     @Test
     void aSilentAuthenticatedLinkIsClosedIdleWhileATalkingOneStays() throws Exception {
         Peer silent = Peer.connect(timed, new WebSocketClientOptions(), true);
-        Peer talking = Peer.connect(timed, new WebSocketClientOptions(), true);
+        Peer talking = Peer.connect(timed, new WebSocketClientOptions(), true, second);
         try {
             long talked = vertx.setPeriodic(500, id -> talking.ws.writeTextMessage("[\"PING\"]"));
             String idle = "idle: nothing received for 2 s; closing the link";

@@ -33,7 +33,8 @@ import io.vertx.core.Vertx;
 
 /**
  * A peer written in the test: fresh node keys, the real handshake through {@link MeshClient}, and a session that
- * queues whatever the node sends after MESH-OK (or hands it to a listener). It speaks the link protocols by hand.
+ * answers the node's heartbeats and queues whatever else the node sends after MESH-OK (or hands it to a listener).
+ * It speaks the link protocols by hand.
  */
 final class MeshPeer implements AutoCloseable {
     final Path dir;
@@ -55,6 +56,12 @@ final class MeshPeer implements AutoCloseable {
         client = new MeshClient(vertx, signer, HandshakeSettings.DEFAULTS, new SeenProofs(), l -> new LinkSession() {
             @Override
             public void receive(String text) {
+                if (text.startsWith("[\"MESH-PING\"")) {
+                    // the node's heartbeat: a peer that does not answer is ended "late" (mesh-link.md, Heartbeats)
+                    JsonNode n = json(text).get(1).get("n");
+                    l.send("[\"MESH-PONG\",{\"n\":" + n.asLong() + "}]");
+                    return;
+                }
                 Consumer<String> c = listener;
                 if (c != null) {
                     c.accept(text);

@@ -49,6 +49,8 @@ public final class MeshnodeProcess implements AutoCloseable {
     private int port;
     private Path log;
     private int starts;
+    /** The port the next start binds, 0 for any free one. */
+    private int nextPort;
 
     private MeshnodeProcess(String name, Path dataDir, Map<String, String> env) {
         this.name = name;
@@ -105,6 +107,8 @@ public final class MeshnodeProcess implements AutoCloseable {
         // the node binds any free port itself and logs it: a port picked here and released could be
         // taken meanwhile (once by the node's own embedded PostgreSQL)
         port = 0;
+        int bind = nextPort;
+        nextPort = 0;
         try {
             Path logs = targetDir().resolve("it-logs");
             Files.createDirectories(logs);
@@ -119,7 +123,7 @@ public final class MeshnodeProcess implements AutoCloseable {
                     .redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
             Map<String, String> e = pb.environment();
-            e.put("QUARKUS_HTTP_PORT", "0");
+            e.put("QUARKUS_HTTP_PORT", Integer.toString(bind));
             e.put("QUARKUS_HTTP_HOST", "127.0.0.1");
             e.put("FLEETMESH_DATA_DIR", dataDir.toString());
             // every test client shares 127.0.0.1: a test about client limits turns them on in its env
@@ -143,6 +147,15 @@ public final class MeshnodeProcess implements AutoCloseable {
             stopLeftoverPostmasters(dataDir);
             throw notReady;
         }
+    }
+
+    /**
+     * Restarts the node on the port it had (a restart in place, as an operator's would be), not on a new one: its
+     * peers find it where they knew it. The port was just released, so nothing else of ours holds it.
+     */
+    public synchronized void startAgainOnSamePort() {
+        nextPort = port;
+        startAgain();
     }
 
     private static final java.util.regex.Pattern LISTENING = java.util.regex.Pattern

@@ -38,6 +38,7 @@ public final class Cli {
                 case "sync" -> org.fleetmesh.meshnode.sync.SyncCommand.run(args);
                 case "bench" -> bench(args);
                 case "did" -> did(args);
+                case "token" -> TokenCommand.run(args);
                 case "bolt11" -> bolt11(args);
                 case "bolt12" -> bolt12(args);
                 case "negentropy-harness" -> {
@@ -194,6 +195,7 @@ public final class Cli {
                        meshnode delete --filter JSON         remove matching stored events (no tombstone)
                        meshnode sync <ws-url> [--filter JSON] [--dir down|up|both]   NIP-77 sync with a relay
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
+                       meshnode token issue --right admin:write [--subject S] [--ttl 30d]   a capability token (admin API)
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
                        meshnode bolt12 decode <string>       a BOLT-12 offer/invoice_request/invoice as JSON (exit 1 if invalid)
                        meshnode negentropy-harness           the negentropy reference test-harness stdio protocol

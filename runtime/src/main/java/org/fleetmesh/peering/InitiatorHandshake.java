@@ -66,12 +66,17 @@ final class InitiatorHandshake extends MeshHandshake {
         version = h.versions().stream().filter(VERSIONS::contains).max(Integer::compare)
                 .orElseThrow(() -> refusal(Refusal.Kind.UNSUPPORTED, "versions " + h.versions()
                         + " offered; this node speaks version " + VERSION));
-        if (expectedPeer.isPresent() && !sameDid(expectedPeer.get(), h.did())) {
-            throw refusal(Refusal.Kind.INVALID, "this node dialled " + MeshJson.clip(expectedPeer.get())
-                    + ", the responder is " + MeshJson.clip(PeerIdentity.shortForm(h.did())));
+        boolean byKey = expectedPeer.isPresent() && expectedPeer.get().startsWith(org.fleetmesh.identity.DidKey.PREFIX);
+        if (expectedPeer.isPresent() && !byKey && !sameDid(expectedPeer.get(), h.did())) {
+            throw notDialled(h);
         }
         checkTime(h.time(), "MESH-HELLO");
         peerKeys = resolvePeer(h.did());
+        // a peer known by the did:key of its transport key: its document must list that key (the link manager then
+        // checks that this key signed the proof)
+        if (byKey && !expectedPeer.get().equals(h.did()) && !listsKey(peerKeys, expectedPeer.get())) {
+            throw notDialled(h);
+        }
         hello = h;
         challenge = Challenge.random(random);
         state = State.AWAIT_AUTH;
@@ -93,6 +98,19 @@ final class InitiatorHandshake extends MeshHandshake {
         }
         PeerIdentity peer = verify(auth, peerKeys, self.did(), hello.did(), challenge, hello.challenge());
         return authenticated(peer, new MeshOk(version).encode());
+    }
+
+    private MeshRefusedException notDialled(MeshHello h) {
+        return refusal(Refusal.Kind.INVALID, "this node dialled " + MeshJson.clip(expectedPeer.get())
+                + ", the responder is " + MeshJson.clip(PeerIdentity.shortForm(h.did())));
+    }
+
+    private static boolean listsKey(PeerKeys keys, String didKey) {
+        try {
+            return keys.transport().contains(org.fleetmesh.identity.DidKey.parse(didKey));
+        } catch (RuntimeException e) {
+            return false;
+        }
     }
 
     /** The same DID, or a did:peer:4 short form of the presented long form. */

@@ -17,13 +17,19 @@ public interface LinkSessions {
     LinkSession open(MeshLink link);
 
     /**
-     * Adds what this node knows of {@code peerKey} (a DID in its short form) to its {@code /mesh/status} entry: tier,
-     * grant_in, grant_out, used, violations, strain (null for what is absent).
+     * What the sessions know of a peer, for {@code /mesh/status}: the node's link protocols put {@code tier},
+     * {@code grant_in}, {@code grant_out}, {@code used}, {@code violations} and {@code strain} (JSON-ready values:
+     * strings, numbers, booleans, maps, lists). Keys it does not put are written as null.
+     *
+     * @param peerKey the peer's DID short form ({@link PeerIdentity#shortForm(String)})
      */
     default void describe(String peerKey, java.util.Map<String, Object> into) {
     }
 
-    /** When {@code peerKey} is quarantined here, the end of it: the link manager neither dials nor keeps its links. */
+    /**
+     * Until when the peer is quarantined: the link manager does not dial it and ends a link from it at once
+     * ({@code quarantined}).
+     */
     default java.util.Optional<java.time.Instant> quarantinedUntil(String peerKey) {
         return java.util.Optional.empty();
     }

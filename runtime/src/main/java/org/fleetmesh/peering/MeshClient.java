@@ -60,6 +60,12 @@ public final class MeshClient implements AutoCloseable {
 
     /** As {@link #connect(URI)}, refusing a responder whose DID is not {@code expectedPeer} before signing anything. */
     public CompletionStage<MeshLink> connect(URI url, Optional<String> expectedPeer) {
+        return connect(url, expectedPeer, sessions);
+    }
+
+    /** As {@link #connect(URI, Optional)}, with {@code linkSessions} opening this link's session instead of the client's. */
+    public CompletionStage<MeshLink> connect(URI url, Optional<String> expectedPeer, LinkSessions linkSessions) {
+        Objects.requireNonNull(linkSessions, "linkSessions");
         CompletableFuture<MeshLink> result = new CompletableFuture<>();
         MeshLink[] link = new MeshLink[1];
         OutboundConnection connection;
@@ -67,7 +73,7 @@ public final class MeshClient implements AutoCloseable {
             // the link and its handlers exist before connecting, so MESH-HELLO cannot arrive ahead of them
             connection = dialer.dial(url, c -> {
                 link[0] = new MeshLink(MeshHandshake.initiator(self, settings, seen, expectedPeer), new Socket(c),
-                        MeshLink.Offload.INLINE, System::nanoTime, sessions);
+                        MeshLink.Offload.INLINE, System::nanoTime, linkSessions);
                 link[0].open(); // the handshake timeout counts from here, connecting included
                 return new OutboundConnection.Handler() {
                     @Override

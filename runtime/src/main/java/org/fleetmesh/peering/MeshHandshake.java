@@ -93,7 +93,8 @@ public abstract sealed class MeshHandshake permits InitiatorHandshake, Responder
     /**
      * The side of a node that dialled a peer's {@code /mesh}.
      *
-     * @param expectedPeer the peer's DID when the dialler knows it (did:peer:4 long or short form): a responder
+     * @param expectedPeer the peer's DID when the dialler knows it (did:peer:4 long or short form, or the did:key of
+     *        its transport key, which its document must list): a responder
      *        presenting another DID is refused before this node signs anything
      */
     public static MeshHandshake initiator(MeshSigner self, HandshakeSettings settings, SeenProofs seen,

@@ -61,6 +61,7 @@ public final class MeshLink {
     private final LongSupplier nanoTime;
     private final LinkSessions sessions;
     private LinkSession session;
+    private volatile LinkTraffic traffic = LinkTraffic.NONE;
     private final CompletableFuture<PeerIdentity> authenticated = new CompletableFuture<>();
     private long lastHeard;
     private boolean ending;
@@ -127,6 +128,7 @@ public final class MeshLink {
                 apply(handshake.receive(text));
             }
         } else if (session != null && !ending) {
+            traffic.received(SendBudget.utf8Length(text));
             session.receive(text);
         }
         // refused: the connection is closing; nothing more to say
@@ -191,7 +193,13 @@ public final class MeshLink {
         if (handshake.peer().isEmpty()) {
             throw new IllegalStateException("the link is not authenticated");
         }
+        traffic.sent(SendBudget.utf8Length(text));
         socket.send(text);
+    }
+
+    /** Counts what crosses the link from now on (the link manager sets the peer's counters). */
+    public void traffic(LinkTraffic counters) {
+        traffic = java.util.Objects.requireNonNull(counters, "counters");
     }
 
     /** Closes the link normally. */

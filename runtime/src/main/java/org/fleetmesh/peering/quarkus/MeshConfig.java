@@ -1,6 +1,7 @@
 package org.fleetmesh.peering.quarkus;
 
 import java.time.Duration;
+import java.util.Optional;
 
 import org.fleetmesh.peering.HandshakeSettings;
 
@@ -53,6 +54,28 @@ public interface MeshConfig {
     /** Handshake steps waiting for those threads; one more is refused with {@code busy}. */
     @WithDefault("64")
     int handshakeQueue();
+
+    /**
+     * Declared peers, comma-separated {@code <did>@<ws-url>}; also read from {@code fleetmesh.peers}
+     * ({@code FLEETMESH_PEERS}), the name operators use.
+     */
+    Optional<String> peers();
+
+    /** How often each side of a link sends MESH-PING. */
+    @WithDefault("5s")
+    Duration heartbeatInterval();
+
+    /** A link with no MESH-PONG for this long is ended ({@code late}) and redialled. */
+    @WithDefault("15s")
+    Duration heartbeatTimeout();
+
+    /** The ceiling of the first redial delay; it doubles per failure in a row, up to {@link #redialCap()}. */
+    @WithDefault("500ms")
+    Duration redialBase();
+
+    /** The largest redial delay ceiling (each delay is drawn uniformly below its ceiling). */
+    @WithDefault("30s")
+    Duration redialCap();
 
     default HandshakeSettings settings() {
         return new HandshakeSettings(clockSkew(), handshakeTimeout(), maxHandshakeMessageLength());

@@ -10,7 +10,6 @@ import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.quarkus.NodeIdentity;
 import org.fleetmesh.peering.BudgetedSocket;
 import org.fleetmesh.peering.HandshakeSettings;
-import org.fleetmesh.peering.LinkSessions;
 import org.fleetmesh.peering.MeshAdmission;
 import org.fleetmesh.peering.MeshHandshake;
 import org.fleetmesh.peering.MeshLink;
@@ -71,7 +70,7 @@ public class MeshEndpoint {
     HandshakeWorkers workers;
 
     @Inject
-    LinkSessions sessions;
+    MeshPeers peers;
 
     @Inject
     Vertx vertx;
@@ -90,7 +89,7 @@ public class MeshEndpoint {
         Transport transport = new Transport(connection, vertx, connection.userData().get(HTTP_CONNECTION));
         BudgetedSocket socket = new BudgetedSocket(transport, new SendBudget(config.sendBudget()));
         MeshLink link = new MeshLink(MeshHandshake.responder(signer(), settings, seen()), socket,
-                offload(Vertx.currentContext()), System::nanoTime, sessions);
+                offload(Vertx.currentContext()), System::nanoTime, peers.accepted());
         connection.userData().put(TRANSPORT, transport);
         connection.userData().put(LINK, link);
         String address = MeshAdmission.hostOf(connection.handshakeRequest().remoteAddress());

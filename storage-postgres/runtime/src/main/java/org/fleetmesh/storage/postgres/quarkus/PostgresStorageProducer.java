@@ -6,14 +6,16 @@ import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
 import org.fleetmesh.spi.peers.LinkLedger;
+import org.fleetmesh.spi.peers.PeerStore;
 import org.fleetmesh.storage.postgres.PostgresStorage;
 import org.fleetmesh.storage.postgres.peers.PgLinkLedger;
+import org.fleetmesh.storage.postgres.peers.PgPeerStore;
 
 /**
  * CDI: produces the node's {@link org.fleetmesh.spi.storage.EventStore} (the bean's types are
  * {@link PostgresStorage}, {@code EventStore}, {@code AutoCloseable}), opened from configuration on
  * first use (see {@link PostgresStorage} for the keys) and closed, with the embedded cluster, at
- * shutdown.
+ * shutdown; and the {@link PeerStore} on the same database.
  */
 @ApplicationScoped
 public class PostgresStorageProducer {
@@ -33,5 +35,11 @@ public class PostgresStorageProducer {
 
     void close(@Disposes PostgresStorage storage) {
         storage.close();
+    }
+
+    @Produces
+    @Singleton
+    PeerStore peers(PostgresStorage storage) {
+        return new PgPeerStore(storage.dataSource());
     }
 }

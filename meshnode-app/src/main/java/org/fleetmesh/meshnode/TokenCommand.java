@@ -1,0 +1,81 @@
+package org.fleetmesh.meshnode;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.fleetmesh.identity.NodeDidDocument;
+import org.fleetmesh.identity.NodeEndpoints;
+import org.fleetmesh.identity.NodeSecrets;
+import org.fleetmesh.identity.capability.CapabilityIssuer;
+import org.fleetmesh.identity.capability.Right;
+import org.fleetmesh.identity.capability.Rights;
+
+/**
+ * {@code token issue --right <right> [--right ...] [--subject <who>] [--ttl <duration>]}: prints a capability token
+ * rooted in this node's transport key (docs/spec/capabilities.md), e.g. an admin token for {@code /mesh/peers}.
+ */
+final class TokenCommand {
+    static final Duration DEFAULT_TTL = Duration.ofDays(30);
+
+    private TokenCommand() {
+    }
+
+    static int run(String[] args) {
+        if (args.length < 2 || !args[1].equals("issue")) {
+            throw new UsageException("token takes issue --right <right> [--right ...] [--subject <who>] [--ttl 30d]");
+        }
+        List<Right> rights = new ArrayList<>();
+        String subject = "operator";
+        Duration ttl = DEFAULT_TTL;
+        for (int i = 2; i < args.length; i++) {
+            String a = args[i];
+            if (i + 1 >= args.length) {
+                throw new UsageException("token issue: " + a + " needs a value");
+            }
+            String v = args[++i];
+            switch (a) {
+                case "--right" -> {
+                    Optional<Right> r = Right.parse(v);
+                    if (r.isEmpty() || r.get() == Right.COMPUTE_RUN) {
+                        throw new UsageException("token issue: unknown right " + v
+                                + " (admin:read, admin:write, relay:publish, relay:read, peer:sync)");
+                    }
+                    rights.add(r.get());
+                }
+                case "--subject" -> subject = v;
+                case "--ttl" -> ttl = duration(v);
+                default -> throw new UsageException("token issue: unknown option " + a);
+            }
+        }
+        if (rights.isEmpty()) {
+            throw new UsageException("token issue needs at least one --right");
+        }
+        NodeSecrets secrets = LocalNode.secrets();
+        NodeDidDocument doc = NodeDidDocument.of(secrets.publicKeys(), NodeEndpoints.forRelay(Optional.empty(), 7777));
+        Rights granted = Rights.of(rights.get(0), rights.subList(1, rights.size()).toArray(new Right[0]));
+        System.out.println(CapabilityIssuer.forNode(secrets, doc).issue(subject, granted, Instant.now().plus(ttl)));
+        return 0;
+    }
+
+    /** {@code 90s}, {@code 15m}, {@code 12h}, {@code 30d}, or ISO-8601 ({@code PT1H}). */
+    static Duration duration(String v) {
+        try {
+            if (v.startsWith("P") || v.startsWith("p")) {
+                return Duration.parse(v);
+            }
+            long n = Long.parseLong(v.substring(0, v.length() - 1));
+            return switch (v.charAt(v.length() - 1)) {
+                case 's' -> Duration.ofSeconds(n);
+                case 'm' -> Duration.ofMinutes(n);
+                case 'h' -> Duration.ofHours(n);
+                case 'd' -> Duration.ofDays(n);
+                default -> throw new NumberFormatException();
+            };
+        } catch (RuntimeException e) {
+            throw new UsageException("token issue: --ttl is like 90s, 15m, 12h, 30d or PT1H, not " + v);
+        }
+    }
+}

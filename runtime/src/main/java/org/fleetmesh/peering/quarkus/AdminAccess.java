@@ -1,0 +1,92 @@
+package org.fleetmesh.peering.quarkus;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Instant;
+import java.util.Optional;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import org.fleetmesh.identity.capability.CapabilityException;
+import org.fleetmesh.identity.capability.CapabilityRequest;
+import org.fleetmesh.identity.capability.CapabilityVerifier;
+import org.fleetmesh.identity.capability.Right;
+import org.fleetmesh.identity.quarkus.NodeIdentity;
+
+import io.vertx.core.http.HttpServerRequest;
+
+/**
+ * Who may use the node's admin API: the holder of a capability token (docs/spec/capabilities.md) rooted in this
+ * node's transport key with the right asked for, sent as {@code Authorization: Bearer <token>}. A token with
+ * {@code admin:write} also reads. Where allowed, a request from a loopback address without any token passes too.
+ */
+@ApplicationScoped
+public class AdminAccess {
+    static final String HINT = "send Authorization: Bearer <token>; ./meshnode token issue --right ";
+
+    @Inject
+    NodeIdentity identity;
+
+    private volatile CapabilityVerifier verifier;
+
+    /** Why the request may not have {@code right}: an HTTP status and a reason; empty when it may. */
+    public record Denial(int status, String reason) {
+    }
+
+    public Optional<Denial> check(HttpServerRequest request, Right right, boolean loopbackWithoutToken) {
+        String header = request.getHeader("Authorization");
+        if (header == null) {
+            if (loopbackWithoutToken && isLoopback(request)) {
+                return Optional.empty();
+            }
+            return Optional.of(new Denial(401, "unauthorized: an admin token is required (" + HINT + right + ")"));
+        }
+        if (!header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return Optional.of(new Denial(401, "unauthorized: the Authorization header is not \"Bearer <token>\""));
+        }
+        String token = header.substring(7).strip();
+        try {
+            verifier().authorize(token, CapabilityRequest.of(right, Instant.now()));
+            return Optional.empty();
+        } catch (CapabilityException e) {
+            if (e.reason() == CapabilityException.Reason.RIGHT_NOT_GRANTED && right == Right.ADMIN_READ) {
+                try {
+                    verifier().authorize(token, CapabilityRequest.of(Right.ADMIN_WRITE, Instant.now()));
+                    return Optional.empty();
+                } catch (CapabilityException ignored) {
+                    // neither right: refuse for the one asked
+                }
+            }
+            int status = e.reason() == CapabilityException.Reason.RIGHT_NOT_GRANTED
+                    || e.reason() == CapabilityException.Reason.WRONG_HOLDER
+                    || e.reason() == CapabilityException.Reason.CHECK_FAILED ? 403 : 401;
+            return Optional.of(new Denial(status, (status == 403 ? "forbidden: " : "unauthorized: ") + e.getMessage()));
+        }
+    }
+
+    static boolean isLoopback(HttpServerRequest request) {
+        if (request.remoteAddress() == null) {
+            return false;
+        }
+        String host = request.remoteAddress().hostAddress();
+        if (host == null) {
+            return false;
+        }
+        try {
+            // a literal address: no name lookup happens
+            return InetAddress.getByName(host).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
+        }
+    }
+
+    private CapabilityVerifier verifier() {
+        CapabilityVerifier v = verifier;
+        if (v == null) {
+            v = CapabilityVerifier.of(identity.secrets().publicKeys().transport());
+            verifier = v;
+        }
+        return v;
+    }
+}

@@ -1,0 +1,179 @@
+package org.fleetmesh.peering.quarkus;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.Optional;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+
+import org.fleetmesh.identity.capability.Right;
+import org.fleetmesh.identity.quarkus.NodeAddress;
+import org.fleetmesh.identity.quarkus.NodeIdentity;
+import org.fleetmesh.identity.NodeDidDocument;
+import org.fleetmesh.peering.MeshStatus;
+import org.fleetmesh.peering.PeerAddress;
+import org.fleetmesh.spi.peers.PeerStore;
+import org.jboss.logging.Logger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/**
+ * The mesh's operator API (docs/spec/mesh-link.md, "Status" and "Admin API"): {@code GET /mesh/status} (loopback
+ * without a token, elsewhere {@code admin:read}); {@code GET /mesh/peers} ({@code admin:read}), {@code POST
+ * /mesh/peers} and {@code DELETE /mesh/peers/<did>} ({@code admin:write}).
+ */
+@ApplicationScoped
+public class MeshAdminRoutes {
+    private static final Logger LOG = Logger.getLogger(MeshAdminRoutes.class);
+    static final int MAX_BODY = 16_384;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Inject
+    MeshPeers peers;
+
+    @Inject
+    AdminAccess access;
+
+    @Inject
+    NodeIdentity identity;
+
+    @Inject
+    NodeAddress address;
+
+    void routes(@Observes Router router) {
+        router.get("/mesh/status").blockingHandler(this::status);
+        router.get("/mesh/peers").blockingHandler(this::list);
+        router.post("/mesh/peers").handler(BodyHandler.create().setBodyLimit(MAX_BODY)).blockingHandler(this::add);
+        router.delete("/mesh/peers/:did").blockingHandler(this::remove);
+    }
+
+    private void status(RoutingContext ctx) {
+        if (denied(ctx, Right.ADMIN_READ, true)) {
+            return;
+        }
+        NodeDidDocument node = NodeDidDocument.of(identity.secrets().publicKeys(), address.endpoints());
+        json(ctx, 200, MeshStatus.of(node.shortForm(), node.keys().nostr().hex(), peers.links().view(), peers.sessions()));
+    }
+
+    private void list(RoutingContext ctx) {
+        if (denied(ctx, Right.ADMIN_READ, false)) {
+            return;
+        }
+        ObjectNode root = JSON.createObjectNode();
+        ArrayNode list = root.putArray("peers");
+        for (PeerStore.StoredPeer p : peers.store().all()) {
+            list.add(peerJson(p));
+        }
+        json(ctx, 200, root);
+    }
+
+    private void add(RoutingContext ctx) {
+        if (denied(ctx, Right.ADMIN_WRITE, false)) {
+            return;
+        }
+        PeerAddress peer;
+        try {
+            peer = parse(ctx.body().asString());
+        } catch (IllegalArgumentException e) {
+            error(ctx, 400, "invalid: " + e.getMessage());
+            return;
+        }
+        PeerStore.StoredPeer stored = peers.add(peer);
+        LOG.infof("admin: declared peer %s", peer);
+        json(ctx, 201, peerJson(stored));
+    }
+
+    private void remove(RoutingContext ctx) {
+        if (denied(ctx, Right.ADMIN_WRITE, false)) {
+            return;
+        }
+        String key;
+        try {
+            key = PeerAddress.keyOf(ctx.pathParam("did"));
+        } catch (IllegalArgumentException e) {
+            error(ctx, 400, "invalid: " + e.getMessage());
+            return;
+        }
+        if (!peers.remove(key)) {
+            error(ctx, 404, "not found: no declared peer " + key);
+            return;
+        }
+        LOG.infof("admin: removed peer %s", key);
+        ObjectNode done = JSON.createObjectNode().put("removed", key);
+        json(ctx, 200, done);
+    }
+
+    /** {@code {"did": ..., "url": ...}} or {@code {"peer": "<did>@<ws-url>"}}. */
+    static PeerAddress parse(String body) {
+        if (body == null || body.isBlank()) {
+            throw new IllegalArgumentException("the body is {\"did\": <did>, \"url\": <ws-url>}");
+        }
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("the body is not JSON");
+        }
+        if (root == null || !root.isObject()) {
+            throw new IllegalArgumentException("the body is a JSON object {\"did\": <did>, \"url\": <ws-url>}");
+        }
+        if (root.path("peer").isTextual()) {
+            return PeerAddress.parse(root.get("peer").textValue());
+        }
+        if (!root.path("did").isTextual() || !root.path("url").isTextual()) {
+            throw new IllegalArgumentException("\"did\" and \"url\" are strings");
+        }
+        try {
+            return new PeerAddress(root.get("did").textValue(), new URI(root.get("url").textValue()));
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("\"url\" is not a URI: " + e.getReason());
+        }
+    }
+
+    private static ObjectNode peerJson(PeerStore.StoredPeer p) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("did", p.key());
+        o.put("declared_did", p.did());
+        o.put("url", p.url());
+        o.put("configured_url", p.configuredUrl());
+        o.put("source", p.source().word());
+        o.put("added", p.added().toString());
+        if (p.announcedAt().isPresent()) {
+            o.put("announced_at", p.announcedAt().get());
+        } else {
+            o.putNull("announced_at");
+        }
+        return o;
+    }
+
+    private boolean denied(RoutingContext ctx, Right right, boolean loopback) {
+        Optional<AdminAccess.Denial> denial = access.check(ctx.request(), right, loopback);
+        if (denial.isEmpty()) {
+            return false;
+        }
+        if (denial.get().status() == 401) {
+            ctx.response().putHeader("WWW-Authenticate", "Bearer");
+        }
+        error(ctx, denial.get().status(), denial.get().reason());
+        return true;
+    }
+
+    private static void error(RoutingContext ctx, int status, String reason) {
+        json(ctx, status, JSON.createObjectNode().put("error", reason));
+    }
+
+    private static void json(RoutingContext ctx, int status, JsonNode body) {
+        ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .end(body.toString());
+    }
+}

@@ -1,0 +1,343 @@
+package org.fleetmesh.peering;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+import org.fleetmesh.identity.DidKey;
+import org.junit.jupiter.api.Test;
+
+/** The link manager over in-memory links: dialling, one link per pair, redial, quarantine, heartbeats. */
+class PeerLinksTest {
+    private final Nodes.TestClock clock = new Nodes.TestClock(Nodes.T0);
+    private final Net net = new Net();
+
+    /** Messages and timers wait until the test lets them run, so two dials can be in flight at once. */
+    final class Net {
+        final Deque<Runnable> messages = new ArrayDeque<>();
+        final Deque<Runnable> timers = new ArrayDeque<>();
+        final Map<URI, Node> at = new HashMap<>();
+        long nanos;
+
+        void settle() {
+            for (int i = 0; i < 10_000; i++) {
+                Runnable next = messages.pollFirst();
+                if (next == null) {
+                    next = timers.pollFirst();
+                }
+                if (next == null) {
+                    return;
+                }
+                next.run();
+            }
+            throw new AssertionError("the network did not settle");
+        }
+
+        /** Delivers messages only: timers (redials, heartbeats) stay queued. */
+        void deliver() {
+            Runnable next;
+            while ((next = messages.pollFirst()) != null) {
+                next.run();
+            }
+        }
+    }
+
+    /** One end of an in-memory WebSocket; a close closes both ends once. */
+    final class Wire implements MeshLink.Socket {
+        MeshLink self;
+        Wire other;
+        boolean closed;
+        final List<String> sent = new ArrayList<>();
+
+        @Override
+        public void send(String text) {
+            if (closed) {
+                return;
+            }
+            sent.add(text);
+            Wire o = other;
+            net.messages.add(() -> {
+                if (!o.closed) {
+                    o.self.receive(text);
+                }
+            });
+        }
+
+        @Override
+        public void close(int code, String reason) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            other.closed = true;
+            net.messages.add(() -> {
+                self.closed();
+                other.self.closed();
+            });
+        }
+    }
+
+    final class Node {
+        final MeshSigner signer;
+        final URI url;
+        final PeerLinks links;
+        final List<MeshLink> all = new ArrayList<>();
+        final Map<String, Instant> quarantine = new HashMap<>();
+        boolean down;
+
+        Node(MeshSigner signer, String url) {
+            this.signer = signer;
+            this.url = URI.create(url);
+            net.at.put(this.url, this);
+            PeerLinks.Settings settings = new PeerLinks.Settings(Duration.ofSeconds(5), Duration.ofSeconds(15),
+                    new Backoff(Duration.ofMillis(100), Duration.ofSeconds(1)), Duration.ofSeconds(10));
+            links = new PeerLinks(signer.transportKey(), settings, this::dial, (delay, task) -> net.timers.add(task),
+                    link -> text -> {
+                    }, key -> Optional.ofNullable(quarantine.get(key)), key -> LinkTraffic.NONE, clock,
+                    () -> net.nanos, () -> 0.5);
+        }
+
+        CompletableFuture<MeshLink> dial(PeerAddress peer, LinkSessions sessions) {
+            Node target = net.at.get(peer.url());
+            if (target == null || target.down) {
+                return CompletableFuture.failedFuture(new java.net.ConnectException("refused: " + peer.url()));
+            }
+            Wire out = new Wire();
+            Wire in = new Wire();
+            out.other = in;
+            in.other = out;
+            MeshLink initiator = new MeshLink(MeshHandshake.initiator(signer, HandshakeSettings.DEFAULTS, new SeenProofs(),
+                    peer.handshakeExpectation(), clock, new java.util.Random(1)), out, MeshLink.Offload.INLINE,
+                    () -> net.nanos, sessions);
+            MeshLink responder = new MeshLink(MeshHandshake.responder(target.signer, HandshakeSettings.DEFAULTS,
+                    new SeenProofs(), clock, new java.util.Random(2)), in, MeshLink.Offload.INLINE, () -> net.nanos,
+                    target.links.accepted());
+            out.self = initiator;
+            in.self = responder;
+            all.add(initiator);
+            target.all.add(responder);
+            initiator.open();
+            net.messages.add(responder::open);
+            return initiator.authenticated().toCompletableFuture().thenApply(p -> initiator);
+        }
+
+        PeerLinks.View view(Node other) {
+            String key = PeerIdentity.shortForm(other.signer.did());
+            return links.view().stream().filter(v -> v.peerKey().equals(key)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no entry for " + key + " in " + links.view()));
+        }
+
+    }
+
+    private MeshLink.Socket socketOf(MeshLink link) {
+        try {
+            java.lang.reflect.Field f = MeshLink.class.getDeclaredField("socket");
+            f.setAccessible(true);
+            return (MeshLink.Socket) f.get(link);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private Node a() {
+        return new Node(Nodes.A, "ws://a.example/");
+    }
+
+    private Node b() {
+        return new Node(Nodes.B, "ws://b.example/");
+    }
+
+    private static PeerAddress at(Node n) {
+        return new PeerAddress(n.signer.did(), n.url);
+    }
+
+    @Test
+    void aDeclaredPeerIsDialledAndBothSidesSeeOneUpLink() {
+        Node a = a();
+        Node b = b();
+        a.links.declare(at(b));
+        net.settle();
+        assertEquals(PeerLinks.State.UP, a.view(b).state());
+        assertEquals(PeerLinks.State.UP, b.view(a).state());
+        assertEquals(1, a.view(b).links());
+        assertEquals(Optional.of(Role.INITIATOR), a.view(b).role());
+        assertEquals(Optional.of(Role.RESPONDER), b.view(a).role());
+        assertTrue(a.view(b).declared());
+        assertFalse(b.view(a).declared(), "b did not declare a: it only accepted its link");
+        assertTrue(a.view(b).rttMillis().isPresent(), "the first heartbeat is answered at once");
+    }
+
+    @Test
+    void whenBothDialAtOnceTheyKeepTheSameOneLinkTheOneTheLowerTransportKeyDialled() {
+        Node a = a();
+        Node b = b();
+        a.links.declare(at(b));
+        b.links.declare(at(a));
+        // both dials leave before either handshake completes
+        Runnable dialA = net.timers.pollFirst();
+        Runnable dialB = net.timers.pollFirst();
+        dialA.run();
+        dialB.run();
+        net.deliver();
+        assertEquals(2, a.all.stream().filter(l -> l.peer().isPresent()).count(), "two links authenticated");
+        net.settle();
+        assertEquals(1, a.view(b).links());
+        assertEquals(1, b.view(a).links());
+        boolean aLower = java.util.Arrays.compareUnsigned(Nodes.A.transportKey().keyBytes(),
+                Nodes.B.transportKey().keyBytes()) < 0;
+        Role expectedAtA = aLower ? Role.INITIATOR : Role.RESPONDER;
+        assertEquals(Optional.of(expectedAtA), a.view(b).role());
+        assertEquals(Optional.of(expectedAtA == Role.INITIATOR ? Role.RESPONDER : Role.INITIATOR), b.view(a).role(),
+                "both sides kept the same link");
+        assertTrue(a.view(b).duplicates() > 0 && b.view(a).duplicates() > 0, "each side closed the other link");
+        assertEquals(PeerLinks.State.UP, a.view(b).state());
+        assertEquals(PeerLinks.State.UP, b.view(a).state());
+    }
+
+    @Test
+    void theTieBreakPrefersTheLowerInitiatorKeyAndOfOneInitiatorTheNewerLink() {
+        var low = Nodes.A.transportKey().keyBytes()[0] <= Nodes.B.transportKey().keyBytes()[0] ? Nodes.A : Nodes.B;
+        var high = low == Nodes.A ? Nodes.B : Nodes.A;
+        assertTrue(PeerLinks.prefers(low.transportKey(), high.transportKey()));
+        assertFalse(PeerLinks.prefers(high.transportKey(), low.transportKey()));
+        assertTrue(PeerLinks.prefers(high.transportKey(), high.transportKey()), "same initiator: the newer link wins");
+    }
+
+    @Test
+    void aClosedLinkIsRedialledWithoutOperatorAction() {
+        Node a = a();
+        Node b = b();
+        a.links.declare(at(b));
+        net.settle();
+        MeshLink first = a.all.get(0);
+        first.close();
+        net.deliver();
+        assertEquals(PeerLinks.State.DOWN, a.view(b).state());
+        net.settle(); // the redial timer runs
+        assertEquals(PeerLinks.State.UP, a.view(b).state());
+        assertEquals(2, a.all.size(), "a dialled again");
+    }
+
+    @Test
+    void aPeerThatIsDownIsRedialledUntilItIsBack() {
+        Node a = a();
+        Node b = b();
+        b.down = true;
+        a.links.declare(at(b));
+        for (int i = 0; i < 3; i++) {
+            net.timers.pollFirst().run(); // each failure schedules the next dial
+            net.deliver();
+        }
+        PeerLinks.View v = a.links.view().get(0);
+        assertEquals(PeerLinks.State.DOWN, v.state());
+        assertTrue(v.lastError().orElseThrow().contains("refused"), v.lastError().toString());
+        b.down = false;
+        net.settle();
+        assertEquals(PeerLinks.State.UP, a.view(b).state());
+    }
+
+    @Test
+    void aPeerDeclaredByDidKeyIsMatchedByTheKeyThatSignedItsProof() {
+        Node a = a();
+        Node b = b();
+        a.links.declare(new PeerAddress(DidKey.of(Nodes.B.transportKey()), b.url));
+        net.settle();
+        PeerLinks.View v = a.links.view().get(0);
+        assertEquals(PeerLinks.State.UP, v.state());
+        assertEquals(DidKey.of(Nodes.B.transportKey()), v.key());
+        assertEquals(PeerIdentity.shortForm(Nodes.B.did()), v.peerKey());
+    }
+
+    @Test
+    void aPeerThatProvesAnotherDidThanTheDeclaredOneIsRefused() {
+        Node a = a();
+        Node c = new Node(Nodes.C, "ws://c.example/");
+        // declared as B's did:key, but C answers at that URL: the handshake passes, the declaration does not
+        a.links.declare(new PeerAddress(DidKey.of(Nodes.B.transportKey()), c.url));
+        net.timers.pollFirst().run();
+        net.deliver();
+        PeerLinks.View v = a.links.view().get(0);
+        assertEquals(PeerLinks.State.DOWN, v.state());
+        assertTrue(c.links.view().isEmpty() || c.links.view().get(0).links() == 0,
+                "the refused link is gone at c too: " + c.links.view());
+        MeshLink link = a.all.get(0);
+        Wire w = (Wire) socketOf(link);
+        assertTrue(w.sent.stream().anyMatch(s -> s.startsWith("[\"MESH-ERR\",\"invalid: this node dialled did:key:")),
+                w.sent.toString());
+    }
+
+    @Test
+    void aQuarantinedPeerIsNotDialledAndItsLinkIsEnded() {
+        Node a = a();
+        Node b = b();
+        String bKey = PeerIdentity.shortForm(Nodes.B.did());
+        a.quarantine.put(bKey, clock.instant().plusSeconds(60));
+        b.links.declare(at(a)); // b dials a: a ends it at once
+        net.timers.pollFirst().run();
+        net.deliver();
+        MeshLink fromB = b.all.get(0);
+        Wire w = (Wire) socketOf(fromB);
+        assertTrue(w.closed);
+        a.links.declare(at(b));
+        assertEquals(PeerLinks.State.QUARANTINED, a.view(b).state());
+        // a's own dial waits for the quarantine to end, while b keeps trying and is ended each time
+        for (int i = 0; i < 5 && !net.timers.isEmpty(); i++) {
+            net.timers.pollFirst().run();
+            net.deliver();
+        }
+        assertEquals(0, a.all.stream().filter(l -> l.role() == Role.INITIATOR).count(),
+                "a did not dial the quarantined peer");
+        assertTrue(b.all.size() > 1, "b was refused and redialled");
+        assertTrue(b.all.stream().allMatch(l -> ((Wire) socketOf(l)).closed), "every link from b was ended");
+    }
+
+    @Test
+    void undeclaredPeersAreForgottenWhenTheirLinkCloses() {
+        Node a = a();
+        Node b = b();
+        b.links.declare(at(a));
+        net.settle();
+        assertEquals(1, a.links.view().size());
+        b.links.forget(PeerIdentity.shortForm(Nodes.A.did()));
+        net.deliver();
+        assertTrue(a.links.view().isEmpty(), a.links.view().toString());
+    }
+
+    @Test
+    void aLinkWithoutPongsForTheTimeoutIsEndedLateAndRedialled() {
+        Node a = a();
+        Node b = b();
+        a.links.declare(at(b));
+        net.settle();
+        MeshLink link = a.all.get(0);
+        Wire toB = (Wire) socketOf(link);
+        // b stops answering: nothing a sends reaches it any more
+        toB.other = new Wire();
+        toB.other.self = link;
+        toB.other.other = toB;
+        Wire dead = toB.other;
+        dead.closed = true;
+        net.nanos += Duration.ofSeconds(16).toNanos();
+        a.links.tick();
+        assertTrue(toB.sent.stream().anyMatch(s -> s.startsWith("[\"MESH-ERR\",\"late: no MESH-PONG for")),
+                toB.sent.toString());
+        net.settle();
+        // b never saw the close: it holds a stale link, which a's redial (same initiator, newer) replaces
+        assertEquals(PeerLinks.State.UP, a.view(b).state());
+        assertEquals(2, a.all.stream().filter(l -> l.role() == Role.INITIATOR).count());
+        assertEquals(1, b.view(a).links(), "b keeps only the new link");
+    }
+}

@@ -1,0 +1,83 @@
+package org.fleetmesh.spi.peers;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The node's declared peers, durable: the ones its configuration names (upserted at every start) and the ones an
+ * operator added through the admin API. A peer is keyed by its DID's key (the did:peer:4 short form, or the did:key);
+ * its URL is where it is dialled now, which a signed endpoint announcement from the peer may change. Implementations
+ * are safe for use by several threads.
+ */
+public interface PeerStore {
+
+    /** Where a declaration came from. */
+    enum Source {
+        CONFIG("config"), ADMIN("admin");
+
+        private final String word;
+
+        Source(String word) {
+            this.word = word;
+        }
+
+        public String word() {
+            return word;
+        }
+
+        public static Source of(String word) {
+            for (Source s : values()) {
+                if (s.word.equals(word)) {
+                    return s;
+                }
+            }
+            throw new IllegalArgumentException("unknown peer source " + word);
+        }
+    }
+
+    /**
+     * @param key the DID's key
+     * @param did the DID as declared
+     * @param url where it is dialled now
+     * @param configuredUrl the URL the declaration gave (configuration or admin); {@code url} differs once the peer
+     *        announced a move
+     * @param source who declared it
+     * @param added when it was first declared
+     * @param announcedAt {@code created_at} of the endpoint announcement that set {@code url}, if one did
+     */
+    record StoredPeer(String key, String did, String url, String configuredUrl, Source source, Instant added,
+            Optional<Long> announcedAt) {
+        public StoredPeer {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(did, "did");
+            Objects.requireNonNull(url, "url");
+            Objects.requireNonNull(configuredUrl, "configuredUrl");
+            Objects.requireNonNull(source, "source");
+            Objects.requireNonNull(added, "added");
+            Objects.requireNonNull(announcedAt, "announcedAt");
+        }
+    }
+
+    /** Every stored peer, oldest declaration first. */
+    List<StoredPeer> all();
+
+    Optional<StoredPeer> find(String key);
+
+    /**
+     * Declares a peer. A new one is stored as given. For one already stored, a {@code configuredUrl} that differs from
+     * the stored one replaces both its URLs (the operator's word wins over an older announcement); the same one leaves
+     * a URL learnt from an announcement in place. Returns the stored peer after the write.
+     */
+    StoredPeer declare(String key, String did, String configuredUrl, Source source, Instant now);
+
+    /** Removes a peer; false when there was none. */
+    boolean remove(String key);
+
+    /**
+     * Records that the peer announced {@code url} in an announcement created at {@code announcedAt} (seconds):
+     * applied only when newer than the one that set the stored URL. False when not applied or not stored.
+     */
+    boolean moved(String key, String url, long announcedAt);
+}

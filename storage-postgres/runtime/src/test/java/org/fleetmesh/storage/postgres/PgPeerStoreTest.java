@@ -1,0 +1,68 @@
+package org.fleetmesh.storage.postgres;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Instant;
+import java.util.Optional;
+
+import org.fleetmesh.spi.peers.PeerStore;
+import org.fleetmesh.spi.peers.PeerStore.Source;
+import org.fleetmesh.spi.peers.PeerStore.StoredPeer;
+import org.fleetmesh.storage.postgres.peers.PgPeerStore;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Declared peers in PostgreSQL (V3__peers.sql): declarations, learnt URLs, the operator's word over an old one. */
+class PgPeerStoreTest extends PgFixture {
+    static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
+    static final String KEY = "did:peer:4zQmNNPJUM8fqAjuEuUbDHh6qRTGY9r8QQab2J9JaitaK7xU";
+    PeerStore peers;
+
+    @BeforeEach
+    void clean() throws Exception {
+        sql("truncate mesh_peer");
+        peers = new PgPeerStore(store.dataSource());
+    }
+
+    @Test
+    void aDeclaredPeerIsStoredAndListed() {
+        StoredPeer p = peers.declare(KEY, KEY, "ws://b:1/mesh", Source.CONFIG, T);
+        assertEquals(new StoredPeer(KEY, KEY, "ws://b:1/mesh", "ws://b:1/mesh", Source.CONFIG, T, Optional.empty()), p);
+        assertEquals(Optional.of(p), peers.find(KEY));
+        assertEquals(1, peers.all().size());
+    }
+
+    @Test
+    void aLearntUrlSurvivesTheSameDeclarationAndOnlyANewerAnnouncementReplacesIt() {
+        peers.declare(KEY, KEY, "ws://b:1/mesh", Source.CONFIG, T);
+        assertTrue(peers.moved(KEY, "ws://b:2/mesh", 100));
+        assertFalse(peers.moved(KEY, "ws://b:0/mesh", 99), "an older announcement");
+        assertFalse(peers.moved(KEY, "ws://b:0/mesh", 100), "the same one again");
+        StoredPeer again = peers.declare(KEY, KEY, "ws://b:1/mesh", Source.CONFIG, T.plusSeconds(60));
+        assertEquals("ws://b:2/mesh", again.url(), "a restart with the same configuration keeps the learnt URL");
+        assertEquals(Optional.of(100L), again.announcedAt());
+        assertEquals(T, again.added(), "first declared then");
+    }
+
+    @Test
+    void aChangedConfiguredUrlReplacesALearntOne() {
+        peers.declare(KEY, KEY, "ws://b:1/mesh", Source.CONFIG, T);
+        peers.moved(KEY, "ws://b:2/mesh", 100);
+        StoredPeer p = peers.declare(KEY, KEY, "wss://b.example/mesh", Source.ADMIN, T);
+        assertEquals("wss://b.example/mesh", p.url());
+        assertEquals(Optional.empty(), p.announcedAt());
+        assertEquals(Source.ADMIN, p.source());
+        assertTrue(peers.moved(KEY, "ws://b:3/mesh", 50), "after the operator's word any announcement counts again");
+    }
+
+    @Test
+    void removingAPeerForgetsIt() {
+        assertFalse(peers.remove(KEY));
+        peers.declare(KEY, KEY, "ws://b:1/mesh", Source.ADMIN, T);
+        assertTrue(peers.remove(KEY));
+        assertEquals(Optional.empty(), peers.find(KEY));
+        assertFalse(peers.moved(KEY, "ws://b:2/mesh", 1), "an unknown peer is not recorded");
+    }
+}
