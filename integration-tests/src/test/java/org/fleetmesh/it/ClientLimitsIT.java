@@ -104,6 +104,7 @@ class ClientLimitsIT {
                 }
                 return oks;
             });
+            double refusedBefore = refusedEvents();
             long t0 = System.nanoTime();
             List<NostrClient.Ok> oks = burst(f, flood);
             long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
@@ -121,6 +122,8 @@ class ClientLimitsIT {
                 }
             }
             assertTrue(ok < flood.size(), "the flood was limited");
+            assertEquals(flood.size() - ok, refusedEvents() - refusedBefore, 0.0,
+                    "every refusal counted in fleetmesh_clients_refused_total{message=\"event\"}");
 
             for (NostrClient.Ok o : slowOks.get(60, TimeUnit.SECONDS)) {
                 o.assertAccepted();
@@ -135,6 +138,11 @@ class ClientLimitsIT {
                 assertEquals(6, reader.query("slow", FilterSpec.of().authors(slow)).size());
             }
         }
+    }
+
+    private double refusedEvents() {
+        return Metrics.scrape(node).samples("fleetmesh_clients_refused_total", "message=\"event\"").stream()
+                .mapToDouble(Double::doubleValue).sum();
     }
 
     @Test

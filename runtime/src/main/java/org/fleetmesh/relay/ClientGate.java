@@ -2,6 +2,7 @@ package org.fleetmesh.relay;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 import org.fleetmesh.nostr.Event;
@@ -17,6 +18,10 @@ import org.fleetmesh.relay.limits.ClientLimits;
 final class ClientGate {
     private final ClientLimits limits;
     private final LongSupplier nanoClock;
+    /** Refusals by what was refused: EVENT, AUTH, REQ/COUNT (for metrics; answered here, so Ingest never sees them). */
+    private final LongAdder refusedEvents = new LongAdder();
+    private final LongAdder refusedAuths = new LongAdder();
+    private final LongAdder refusedQueries = new LongAdder();
 
     ClientGate(ClientLimits limits, LongSupplier nanoClock) {
         this.limits = limits;
@@ -27,6 +32,11 @@ final class ClientGate {
         return limits;
     }
 
+    /** Refused so far: {events, auths, queries (REQ and COUNT, subscriptions included)}. */
+    long[] refused() {
+        return new long[] {refusedEvents.sum(), refusedAuths.sum(), refusedQueries.sum()};
+    }
+
     /** The EVENT's charge, or null when it was refused (and answered). {@code text} is the whole client message. */
     ClientLimits.EventCharge event(ClientState state, Event e, String text) {
         if (!limits.isOn()) {
@@ -35,6 +45,7 @@ final class ClientGate {
         ClientLimits.EventCharge charge = limits.event(state.address, e.pubkey().hex(), utf8Length(text),
                 () -> Events.verify(e) == null, nanoClock.getAsLong());
         if (charge.refusal() != null) {
+            refusedEvents.increment();
             state.connection.send(RelayMessages.ok(e.id().hex(), false, charge.refusal()));
             return null;
         }
@@ -51,6 +62,7 @@ final class ClientGate {
         }
         String refusal = limits.auth(state.address, utf8Length(text), nanoClock.getAsLong());
         if (refusal != null) {
+            refusedAuths.increment();
             state.connection.send(RelayMessages.ok(e.id().hex(), false, refusal));
             return false;
         }
@@ -81,6 +93,7 @@ final class ClientGate {
             refusal = limits.subscription(state.address, now);
         }
         if (refusal != null) {
+            refusedQueries.increment();
             state.connection.send(RelayMessages.closed(subscriptionId, refusal));
             return false;
         }

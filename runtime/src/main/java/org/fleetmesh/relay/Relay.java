@@ -115,6 +115,11 @@ public final class Relay implements AutoCloseable {
         return clientGate.limits();
     }
 
+    /** Messages refused by the client limits so far: {EVENT, AUTH, REQ and COUNT}. */
+    public long[] clientLimitRefusals() {
+        return clientGate.refused();
+    }
+
     /** Where events from elsewhere than a client socket (peer links, syncs) enter this relay. */
     public Ingest ingest() {
         return ingest;

@@ -22,9 +22,10 @@ public interface ClientLimitsConfig {
 
     /**
      * The tiers, 0 first, comma-separated, each {@code bytes/events/reqs/subscriptions} per window
-     * (docs/spec/grants.md, "Tiers").
+     * (docs/spec/relay.md, "Client limits"). Tier 0 is roomier than a peer's: an ordinary client opens about ten
+     * subscriptions and a few dozen REQs when it starts, and an honest newcomer must not be locked out.
      */
-    @WithDefault("262144/60/30/4,4194304/600/300/16,33554432/6000/1200/64,268435456/60000/6000/256")
+    @WithDefault("1048576/120/120/16,4194304/600/600/32,33554432/6000/2400/64,268435456/60000/12000/256")
     String tiers();
 
     /** The window every tier's budget is counted over (whole seconds, 1 s to 1 day). */

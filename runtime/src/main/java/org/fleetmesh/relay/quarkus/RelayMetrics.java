@@ -60,6 +60,14 @@ public class RelayMetrics {
                 .description("Events waiting for the group-commit writer").register(registry);
         Gauge.builder("fleetmesh.relay.query.queue", relay, r -> r.load().queryQueued()).baseUnit("tasks")
                 .description("REQ, COUNT and NEG-OPEN waiting for a query thread").register(registry);
+        String[] limited = {"event", "auth", "query"};
+        for (int i = 0; i < limited.length; i++) {
+            int which = i;
+            FunctionCounter.builder("fleetmesh.clients.refused", relay, r -> r.clientLimitRefusals()[which])
+                    .tag("message", limited[i])
+                    .description("Client messages refused rate-limited by the client limits (per address and pubkey)")
+                    .register(registry);
+        }
         Gauge.builder("fleetmesh.relay.fanout.queue", relay, Relay::fanOutQueued).baseUnit("events")
                 .description("Events waiting for live fan-out").register(registry);
         FunctionCounter.builder("fleetmesh.relay.committed", relay, r -> r.writeStats()[0]).baseUnit("events")
