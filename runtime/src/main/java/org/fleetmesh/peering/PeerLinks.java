@@ -301,8 +301,8 @@ public final class PeerLinks {
                     p.identity = id;
                     Optional<Instant> until = p.quarantinedUntil();
                     if (until.isPresent()) {
-                        refusal = Refusal.of(Refusal.Kind.QUARANTINED, "this node quarantines "
-                                + p.peerKey() + " until " + until.get());
+                        refusal = Refusal.of(Refusal.Kind.QUARANTINED, "until " + until.get() + "; this node quarantines "
+                                + p.peerKey()); // the same opening as the session's (link-events.md)
                     } else {
                         p.open.add(link);
                         if (p.link == null || prefers(initiatorOf(link), initiatorOf(p.link))) {
