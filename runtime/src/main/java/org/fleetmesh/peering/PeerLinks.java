@@ -293,7 +293,9 @@ public final class PeerLinks {
             } else if (stopped) {
                 refusal = Refusal.of(Refusal.Kind.BUSY, "this node is stopping");
             } else {
-                p = dialled.map(a -> peers.get(a.key())).orElseGet(() -> entryFor(id));
+                // not Optional.map: a dial that completes after its peer was forgotten must find no entry here,
+                // not make an undeclared one (which nobody would close)
+                p = dialled.isPresent() ? peers.get(dialled.get().key()) : entryFor(id);
                 if (p == null || p.removed) {
                     refusal = Refusal.of(Refusal.Kind.BUSY, "this node no longer dials " + id.shortDid());
                     p = null;

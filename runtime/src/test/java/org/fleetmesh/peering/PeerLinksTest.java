@@ -317,6 +317,20 @@ class PeerLinksTest {
     }
 
     @Test
+    void aDialThatCompletesAfterItsPeerWasForgottenIsEndedAndLeavesNoEntry() {
+        Node a = a();
+        Node b = b();
+        b.links.declare(at(a));
+        net.timers.pollFirst().run(); // the dial starts; its handshake messages wait
+        assertEquals(1, b.all.size(), "b dialled a");
+        assertTrue(b.links.forget(PeerIdentity.shortForm(Nodes.A.did())));
+        net.settle(); // the handshake completes after the peer was forgotten
+        assertTrue(b.links.view().isEmpty(), "no undeclared entry left behind: " + b.links.view());
+        assertTrue(a.links.view().isEmpty(), "a's side of the link was ended too: " + a.links.view());
+        assertTrue(((Wire) socketOf(b.all.get(0))).closed, "the late link was ended");
+    }
+
+    @Test
     void aLinkWithoutPongsForTheTimeoutIsEndedLateAndRedialled() {
         Node a = a();
         Node b = b();
