@@ -1,5 +1,6 @@
 package org.fleetmesh.peering;
 
+import org.fleetmesh.nostr.Utf8;
 import java.util.Objects;
 
 /**
@@ -33,7 +34,7 @@ public final class BudgetedSocket implements MeshLink.Socket {
         if (closing) {
             return;
         }
-        long size = SendBudget.utf8Length(text);
+        long size = Utf8.length(text);
         if (!budget.take(size)) {
             Refusal slow = Refusal.of(Refusal.Kind.SLOW, "more than " + budget.limit()
                     + " bytes queued for this peer, which does not read them");

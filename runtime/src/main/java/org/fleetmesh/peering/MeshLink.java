@@ -1,5 +1,6 @@
 package org.fleetmesh.peering;
 
+import org.fleetmesh.nostr.Utf8;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Objects;
@@ -128,7 +129,7 @@ public final class MeshLink {
                 apply(handshake.receive(text));
             }
         } else if (session != null && !ending) {
-            traffic.received(SendBudget.utf8Length(text));
+            traffic.received(Utf8.length(text));
             session.receive(text);
         }
         // refused: the connection is closing; nothing more to say
@@ -193,7 +194,7 @@ public final class MeshLink {
         if (handshake.peer().isEmpty()) {
             throw new IllegalStateException("the link is not authenticated");
         }
-        traffic.sent(SendBudget.utf8Length(text));
+        traffic.sent(Utf8.length(text));
         socket.send(text);
     }
 

@@ -43,23 +43,4 @@ public final class SendBudget {
     public long limit() {
         return limit;
     }
-
-    /** The UTF-8 length of {@code text}, what the frame carries, without encoding it. */
-    public static long utf8Length(CharSequence text) {
-        long n = 0;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c < 0x80) {
-                n += 1;
-            } else if (c < 0x800) {
-                n += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-                n += 4;
-                i++;
-            } else {
-                n += 3;
-            }
-        }
-        return n;
-    }
 }

@@ -1,5 +1,6 @@
 package org.fleetmesh.relay;
 
+import org.fleetmesh.nostr.Utf8;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
@@ -42,7 +43,7 @@ final class ClientGate {
         if (!limits.isOn()) {
             return FREE;
         }
-        ClientLimits.EventCharge charge = limits.event(state.address, e.pubkey().hex(), utf8Length(text),
+        ClientLimits.EventCharge charge = limits.event(state.address, e.pubkey().hex(), Utf8.length(text),
                 () -> Events.verify(e) == null, nanoClock.getAsLong());
         if (charge.refusal() != null) {
             refusedEvents.increment();
@@ -60,7 +61,7 @@ final class ClientGate {
         if (!limits.isOn()) {
             return true;
         }
-        String refusal = limits.auth(state.address, utf8Length(text), nanoClock.getAsLong());
+        String refusal = limits.auth(state.address, Utf8.length(text), nanoClock.getAsLong());
         if (refusal != null) {
             refusedAuths.increment();
             state.connection.send(RelayMessages.ok(e.id().hex(), false, refusal));
@@ -139,25 +140,5 @@ final class ClientGate {
             l.add(p.hex());
         }
         return l;
-    }
-
-    /** UTF-8 bytes of {@code s} without encoding it. */
-    static long utf8Length(String s) {
-        long n = 0;
-        int len = s.length();
-        for (int i = 0; i < len; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                n++;
-            } else if (c < 0x800) {
-                n += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
-                n += 4;
-                i++;
-            } else {
-                n += 3;
-            }
-        }
-        return n;
     }
 }

@@ -25,13 +25,4 @@ class SendBudgetTest {
         assertThrows(IllegalArgumentException.class, () -> new SendBudget(1024));
     }
 
-    @Test
-    void theBytesCountedAreTheUtf8OnTheWire() {
-        assertEquals(3, SendBudget.utf8Length("abc"));
-        assertEquals(2, SendBudget.utf8Length("é"));
-        assertEquals(3, SendBudget.utf8Length("€"));
-        assertEquals(4, SendBudget.utf8Length("\uD83D\uDE00"));
-        String mixed = "[\"MESH-ERR\",\"é€\uD83D\uDE00\"]";
-        assertEquals(mixed.getBytes(java.nio.charset.StandardCharsets.UTF_8).length, SendBudget.utf8Length(mixed));
-    }
 }

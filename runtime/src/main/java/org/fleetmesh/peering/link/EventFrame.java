@@ -238,26 +238,6 @@ public final class EventFrame {
                 + (retryMillis < 0 ? "null" : Long.toString(retryMillis)) + "}," + NostrJson.quote(reason) + "]";
     }
 
-    /** UTF-8 length of {@code s} without encoding it (the bytes a grant meters). */
-    public static long utf8Length(CharSequence s) {
-        long n = 0;
-        int len = s.length();
-        for (int i = 0; i < len; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                n++;
-            } else if (c < 0x800) {
-                n += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < len && Character.isLowSurrogate(s.charAt(i + 1))) {
-                n += 4;
-                i++;
-            } else {
-                n += 3;
-            }
-        }
-        return n;
-    }
-
     static String clip(String s) {
         if (s == null) {
             return "";

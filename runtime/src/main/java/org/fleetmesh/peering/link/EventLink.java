@@ -1,5 +1,6 @@
 package org.fleetmesh.peering.link;
 
+import org.fleetmesh.nostr.Utf8;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,7 +70,7 @@ public final class EventLink implements LinkSession {
         if (closed) {
             return;
         }
-        long bytes = EventFrame.utf8Length(text);
+        long bytes = Utf8.length(text);
         if (bytes > node.policy().maxFrameBytes()) {
             refuseUnread(-1, true, "invalid: a frame is at most " + node.policy().maxFrameBytes() + " bytes, this one is "
                     + bytes);
