@@ -53,13 +53,20 @@ public final class EventFrame {
         private final String type;
         private final long seq;
         private final long count;
+        private final String headerJson;
 
-        private Reader(String text, JsonParser parser, String type, long seq, long count) {
+        private Reader(String text, JsonParser parser, String type, long seq, long count, String headerJson) {
             this.text = text;
             this.parser = parser;
             this.type = type;
             this.seq = seq;
             this.count = count;
+            this.headerJson = headerJson;
+        }
+
+        /** The header object's JSON text exactly as sent (event frames only; null otherwise). */
+        public String headerJson() {
+            return headerJson;
         }
 
         /** The message type; null when the message is no array starting with a string. */
@@ -139,11 +146,12 @@ public final class EventFrame {
             }
             String type = p.getText();
             if (!EVENTS.equals(type)) {
-                return new Reader(text, p, type, -1, 0);
+                return new Reader(text, p, type, -1, 0, null);
             }
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new Unreadable(-1, "invalid: MESH-EVENTS needs a header object {\"seq\", \"count\"}");
             }
+            int headerStart = (int) p.currentTokenLocation().getCharOffset();
             long seq = -1, count = -1;
             JsonToken t;
             while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
@@ -176,7 +184,8 @@ public final class EventFrame {
             if (count < 1 || count > maxEvents) {
                 throw new Unreadable(seq, "invalid: a frame holds 1.." + maxEvents + " events, the header says " + count);
             }
-            return new Reader(text, p, type, seq, count);
+            String headerJson = text.substring(headerStart, (int) p.currentLocation().getCharOffset());
+            return new Reader(text, p, type, seq, count, headerJson);
         } catch (IOException e) {
             close(p);
             throw new Unreadable(-1, "malformed: not JSON (" + clip(e.getMessage()) + ")");

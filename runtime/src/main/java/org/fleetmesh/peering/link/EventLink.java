@@ -52,6 +52,8 @@ public final class EventLink implements LinkSession {
     private volatile boolean closed;
     /** The thread of this node's first offer on this link; revisions continue it. */
     private volatile String offerThread;
+    /** What carries admitted frames (delivery); null: straight to ingest, answered MESH-EVENTS-OK. */
+    private volatile Carrier carrier;
 
     EventLink(EventLinks node, Wire wire, PeerAccount account, GrantMessages grants) {
         this.node = node;
@@ -63,6 +65,15 @@ public final class EventLink implements LinkSession {
 
     public PeerAccount account() {
         return account;
+    }
+
+    /** The carrier of this link (set once, when the link opens). */
+    void carry(Carrier c) {
+        this.carrier = c;
+    }
+
+    public Carrier carrier() {
+        return carrier;
     }
 
     @Override
@@ -104,6 +115,10 @@ public final class EventLink implements LinkSession {
                     didcomm(text);
                 }
             } else if (charge(bytes, 0, -1, false)) {
+                Carrier c = carrier;
+                if (c != null && c.receive(type, text)) {
+                    return;
+                }
                 wire.send(MeshErr.of(Refusal.of(Refusal.Kind.UNSUPPORTED, "message type \"" + EventFrame.clip(type)
                         + "\" is not served on this link")).encode());
             }
@@ -132,6 +147,13 @@ public final class EventLink implements LinkSession {
         if (texts.size() != count) {
             account.applied(bytes, count, bytes, texts.size());
             refuseUnread(seq, true, "invalid: the header says " + count + " events, the frame holds " + texts.size());
+            return;
+        }
+        Carrier c = carrier;
+        if (c != null) {
+            long started = System.nanoTime();
+            c.frame(seq, reader.headerJson(), texts, bytes);
+            account.strained(Direction.IN, bytes, count, System.nanoTime() - started);
             return;
         }
         EventFrame.Answer[] answers = new EventFrame.Answer[texts.size()];
@@ -272,6 +294,10 @@ public final class EventLink implements LinkSession {
                 return;
             }
             account.received(g);
+            Carrier c = carrier;
+            if (c != null) {
+                c.grantChanged();
+            }
             try {
                 wire.send(grants.accept(g.event().id().hex(), m.thread(), node.nowSeconds()));
             } catch (DidcommException e) {
@@ -331,6 +357,10 @@ public final class EventLink implements LinkSession {
     @Override
     public void closed() {
         closed = true;
+        Carrier c = carrier;
+        if (c != null) {
+            c.closed();
+        }
         node.closed(this);
     }
 

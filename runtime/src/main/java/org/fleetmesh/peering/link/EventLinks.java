@@ -49,6 +49,7 @@ public final class EventLinks implements LinkSessions {
     private final int maxPeers;
     private final Map<String, PeerAccount> accounts;
     private final Map<String, EventLink> open = new ConcurrentHashMap<>();
+    private volatile Carrier.Carriers carriers = Carrier.Carriers.NONE;
 
     public EventLinks(String selfDid, NodeSecrets secrets, LinkPolicy policy, Intake intake, LinkLedger ledger,
             Executor storage, LongSupplier nanoTime, LongSupplier millisTime, int maxPeers) {
@@ -78,6 +79,16 @@ public final class EventLinks implements LinkSessions {
 
     public LinkPolicy policy() {
         return policy;
+    }
+
+    /** What carries the frames of links opened from now on (delivery); {@link Carrier.Carriers#NONE} by default. */
+    public void carriers(Carrier.Carriers c) {
+        this.carriers = java.util.Objects.requireNonNull(c, "carriers");
+    }
+
+    /** The open link of {@code peer} (short DID), if any. */
+    public Optional<EventLink> link(String peer) {
+        return Optional.ofNullable(open.get(peer));
     }
 
     Intake ingest() {
@@ -125,6 +136,7 @@ public final class EventLinks implements LinkSessions {
         open.put(account.peer(), link);
         Grant g = grantFor(account);
         link.offer(g);
+        link.carry(carriers.open(wire, account));
         return link;
     }
 
@@ -207,7 +219,11 @@ public final class EventLinks implements LinkSessions {
     }
 
     void suspended(PeerAccount a) {
-        // nothing is forwarded to peers yet (issue 12); the pacer keeps the last grant
+        EventLink link = open.get(a.peer());
+        Carrier c = link == null ? null : link.carrier();
+        if (c != null) {
+            c.suspended();
+        }
     }
 
     /**

@@ -87,6 +87,35 @@ public interface EventStore extends AutoCloseable {
         return false;
     }
 
+    /**
+     * Whether this store numbers its events in commit order ({@link #scan}); the mesh's store-and-forward needs it
+     * (docs/spec/delivery.md).
+     */
+    default boolean sequenced() {
+        return false;
+    }
+
+    /**
+     * Streams stored events with a sequence number above {@code afterSeq}, lowest first, at most {@code limit}: every
+     * stored event gets the next number when it is committed, so a reader that remembers the last number it saw misses
+     * nothing this store object committed later. Expired events are included (the reader decides); events that stopped
+     * being stored are not. Stops early when the sink returns false.
+     */
+    default void scan(long afterSeq, int limit, SequencedSink sink) {
+        throw new UnsupportedOperationException("this store does not number its events");
+    }
+
+    /** The highest sequence number given so far (0 when none). */
+    default long lastSequence() {
+        return 0;
+    }
+
+    @FunctionalInterface
+    interface SequencedSink {
+        /** Returns false to stop the stream. */
+        boolean accept(long seq, EventId id, String json);
+    }
+
     /** Cheap liveness probe for health checks. */
     boolean isHealthy();
 

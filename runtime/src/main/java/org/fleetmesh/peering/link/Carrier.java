@@ -1,0 +1,48 @@
+package org.fleetmesh.peering.link;
+
+import java.util.List;
+
+/**
+ * What carries events over one link once its budget admitted them: the delivery protocol (docs/spec/delivery.md,
+ * {@code org.fleetmesh.delivery}): signed frames, custody receipts, federation filters, store-and-forward. The link
+ * ({@link EventLink}) keeps the budget, the grants and the violations; the carrier gets what the budget let through.
+ * Calls come on the link's thread, in order, except {@link #grantChanged} and {@link #suspended}, which may come from
+ * the window timer.
+ */
+public interface Carrier {
+
+    /**
+     * An admitted {@code MESH-EVENTS} frame: its {@code seq}, its header object's JSON text as sent, the events' JSON
+     * texts as sent (as many as the header announced), and the frame's UTF-8 bytes. The carrier answers it on the wire
+     * (a receipt, {@code MESH-EVENTS-OK} or {@code MESH-EVENTS-REFUSED}).
+     */
+    void frame(long seq, String headerJson, List<String> events, long bytes);
+
+    /**
+     * A message of another type, already charged against the budget. True when the carrier serves {@code type} (and
+     * has answered it as needed); false lets the link answer {@code unsupported}.
+     */
+    boolean receive(String type, String text);
+
+    /** The grant the peer gave this node changed (the pacer was retargeted): queued frames may go. */
+    default void grantChanged() {
+    }
+
+    /** The peer suspended its grant to this node: send nothing more on this link. */
+    default void suspended() {
+    }
+
+    /** The link closed; nothing arrives after it. */
+    default void closed() {
+    }
+
+    /** Opens the carrier of each link, right after its grant was offered. */
+    @FunctionalInterface
+    interface Carriers {
+        /** No carrier: frames go straight to ingest and are answered {@code MESH-EVENTS-OK} (link-events.md). */
+        Carriers NONE = (wire, account) -> null;
+
+        /** The carrier of a link whose peer has just authenticated, or null for none. It may send at once. */
+        Carrier open(EventLink.Wire wire, PeerAccount account);
+    }
+}
