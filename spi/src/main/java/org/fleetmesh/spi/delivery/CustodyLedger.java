@@ -51,12 +51,19 @@ public interface CustodyLedger {
     Optional<Receipt> head(Side side, String peer);
 
     /**
-     * Appends {@code leaves} (indexes continuing the tree, no id already a leaf of it) and {@code receipt} (the next
-     * position) in one transaction, and, when present, writes {@code outbound} in the same one (the sender advances its
-     * cursor with the receipt that covers it). Throws {@link IllegalStateException} when an index or a position does
-     * not continue the stored tree or chain, or an id is already a leaf: nothing is written then.
+     * One step of a tree and its chain: {@code leaves} (indexes continuing the tree, no id already a leaf of it) and
+     * {@code receipt} (the next position, naming the tree size after these leaves), and, when present, the peer's
+     * {@code outbound} state written with them (the sender advances its cursor with the receipt that covers it).
      */
-    void append(Side side, String peer, List<Leaf> leaves, Receipt receipt, Optional<Outbound> outbound);
+    record Append(Side side, String peer, List<Leaf> leaves, Receipt receipt, Optional<Outbound> outbound) {
+    }
+
+    /**
+     * Writes {@code appends} in order, in one transaction (a custodian coalesces the receipts of frames that completed
+     * together). Throws {@link IllegalStateException} when a leaf index or a receipt position does not continue the
+     * stored tree or chain, or an id is already a leaf of its tree: nothing is written then.
+     */
+    void append(List<Append> appends);
 
     /** Which of {@code ids} are leaves of the tree, with their indexes. */
     Map<EventId, Long> indexOf(Side side, String peer, Collection<EventId> ids);
