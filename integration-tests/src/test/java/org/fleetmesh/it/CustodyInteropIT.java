@@ -136,7 +136,8 @@ class CustodyInteropIT {
         extended.add(new byte[32]);
         bad.put("path extended", new CustodyProof(p.eventId(), 9, p.treeSize(), extended, e));
         bad.put("receipt edited", new CustodyProof(p.eventId(), 9, p.treeSize(), p.path(), new Event(e.id(), e.pubkey(),
-                e.createdAt(), e.kind(), e.tags(), e.content().replace("\n38\n", "\n39\n"), e.sig())));
+                e.createdAt(), e.kind(), e.tags(), e.content().replace("\n" + p.treeSize() + "\n", "\n" + (p.treeSize() + 1) + "\n"),
+                e.sig())));
         bad.put("receipt re-signed by another key", new CustodyProof(p.eventId(), 9, p.treeSize(), p.path(),
                 Events.sign(Schnorr.newSecretKey(), e.createdAt(), e.kind(), e.tags(), e.content())));
         bad.put("receipt of another kind", new CustodyProof(p.eventId(), 9, p.treeSize(), p.path(),
