@@ -325,7 +325,7 @@ public final class PgCustodyLedger implements CustodyLedger {
                     + " select * from unnest(?::int4[], ?::int8[], ?::bytea[], ?::int4[], ?::int4[])")) {
                 ps.setArray(1, c.createArrayOf("int4", lTree.toArray()));
                 ps.setArray(2, c.createArrayOf("int8", lIdx.toArray()));
-                ps.setArray(3, c.createArrayOf("bytea", lId.toArray()));
+                ps.setArray(3, c.createArrayOf("bytea", lId.toArray(new byte[0][])));
                 ps.setArray(4, c.createArrayOf("int4", lBytes.toArray()));
                 ps.setArray(5, c.createArrayOf("int4", lHops.toArray()));
                 ps.executeUpdate();
@@ -336,12 +336,12 @@ public final class PgCustodyLedger implements CustodyLedger {
         Object[] rPos = new Object[n];
         Object[] rSize = new Object[n];
         Object[] rSeq = new Object[n];
-        Object[] rId = new Object[n];
+        byte[][] rId = new byte[n][];
         Object[] rJson = new Object[n];
         Object[] rBytes = new Object[n];
         Object[] rEvents = new Object[n];
-        Object[] rCons = new Object[n];
-        Object[] rRange = new Object[n];
+        byte[][] rCons = new byte[n][];
+        byte[][] rRange = new byte[n][];
         for (int i = 0; i < n; i++) {
             Receipt r = (Receipt) receipts.get(i)[1];
             rTree[i] = receipts.get(i)[0];
