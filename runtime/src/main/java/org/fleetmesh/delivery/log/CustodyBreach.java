@@ -94,8 +94,12 @@ public final class CustodyBreach {
                     held.add(e.id().hex());
                 }
             }
+            java.util.Map<EventId, ReceiptCheck.FrameEvent> byId = new java.util.HashMap<>();
+            for (ReceiptCheck.FrameEvent e : frame.events()) {
+                byId.putIfAbsent(e.id(), e);
+            }
             for (EventId id : appended) {
-                ReceiptCheck.FrameEvent e = frame.events().stream().filter(x -> x.id().equals(id)).findFirst().orElse(null);
+                ReceiptCheck.FrameEvent e = byId.get(id);
                 if (e == null) {
                     expectedBytes = null;
                     break;

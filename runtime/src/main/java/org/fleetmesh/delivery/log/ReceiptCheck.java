@@ -34,6 +34,9 @@ public final class ReceiptCheck {
                 throw new IllegalArgumentException("the mirror's range has size " + range.size()
                         + " but its head receipt names " + (head == null ? 0 : head.size()));
             }
+            if (head != null && !Arrays.equals(range.root(), head.root())) {
+                throw new IllegalArgumentException("the mirror's range is not the tree of its head receipt");
+            }
         }
 
         /** A pair with no receipt yet. */
