@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
-import org.fleetmesh.nostr.Bytes32;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.FilterJson;
 import org.fleetmesh.nostr.FilterSyntaxException;
@@ -47,10 +46,10 @@ public final class FederateMessage {
     public static String json(Filter f) {
         StringBuilder sb = new StringBuilder(64).append('{');
         if (f.ids() != null) {
-            member(sb, "ids", hexes(f.ids()));
+            member(sb, "ids", hexes(f.ids().stream().map(org.fleetmesh.nostr.EventId::hex).toList()));
         }
         if (f.authors() != null) {
-            member(sb, "authors", hexes(f.authors()));
+            member(sb, "authors", hexes(f.authors().stream().map(org.fleetmesh.nostr.PubKey::hex).toList()));
         }
         if (f.kinds() != null) {
             member(sb, "kinds", new TreeSet<>(f.kinds()).toString().replace(" ", ""));
@@ -77,13 +76,13 @@ public final class FederateMessage {
         return sb.append('}').toString();
     }
 
-    private static String hexes(java.util.Set<? extends Bytes32> values) {
+    private static String hexes(List<String> values) {
         StringBuilder v = new StringBuilder("[");
-        for (Bytes32 b : new TreeSet<>(values)) {
+        for (String b : new TreeSet<>(values)) {
             if (v.length() > 1) {
                 v.append(',');
             }
-            v.append('"').append(b.hex()).append('"');
+            v.append('"').append(b).append('"');
         }
         return v.append(']').toString();
     }
