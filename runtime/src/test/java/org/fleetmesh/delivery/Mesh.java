@@ -314,7 +314,13 @@ final class Mesh implements AutoCloseable {
 
     /** Opens a link: both carriers open, then the channels flow. */
     Link link(Node a, Node b) {
+        return link(a, b, Function.identity());
+    }
+
+    /** Opens a link whose messages from {@code b} to {@code a} pass through {@code tamperBA} from the first one. */
+    Link link(Node a, Node b, Function<String, String> tamperBA) {
         Link l = new Link(a, b);
+        l.ba.tamper = tamperBA;
         l.atA = a.delivery.open(l.ab, a.account(b));
         l.atB = b.delivery.open(l.ba, b.account(a));
         l.ba.target = l.atA;
