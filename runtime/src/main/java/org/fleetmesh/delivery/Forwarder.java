@@ -578,6 +578,9 @@ final class Forwarder {
             List<Object> items;
             Map<Long, Sent> sent;
             synchronized (Forwarder.this) {
+                if (phase == Phase.HALTED) {
+                    inbox.clear(); // a halted pair verifies nothing more until it is resumed or relinked
+                }
                 items = new ArrayList<>(inbox);
                 inbox.clear();
                 sent = new LinkedHashMap<>(inFlight);
@@ -750,6 +753,8 @@ final class Forwarder {
                     epoch++;
                     ready.clear();
                     inFlight.clear();
+                    inbox.clear();
+                    queued = false;
                     send.clear();
                 } else if (exchanged != null && phase == Phase.EXCHANGE) {
                     phase = Phase.FORWARDING;
