@@ -390,4 +390,33 @@ class DeliveryTest {
         assertNull(p.of(mesh.event(1, 0).id()));
         assertEquals("did:peer:x", p.of(mesh.event(1, 9).id()).peer());
     }
+
+    @Test
+    void receiptsOfFramesSentBeforeAResumeAndTheirCatchUpCopiesAreNotABreach() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 16).toArray(Event[]::new));
+        Mesh.Link l = mesh.link(a, b, t -> t);
+        l.ba.tamper = t -> {
+            if (t.startsWith("[\"MESH-RECEIPT\"")) {
+                l.ba.hold();
+            }
+            return t;
+        };
+        Mesh.await(() -> b.fromPeer.size() == 4, "B takes 4 frames");
+        Mesh.await(() -> leaves(b, CustodyLedger.Side.RECEIVED, a) == 16, "B receipted them");
+        mesh.quiesce();
+        l.atA.suspended(); // A halts with 4 frames in flight
+        a.delivery.resume(b.shortDid()); // and resumes: a new custody exchange on the same link
+        l.ba.tamper = java.util.function.Function.identity();
+        l.ba.release(); // the 4 receipts arrive, then their catch-up copies
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 16, "A verified the chain");
+        mesh.quiesce();
+        assertTrue(a.links.evidence(b.shortDid(), 10).isEmpty(), "no breach");
+        assertEquals(headId(b, CustodyLedger.Side.RECEIVED, a), headId(a, CustodyLedger.Side.SENT, b));
+        assertEquals(16, taken(b), "nothing sent twice");
+        Event later = mesh.event(1, 40);
+        a.publish(later);
+        Mesh.await(() -> b.store.holds(later.id()), "forwarding goes on");
+    }
 }
