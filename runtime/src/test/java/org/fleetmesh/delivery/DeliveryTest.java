@@ -419,4 +419,25 @@ class DeliveryTest {
         a.publish(later);
         Mesh.await(() -> b.store.holds(later.id()), "forwarding goes on");
     }
+
+    @Test
+    void aReceiverWithTooManyFramesWaitingRefusesTheNextUntilItCatchesUp() {
+        Delivery.Settings d = Mesh.settings(KIND_1);
+        Mesh.Node a = mesh.node("a", new Delivery.Settings(true, 1, d.frameBytes(), 80, 4, d.maxSkew(), 16, List.of(),
+                Map.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        Mesh.Link l = mesh.link(a, b);
+        mesh.quiesce();
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        b.ingestGate = gate;
+        a.publish(events(1, 0, 70).toArray(Event[]::new));
+        Mesh.await(() -> l.ba.sent("MESH-EVENTS-REFUSED").size() > 0, "B refuses a frame past its queue");
+        assertTrue(l.ba.sent("MESH-EVENTS-REFUSED").get(0).contains(
+                "rate-limited: 64 frames wait for their receipts; send again later"), l.ba.sent("MESH-EVENTS-REFUSED")
+                .get(0));
+        assertEquals(Custodian.MAX_PENDING, b.fromPeer.size(), "at most 64 frames held for ingest");
+        gate.complete(null);
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 70, "the refused frames are sent again");
+        assertTrue(a.links.evidence(b.shortDid(), 10).isEmpty());
+    }
 }
