@@ -440,4 +440,29 @@ class DeliveryTest {
         Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 70, "the refused frames are sent again");
         assertTrue(a.links.evidence(b.shortDid(), 10).isEmpty());
     }
+
+    @Test
+    void framesPacedByThePeersGrantAllArriveOnceItRefills() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 40).toArray(Event[]::new));
+        // B's grant to A: 12 events per second, so 40 events take three refills of A's pacer
+        org.fleetmesh.peering.grant.TierPolicy tiers = new org.fleetmesh.peering.grant.TierPolicy(
+                List.of(new org.fleetmesh.peering.grant.Tier(0, 1 << 20, 12, 1, 1)), 1, 2);
+        org.fleetmesh.peering.grant.Grant grant = org.fleetmesh.peering.grant.Grant.sign(
+                tiers.defaultTerms(0, b.shortDid(), a.shortDid(), Mesh.T0 / 1000 + 3600), b.secrets.nostr().bytes(),
+                Mesh.T0 / 1000);
+        Mesh.Link l = mesh.new Link(a, b);
+        org.fleetmesh.peering.link.PeerAccount account = a.account(b);
+        account.received(grant);
+        l.atA = a.delivery.open(l.ab, account);
+        l.atB = b.delivery.open(l.ba, b.account(a));
+        l.ba.target = l.atA;
+        l.ab.target = l.atB;
+        l.ab.release();
+        l.ba.release();
+        assertTrue(account.pacer().paced());
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 40, "all 40 go as the grant refills");
+        assertEquals(10, l.ab.sent("MESH-EVENTS").size(), "each frame sent once: the pacer holds, never drops");
+    }
 }
