@@ -606,6 +606,19 @@ final class Forwarder {
             long now = node.millis();
             PubKey self = node.selfNostr();
             Set<EventId> addedNow = new HashSet<>();
+            // one read of the mirror's leaves for every receipt of the pass
+            Set<EventId> probeAll = new HashSet<>();
+            for (Object item : items) {
+                if (item instanceof CustodyMessages.ReceiptMessage m) {
+                    probeAll.addAll(m.appended());
+                    Sent s = m.catchUp() ? null : sent.get(m.seq());
+                    if (s != null) {
+                        s.frame().events().forEach(e -> probeAll.add(e.id()));
+                    }
+                }
+            }
+            Set<EventId> stored = probeAll.isEmpty() ? Set.of()
+                    : new HashSet<>(node.ledger().indexOf(CustodyLedger.Side.SENT, peer, probeAll).keySet());
             boolean outboundChanged = false;
             for (Object item : items) {
                 if (breach != null) {
@@ -624,10 +637,9 @@ final class Forwarder {
                     if (s != null) {
                         s.frame().events().forEach(e -> probe.add(e.id()));
                     }
-                    Set<EventId> already = new HashSet<>(node.ledger().indexOf(CustodyLedger.Side.SENT, peer, probe)
-                            .keySet());
+                    Set<EventId> already = new HashSet<>();
                     for (EventId id : probe) {
-                        if (addedNow.contains(id)) {
+                        if (stored.contains(id) || addedNow.contains(id)) {
                             already.add(id);
                         }
                     }
