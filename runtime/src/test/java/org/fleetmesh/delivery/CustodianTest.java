@@ -131,4 +131,22 @@ class CustodianTest {
         Mesh.await(() -> link.ab.sent("MESH-ERR").size() == 1, "A answers MESH-ERR");
         assertEquals("[\"MESH-ERR\",\"invalid: MESH-FEDERATE holds at most 16 filters\"]", link.ab.sent("MESH-ERR").get(0));
     }
+
+    @Test
+    void aSecondCustodyQuestionWhileOneIsAnsweredIsRefused() {
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        b.ingestGate = gate;
+        link.ab.send(frame(a.shortDid(), b.shortDid(), 1000, mesh.millis.get())); // B's answer waits for this frame
+        Mesh.await(() -> b.fromPeer.size() == 1, "B took the frame");
+        int before = link.ba.sent.size();
+        link.ab.send(CustodyMessages.custody(0, null));
+        link.ab.send(CustodyMessages.custody(0, null));
+        Mesh.await(() -> link.ba.sent.size() > before, "B refuses the second question");
+        assertEquals("[\"MESH-ERR\",\"rate-limited: a custody exchange is already under way; ask again after its "
+                + "MESH-CUSTODY-HEAD\"]", link.ba.sent.get(before));
+        gate.complete(null);
+        Mesh.await(() -> link.ba.sent("MESH-CUSTODY-HEAD").size() == 2, "the first question is answered");
+        mesh.quiesce();
+        assertEquals(2, link.ba.sent("MESH-CUSTODY-HEAD").size(), "one answer per question taken (and the open's)");
+    }
 }
