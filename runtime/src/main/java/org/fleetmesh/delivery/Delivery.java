@@ -432,6 +432,11 @@ public final class Delivery implements Carrier.Carriers {
         return lane.appends();
     }
 
+    /** For tests: jobs waiting on the custody lane. */
+    int laneWaiting() {
+        return lane.waiting();
+    }
+
     int provenanceSize() {
         return provenance.size();
     }

@@ -80,6 +80,7 @@ final class Forwarder {
     private boolean queued;
     private boolean scanning;
     private boolean rescan;
+    private boolean saveQueued;
     /** Receipts verified lately: their catch-up copies (after a resume) are not checked twice. */
     private final java.util.LinkedHashSet<EventId> verified = new java.util.LinkedHashSet<>();
     private static final int VERIFIED = 512;
@@ -544,12 +545,20 @@ final class Forwarder {
         return new CustodyLedger.Outbound(peer, acked, nextSeq, FederateMessage.json(filters), halted);
     }
 
+    /** Saves the outbound state; saves asked for while one waits are one write (a peer's MESH-FEDERATE in a loop). */
     private void saveOutbound() {
+        synchronized (this) {
+            if (saveQueued) {
+                return;
+            }
+            saveQueued = true;
+        }
         node.lane().submit(new CustodyLane.Job() {
             @Override
             public void prepare(List<CustodyLedger.Append> steps) {
                 CustodyLedger.Outbound o;
                 synchronized (Forwarder.this) {
+                    saveQueued = false;
                     if (phase == Phase.LOADING) {
                         return;
                     }
@@ -564,6 +573,9 @@ final class Forwarder {
 
             @Override
             public void failed(RuntimeException e) {
+                synchronized (Forwarder.this) {
+                    saveQueued = false;
+                }
                 LOG.warnf("the outbound state of %s was not saved: %s", peer, e.toString());
             }
         });

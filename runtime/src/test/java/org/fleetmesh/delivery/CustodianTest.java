@@ -149,4 +149,31 @@ class CustodianTest {
         mesh.quiesce();
         assertEquals(2, link.ba.sent("MESH-CUSTODY-HEAD").size(), "one answer per question taken (and the open's)");
     }
+
+    @Test
+    void federateMessagesInALoopCostOneLedgerWriteWhileOneWaits() throws Exception {
+        java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(2);
+        for (int i = 0; i < 2; i++) { // A's io threads (and with them its custody lane) are busy
+            a.io.execute(() -> {
+                started.countDown();
+                try {
+                    busy.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        started.await();
+        for (int i = 0; i < 50; i++) {
+            link.ba.send(FederateMessage.encode(List.of(new org.fleetmesh.nostr.Filter(null, null, java.util.Set.of(i),
+                    Map.of(), null, null, null))));
+        }
+        Mesh.await(() -> link.ba.thread.getCompletedTaskCount() >= 50 + 3, "A read the 50 messages");
+        assertEquals(1, a.delivery.laneWaiting(), "one save waits on the custody lane for all 50");
+        assertTrue(a.io.getQueue().size() <= 2, "one lane pass and at most one scan wait on the io executor");
+        busy.countDown();
+        mesh.quiesce();
+        assertEquals("[{\"kinds\":[49]}]", a.ledger.outbound(b.shortDid()).orElseThrow().filters());
+    }
 }
