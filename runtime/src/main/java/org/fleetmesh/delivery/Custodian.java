@@ -246,7 +246,7 @@ final class Custodian {
 
     private void refuse(EventLink.Wire wire, PeerAccount account, long seq, String reason) {
         wire.send(EventFrame.refused(seq, -1, reason));
-        account.violation();
+        wire.violation();
     }
 
     /** A MESH-CUSTODY from the peer: answered in order after the frames taken before it. */

@@ -73,4 +73,9 @@ final class PacedWire implements EventLink.Wire {
     public PeerIdentity peer() {
         return wire.peer();
     }
+
+    @Override
+    public void violation() {
+        wire.violation();
+    }
 }

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
+import org.fleetmesh.peering.link.EventFrame;
+
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.peering.link.EventLink;
 import org.fleetmesh.peering.link.EventLinks;
@@ -59,5 +61,28 @@ class OverEventLinksTest {
         assertEquals(DeliveryTest.headId(b, CustodyLedger.Side.RECEIVED, a),
                 DeliveryTest.headId(a, CustodyLedger.Side.SENT, b));
         assertTrue(atB.carrier() != null && atA.carrier() != null);
+    }
+
+    /**
+     * The carrier's refusals count against the grant like the link's own: a peer that keeps sending unsigned frames
+     * (each within the budget) is quarantined once its violations pass threshold plus tolerance (10 + 5).
+     */
+    @Test
+    void framesTheCarrierRefusesAreViolationsThatEndInQuarantine() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(DeliveryTest.KIND_1));
+        EventLinks lb = links(b);
+        Mesh.Link l = mesh.new Link(a, b);
+        EventLink atB = lb.open(l.ba);
+        for (int i = 0; i < 16; i++) {
+            atB.receive(EventFrame.encode(i + 1, List.of(mesh.event(1, i).json())));
+        }
+        assertEquals(16, l.ba.sent(EventFrame.REFUSED).stream()
+                .filter(t -> t.contains("invalid: a frame must be signed")).count(), l.ba.sent.toString());
+        assertTrue(l.ba.errors.stream().anyMatch(e -> e.startsWith("end quarantined: until")), l.ba.errors.toString());
+        assertTrue(lb.quarantinedUntil(a.identity().shortDid()).isPresent(), "A is quarantined at B");
+        for (int i = 0; i < 16; i++) {
+            assertTrue(!b.store.holds(mesh.event(1, i).id()), "nothing of an unsigned frame is stored");
+        }
     }
 }

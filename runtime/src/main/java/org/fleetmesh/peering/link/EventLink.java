@@ -42,6 +42,14 @@ public final class EventLink implements LinkSession {
         void end(Refusal refusal);
 
         PeerIdentity peer();
+
+        /**
+         * The carrier refused a message for its form (a frame that is not signed, not for this link, replayed, ...):
+         * counts it as a violation of the grant and acts on the verdict (a tier drop, or the end of the link and a
+         * quarantine), as the link does for its own refusals. Only the wire a carrier is given counts it.
+         */
+        default void violation() {
+        }
     }
 
     private final EventLinks node;
@@ -65,6 +73,13 @@ public final class EventLink implements LinkSession {
 
     public PeerAccount account() {
         return account;
+    }
+
+    /** A violation the carrier found: counted, and the verdict acted on (on the link's thread, like the link's own). */
+    void carrierViolation() {
+        if (!closed) {
+            verdict(account.violation());
+        }
     }
 
     /** The carrier of this link (set once, when the link opens). */

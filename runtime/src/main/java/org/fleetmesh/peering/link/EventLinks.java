@@ -136,7 +136,27 @@ public final class EventLinks implements LinkSessions {
         open.put(account.peer(), link);
         Grant g = grantFor(account);
         link.offer(g);
-        link.carry(carriers.open(wire, account));
+        link.carry(carriers.open(new EventLink.Wire() {
+            @Override
+            public void send(String text) {
+                wire.send(text);
+            }
+
+            @Override
+            public void end(Refusal refusal) {
+                wire.end(refusal);
+            }
+
+            @Override
+            public PeerIdentity peer() {
+                return wire.peer();
+            }
+
+            @Override
+            public void violation() {
+                link.carrierViolation();
+            }
+        }, account));
         return link;
     }
 
