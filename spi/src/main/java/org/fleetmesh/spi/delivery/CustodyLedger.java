@@ -61,14 +61,16 @@ public interface CustodyLedger {
     /**
      * Writes {@code appends} in order, in one transaction (a custodian coalesces the receipts of frames that completed
      * together). Throws {@link IllegalStateException} when a leaf index or a receipt position does not continue the
-     * stored tree or chain, or an id is already a leaf of its tree: nothing is written then.
+     * stored tree or chain (as extended by the earlier steps of the batch), a receipt's tree size is not the tree's
+     * size after its step's leaves, or an id is already a leaf of its tree (or earlier in the batch): nothing is
+     * written then.
      */
     void append(List<Append> appends);
 
     /** Which of {@code ids} are leaves of the tree, with their indexes. */
     Map<EventId, Long> indexOf(Side side, String peer, Collection<EventId> ids);
 
-    /** Leaves {@code [from, to)} of the tree, in index order. */
+    /** Leaves {@code [from, to)} of the tree, in index order ({@code to} beyond the tree's size stops at its end). */
     List<Leaf> leaves(Side side, String peer, long from, long to);
 
     /** Receipts of the chain from {@code fromPosition} on, in chain order, at most {@code limit}. */
