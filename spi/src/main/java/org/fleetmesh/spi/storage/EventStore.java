@@ -105,7 +105,10 @@ public interface EventStore extends AutoCloseable {
         throw new UnsupportedOperationException("this store does not number its events");
     }
 
-    /** The highest sequence number given so far (0 when none). */
+    /**
+     * The highest sequence number of a stored event, or higher (0 when none): {@code scan(lastSequence(), ...)}
+     * returns only events committed after the call.
+     */
     default long lastSequence() {
         return 0;
     }

@@ -13,6 +13,7 @@ import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.spi.storage.EventStore.EventSink;
 import org.fleetmesh.spi.storage.EventStore.ItemSink;
+import org.fleetmesh.spi.storage.EventStore.SequencedSink;
 import org.fleetmesh.spi.storage.QueryTimeoutException;
 import org.fleetmesh.spi.storage.Reader;
 
@@ -83,6 +84,30 @@ final class EventReader {
                 }
             });
         }
+    }
+
+    void scan(long afterSeq, int limit, SequencedSink sink) {
+        if (limit <= 0) {
+            return;
+        }
+        SqlFilter.Sql sql = new SqlFilter.Sql("select seq, id, json from event where seq > ? order by seq limit ?",
+                List.of(afterSeq, limit));
+        run("scan", sql, Math.min(limit, FETCH_SIZE), rs -> {
+            while (rs.next()) {
+                if (!sink.accept(rs.getLong(1), new EventId(rs.getBytes(2)), rs.getString(3))) {
+                    break;
+                }
+            }
+        });
+    }
+
+    long lastSequence() {
+        long[] n = new long[1];
+        run("lastSequence", new SqlFilter.Sql("select coalesce(max(seq), 0) from event", List.of()), 0, rs -> {
+            rs.next();
+            n[0] = rs.getLong(1);
+        });
+        return n[0];
     }
 
     /** In a transaction: the cursor streams large results in fetch-size rows, and SET LOCAL ends with it. */

@@ -289,6 +289,7 @@ final class EventWriter {
 
     private void saveInTransaction(Connection c, List<Item> items, SaveOutcome[] out, List<StoredItem> removed)
             throws SQLException {
+        lockSequence(c);
         lockAddresses(c, items);
         List<Item> segment = new ArrayList<>();
         for (Item it : items) {
@@ -304,6 +305,18 @@ final class EventWriter {
             }
         }
         flush(c, segment, out, removed);
+    }
+
+    /**
+     * Serialises every writer of this database from before its first insert to its commit, so event.seq numbers
+     * become visible in increasing order (V5__delivery.sql): without it a process committing seq 11 before another
+     * commits seq 10 would let a reader at 11 skip 10 for good. Taken first by every writer: no deadlock with the
+     * address locks. The two-int key space never meets the one-bigint keys of the address locks.
+     */
+    static void lockSequence(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("select pg_advisory_xact_lock(1718379877, 5)")) {
+            ps.executeQuery().close();
+        }
     }
 
     /** Serialises writers of the same addresses across transactions and nodes; sorted: no deadlock. */

@@ -209,6 +209,21 @@ public final class PostgresStorage implements EventStore {
     }
 
     @Override
+    public boolean sequenced() {
+        return store.sequenced();
+    }
+
+    @Override
+    public void scan(long afterSeq, int limit, SequencedSink sink) {
+        store.scan(afterSeq, limit, sink);
+    }
+
+    @Override
+    public long lastSequence() {
+        return store.lastSequence();
+    }
+
+    @Override
     public boolean onCommitted(ChangeListener listener) {
         return store.onCommitted(listener);
     }

@@ -197,6 +197,22 @@ public final class PostgresStore implements EventStore {
         reader.enumerate(filters, now, who, sink);
     }
 
+    /** event.seq numbers every stored event in commit order, across every process writing this database (V5). */
+    @Override
+    public boolean sequenced() {
+        return true;
+    }
+
+    @Override
+    public void scan(long afterSeq, int limit, SequencedSink sink) {
+        reader.scan(afterSeq, limit, sink);
+    }
+
+    @Override
+    public long lastSequence() {
+        return reader.lastSequence();
+    }
+
     @Override
     public int purgeExpired(long now) {
         return removals.purgeExpired(now);

@@ -5,9 +5,11 @@ import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
+import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.fleetmesh.spi.peers.LinkLedger;
 import org.fleetmesh.spi.peers.PeerStore;
 import org.fleetmesh.storage.postgres.PostgresStorage;
+import org.fleetmesh.storage.postgres.delivery.PgCustodyLedger;
 import org.fleetmesh.storage.postgres.peers.PgLinkLedger;
 import org.fleetmesh.storage.postgres.peers.PgPeerStore;
 
@@ -15,7 +17,7 @@ import org.fleetmesh.storage.postgres.peers.PgPeerStore;
  * CDI: produces the node's {@link org.fleetmesh.spi.storage.EventStore} (the bean's types are
  * {@link PostgresStorage}, {@code EventStore}, {@code AutoCloseable}), opened from configuration on
  * first use (see {@link PostgresStorage} for the keys) and closed, with the embedded cluster, at
- * shutdown; and the {@link PeerStore} on the same database.
+ * shutdown; and the {@link PeerStore}, {@link LinkLedger} and {@link CustodyLedger} on the same database.
  */
 @ApplicationScoped
 public class PostgresStorageProducer {
@@ -31,6 +33,13 @@ public class PostgresStorageProducer {
     @Singleton
     LinkLedger linkLedger(PostgresStorage storage) {
         return new PgLinkLedger(storage.dataSource());
+    }
+
+    /** The custody ledger (Merkle trees, receipt chains, outbound cursors) in the same database. */
+    @Produces
+    @Singleton
+    CustodyLedger custodyLedger(PostgresStorage storage) {
+        return new PgCustodyLedger(storage.dataSource());
     }
 
     void close(@Disposes PostgresStorage storage) {
