@@ -12,14 +12,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.fleetmesh.delivery.Delivery;
 import org.fleetmesh.delivery.FederateMessage;
 import org.fleetmesh.delivery.FrameException;
-import org.fleetmesh.delivery.MemoryCustodyLedger;
 import org.fleetmesh.identity.NodeDidDocument;
 import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.quarkus.NodeIdentity;
@@ -68,7 +66,7 @@ public class DeliveryRuntime {
     EventStore store;
 
     @Inject
-    Instance<CustodyLedger> custody;
+    CustodyLedger custody;
 
     @Inject
     LinkLedger links;
@@ -136,13 +134,6 @@ public class DeliveryRuntime {
                     return t;
                 });
         io.allowCoreThreadTimeOut(true);
-        CustodyLedger ledger;
-        if (custody.isResolvable()) {
-            ledger = custody.get();
-        } else {
-            LOG.warn("no custody ledger is configured: custody receipts and outbound cursors live in memory");
-            ledger = new MemoryCustodyLedger();
-        }
         if (!store.sequenced()) {
             LOG.warn("the event store does not number its events: nothing is forwarded to peers");
         }
@@ -150,7 +141,7 @@ public class DeliveryRuntime {
         String did = NodeDidDocument.of(identity.secrets().publicKeys(),
                 NodeEndpoints.of("ws://localhost/", "ws://localhost/mesh", "http://localhost/didcomm")).did();
         Ingest ingest = relays.relay().ingest();
-        Delivery d = new Delivery(settings, identity.secrets(), did, store, intake(ingest), ledger, links, io,
+        Delivery d = new Delivery(settings, identity.secrets(), did, store, intake(ingest), custody, links, io,
                 System::currentTimeMillis);
         // only a commit that stored something can give a forwarder work
         commits = (origin, batch, outcomes) -> {
