@@ -1,0 +1,838 @@
+package org.fleetmesh.delivery;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.fleetmesh.delivery.log.CompactRange;
+import org.fleetmesh.delivery.log.CustodyBreach;
+import org.fleetmesh.delivery.log.Receipt;
+import org.fleetmesh.delivery.log.ReceiptCheck;
+import org.fleetmesh.delivery.log.ReceiptException;
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.EventClass;
+import org.fleetmesh.nostr.EventId;
+import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.nostr.MessageParser;
+import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.nostr.Utf8;
+import org.fleetmesh.peering.budget.Bucket;
+import org.fleetmesh.peering.link.EventLink;
+import org.fleetmesh.peering.link.PeerAccount;
+import org.fleetmesh.spi.delivery.CustodyLedger;
+import org.fleetmesh.spi.peers.Evidence;
+import org.jboss.logging.Logger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * The sender side of one pair on one link (docs/spec/delivery.md, "Store-and-forward"): the custody exchange at open,
+ * then a scan of the event store's sequence after the cursor, keeping the events the peer's filters match and it
+ * does not hold, in signed frames of bounded size, at most {@code in-flight} unreceipted, paced by the peer's grant;
+ * each receipt verified ({@link ReceiptCheck}) and written with the advanced cursor in one ledger step; a breach
+ * stored as evidence and forwarding halted. Store and ledger work runs on the io executor and the custody lane, never
+ * on the link's thread.
+ */
+final class Forwarder {
+    private static final Logger LOG = Logger.getLogger(Forwarder.class);
+    private static final MessageParser PARSER = new MessageParser(MessageParser.Limits.DEFAULT);
+    /** Messages waiting for the lane: a catch-up answer and the window's receipts, with room to spare. */
+    static final int MAX_INBOX = Custodian.CATCH_UP + 64;
+    static final int GRANT_KIND = 30801;
+    private static final long DEFAULT_RETRY_MS = 1000;
+
+    enum Phase {
+        LOADING, EXCHANGE, FORWARDING, HALTED, STOPPED
+    }
+
+    /** One event queued to the peer: its store sequence, id, JSON, UTF-8 bytes and the hops it will carry. */
+    record Item(long storeSeq, EventId id, String json, int bytes, int hops) {
+    }
+
+    /** A frame's worth of items; the cursor cannot pass its first item until it is receipted. */
+    record Batch(List<Item> items, long bytes) {
+        long floor() {
+            return items.get(0).storeSeq() - 1;
+        }
+    }
+
+    /** A frame sent and not yet receipted. */
+    record Sent(long seq, Batch batch, ReceiptCheck.Frame frame) {
+    }
+
+    private final Delivery node;
+    private final String peer;
+    private final EventLink.Wire wire;
+    private final PeerAccount account;
+    private final PubKey receiverKey;
+    private final ArrayDeque<Object> inbox = new ArrayDeque<>();
+    private final ArrayDeque<Batch> ready = new ArrayDeque<>();
+    private final LinkedHashMap<Long, Sent> inFlight = new LinkedHashMap<>();
+    private Phase phase = Phase.LOADING;
+    private boolean queued;
+    private boolean scanning;
+    private boolean wakePending;
+    private long epoch;
+    // the outbound state (persisted)
+    private long ackedSeq;
+    private long nextSeq = 1;
+    private String halted = "";
+    private List<Filter> filters = List.of();
+    private boolean filtersFromPeer;
+    private long scanPos;
+    // the mirror of the receiver's tree (persisted on the SENT side)
+    private CustodyLedger.Receipt headRow;
+    private Receipt head;
+    private CompactRange range;
+    private String lastError;
+
+    Forwarder(Delivery node, String peer, EventLink.Wire wire, PeerAccount account, PubKey receiverKey) {
+        this.node = node;
+        this.peer = peer;
+        this.wire = wire;
+        this.account = account;
+        this.receiverKey = receiverKey;
+    }
+
+    /** Loads the outbound state and the mirror, then starts the custody exchange. */
+    void start() {
+        node.lane().submit(new CustodyLane.Job() {
+            CustodyLedger.Receipt h;
+            Receipt parsed;
+            CustodyLedger.Outbound out;
+
+            @Override
+            public void prepare(List<CustodyLedger.Append> steps) {
+                h = node.ledger().head(CustodyLedger.Side.SENT, peer).orElse(null);
+                parsed = h == null ? null : parse(h.json());
+                out = node.ledger().outbound(peer).orElse(null);
+            }
+
+            @Override
+            public void committed() {
+                String custody;
+                synchronized (Forwarder.this) {
+                    if (phase != Phase.LOADING) {
+                        return;
+                    }
+                    headRow = h;
+                    head = parsed;
+                    range = h == null ? CompactRange.empty() : CompactRange.of(h.treeSize(), h.compactRange());
+                    if (out != null) {
+                        ackedSeq = out.ackedSeq();
+                        nextSeq = Math.max(1, out.nextFrameSeq());
+                        halted = out.halted();
+                        if (!filtersFromPeer) {
+                            filters = node.readFilters(out.filters());
+                        }
+                    }
+                    scanPos = ackedSeq;
+                    phase = Phase.EXCHANGE;
+                    custody = custodyMessage();
+                }
+                wire.send(custody);
+            }
+
+            @Override
+            public void failed(RuntimeException e) {
+                error("could not load the outbound state: " + e);
+            }
+        });
+    }
+
+    private static Receipt parse(String json) {
+        try {
+            return Receipt.parse(PARSER.parseEvent(json));
+        } catch (ProtocolException | ReceiptException e) {
+            throw new IllegalStateException("a stored receipt does not read: " + e.getMessage(), e);
+        }
+    }
+
+    private String custodyMessage() {
+        return CustodyMessages.custody(headRow == null ? 0 : headRow.treeSize(),
+                headRow == null ? null : headRow.receiptId().hex());
+    }
+
+    private synchronized void error(String what) {
+        lastError = what;
+        LOG.warnf("forwarding to %s stopped: %s", peer, what);
+        if (phase != Phase.STOPPED) {
+            phase = Phase.HALTED;
+        }
+    }
+
+    // ---- messages from the link (its thread) ----
+
+    /** The peer's MESH-FEDERATE: the filters it wants from this node, persisted with the outbound state. */
+    void federate(List<Filter> wanted) {
+        synchronized (this) {
+            filters = wanted;
+            filtersFromPeer = true;
+            if (phase == Phase.LOADING) {
+                return; // saved with the state once loaded
+            }
+        }
+        saveOutbound();
+        scan();
+    }
+
+    void receipt(CustodyMessages.ReceiptMessage m) {
+        enqueue(m);
+    }
+
+    void head(CustodyMessages.Head h) {
+        enqueue(h);
+    }
+
+    /** A MESH-EVENTS-OK (the receiver runs without receipts): its seq and the per-event answers. */
+    record Answered(long seq, List<String[]> answers) {
+    }
+
+    void answered(Answered a) {
+        enqueue(a);
+    }
+
+    private void enqueue(Object m) {
+        boolean submit;
+        synchronized (this) {
+            if (phase == Phase.STOPPED || phase == Phase.LOADING) {
+                return;
+            }
+            if (inbox.size() >= MAX_INBOX) {
+                LOG.warnf("%s sent more custody messages than this node waits for; one is dropped", peer);
+                return;
+            }
+            inbox.add(m);
+            submit = !queued;
+            queued = true;
+        }
+        if (submit) {
+            node.lane().submit(new Step());
+        }
+    }
+
+    /** A MESH-EVENTS-REFUSED: a transient refusal resends the frame later; any other halts forwarding. */
+    void refused(long seq, long retryMillis, String reason) {
+        boolean halt = false;
+        synchronized (this) {
+            Sent s = inFlight.get(seq);
+            if (s == null) {
+                LOG.debugf("%s refused frame %d, which is not in flight: %s", peer, seq, reason);
+                return;
+            }
+            if (reason.startsWith("rate-limited:") || reason.startsWith("error:")) {
+                inFlight.remove(seq);
+                ready.addFirst(s.batch());
+                wakeLater(retryMillis < 0 ? DEFAULT_RETRY_MS : retryMillis);
+            } else {
+                LOG.warnf("%s refused frame %d: %s; forwarding to it halts", peer, seq, reason);
+                halt = true;
+            }
+        }
+        if (halt) {
+            halt("refused: " + reason);
+        }
+    }
+
+    /** The link's grant changed, or something was committed: send and scan what may go now. */
+    void wake() {
+        trySend();
+        scan();
+    }
+
+    void suspend() {
+        halt("suspended: the peer suspended its grant to this node");
+    }
+
+    void stop() {
+        synchronized (this) {
+            phase = Phase.STOPPED;
+            epoch++;
+            ready.clear();
+        }
+    }
+
+    /** An operator resumes: the halt is cleared and forwarding restarts with a custody exchange. */
+    void resume() {
+        String custody = null;
+        synchronized (this) {
+            halted = "";
+            lastError = null;
+            if (phase == Phase.HALTED) {
+                restart();
+                custody = custodyMessage();
+            }
+        }
+        saveOutbound();
+        if (custody != null) {
+            wire.send(custody);
+        }
+    }
+
+    /** Back to the custody exchange: what was in flight is forgotten and resent from the cursor. */
+    private void restart() {
+        phase = Phase.EXCHANGE;
+        epoch++;
+        ready.clear();
+        inFlight.clear();
+        inbox.clear();
+        scanPos = ackedSeq;
+    }
+
+    private void halt(String reason) {
+        synchronized (this) {
+            if (phase == Phase.STOPPED) {
+                return;
+            }
+            phase = Phase.HALTED;
+            halted = reason;
+            epoch++;
+            ready.clear();
+            inFlight.clear();
+        }
+        saveOutbound();
+    }
+
+    // ---- scanning the store (io executor) ----
+
+    void scan() {
+        long from;
+        long ep;
+        List<Filter> want;
+        int slots;
+        synchronized (this) {
+            slots = node.settings().inFlight() - inFlight.size() - ready.size();
+            if (phase != Phase.FORWARDING || scanning || filters.isEmpty() || slots <= 0) {
+                return;
+            }
+            scanning = true;
+            from = scanPos;
+            ep = epoch;
+            want = filters;
+        }
+        try {
+            node.io().execute(() -> scanPage(from, ep, want, slots));
+        } catch (RuntimeException e) {
+            synchronized (this) {
+                scanning = false;
+            }
+            LOG.warnf("could not scan for %s now: %s", peer, e.toString());
+        }
+    }
+
+    private void scanPage(long from, long ep, List<Filter> want, int slots) {
+        int page = node.scanPage();
+        List<long[]> seqs = new ArrayList<>();
+        List<EventId> ids = new ArrayList<>();
+        List<String> jsons = new ArrayList<>();
+        boolean caughtUp;
+        long consumed = from;
+        List<Batch> batches = new ArrayList<>();
+        try {
+            node.store().scan(from, page, (seq, id, json) -> {
+                seqs.add(new long[] { seq });
+                ids.add(id);
+                jsons.add(json);
+                return true;
+            });
+            caughtUp = seqs.size() < page;
+            List<Item> candidates = new ArrayList<>();
+            List<Integer> rows = new ArrayList<>();
+            List<EventId> lookup = new ArrayList<>();
+            List<Event> events = new ArrayList<>();
+            for (int i = 0; i < jsons.size(); i++) {
+                Event e;
+                try {
+                    e = PARSER.parseEvent(jsons.get(i));
+                } catch (ProtocolException ex) {
+                    LOG.debugf("stored event %s does not parse: %s", ids.get(i), ex.getMessage());
+                    events.add(null);
+                    continue;
+                }
+                events.add(forwardable(e, want) ? e : null);
+                if (events.get(i) != null) {
+                    lookup.add(e.id());
+                }
+            }
+            Map<EventId, CustodyLedger.Holders> holders = lookup.isEmpty() ? Map.of() : node.ledger().holders(lookup);
+            List<Item> current = new ArrayList<>();
+            long currentBytes = 0;
+            for (int i = 0; i < events.size(); i++) {
+                Event e = events.get(i);
+                long seq = seqs.get(i)[0];
+                if (e != null) {
+                    int hops = hopsOf(e.id(), holders.get(e.id()));
+                    if (hops >= 0) {
+                        int bytes = (int) Utf8.length(jsons.get(i));
+                        if (!current.isEmpty() && (current.size() >= node.settings().frameEvents()
+                                || currentBytes + bytes > node.frameRoom())) {
+                            batches.add(new Batch(List.copyOf(current), currentBytes));
+                            current.clear();
+                            currentBytes = 0;
+                            if (batches.size() >= slots) {
+                                caughtUp = false;
+                                break;
+                            }
+                        }
+                        current.add(new Item(seq, e.id(), jsons.get(i), bytes, hops));
+                        currentBytes += bytes;
+                    }
+                }
+                consumed = seq;
+            }
+            if (!current.isEmpty()) {
+                batches.add(new Batch(List.copyOf(current), currentBytes));
+            }
+            candidates.clear();
+            rows.clear();
+        } catch (RuntimeException e) {
+            LOG.warnf("scanning the store for %s failed: %s", peer, e.toString());
+            synchronized (this) {
+                scanning = false;
+            }
+            return;
+        }
+        boolean again;
+        synchronized (this) {
+            scanning = false;
+            if (ep != epoch || phase != Phase.FORWARDING || from != scanPos) {
+                return;
+            }
+            scanPos = consumed;
+            ready.addAll(batches);
+            again = !caughtUp;
+        }
+        trySend();
+        if (again) {
+            scan();
+        }
+    }
+
+    /** Whether the event may go to this peer at all: stored, not protected, not custody or grant plumbing, wanted. */
+    private static boolean forwardable(Event e, List<Filter> want) {
+        if (e.eventClass() == EventClass.EPHEMERAL || e.isProtected() || e.kind() == Receipt.KIND
+                || e.kind() == GRANT_KIND) {
+            return false;
+        }
+        for (Filter f : want) {
+            if (f.withLimit(null).matches(e)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The hops the event carries to this peer, or -1 when the peer holds it or the hop limit stops it. */
+    private int hopsOf(EventId id, CustodyLedger.Holders h) {
+        int arrived = -1;
+        Provenance.Source recent = node.provenance().of(id);
+        if (recent != null) {
+            if (recent.peer().equals(peer)) {
+                return -1;
+            }
+            arrived = recent.hops();
+        }
+        if (h != null) {
+            if (h.peers().contains(peer)) {
+                return -1;
+            }
+            if (h.hops() >= 0) {
+                arrived = arrived < 0 ? h.hops() : Math.min(arrived, h.hops());
+            }
+        }
+        int hops = arrived < 0 ? 0 : arrived + 1;
+        return hops >= node.settings().maxHops() ? -1 : hops;
+    }
+
+    // ---- sending (any thread; sends under the lock so frames leave in seq order) ----
+
+    void trySend() {
+        synchronized (this) {
+            while (phase == Phase.FORWARDING && !ready.isEmpty() && inFlight.size() < node.settings().inFlight()) {
+                Batch b = ready.peek();
+                List<String> ids = new ArrayList<>(b.items().size());
+                List<Integer> hops = new ArrayList<>(b.items().size());
+                List<String> texts = new ArrayList<>(b.items().size());
+                for (Item it : b.items()) {
+                    ids.add(it.id().hex());
+                    hops.add(it.hops());
+                    texts.add(it.json());
+                }
+                SignedFrame f = node.sign(peer, nextSeq, ids, hops);
+                String text = f.encode(texts);
+                long delay = account.pacer().delay(Utf8.length(text), ids.size(), System.nanoTime());
+                if (delay == Bucket.NEVER) {
+                    ready.poll();
+                    if (b.items().size() > 1) {
+                        int half = b.items().size() / 2;
+                        ready.addFirst(batch(b.items().subList(half, b.items().size())));
+                        ready.addFirst(batch(b.items().subList(0, half)));
+                    } else {
+                        LOG.warnf("event %s never fits the grant %s gave this node; it is not forwarded to it",
+                                b.items().get(0).id(), peer);
+                    }
+                    continue;
+                }
+                if (delay > 0) {
+                    wakeLater(Math.max(1, delay / 1_000_000));
+                    return;
+                }
+                ready.poll();
+                List<ReceiptCheck.FrameEvent> fe = new ArrayList<>(ids.size());
+                for (Item it : b.items()) {
+                    fe.add(new ReceiptCheck.FrameEvent(it.id(), it.bytes(), it.hops()));
+                }
+                inFlight.put(nextSeq, new Sent(nextSeq, b, new ReceiptCheck.Frame(nextSeq, f.headerJson(), fe)));
+                nextSeq++;
+                wire.send(text);
+            }
+        }
+    }
+
+    private static Batch batch(List<Item> items) {
+        return new Batch(List.copyOf(items), items.stream().mapToLong(Item::bytes).sum());
+    }
+
+    private void wakeLater(long millis) {
+        if (wakePending) {
+            return;
+        }
+        wakePending = true;
+        CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS, node.io()).execute(() -> {
+            synchronized (this) {
+                wakePending = false;
+            }
+            wake();
+        });
+    }
+
+    // ---- the cursor ----
+
+    /** The store sequence below which every wanted event is receipted: below the oldest batch still unreceipted. */
+    private long cursor(Set<Long> finishing, List<Batch> retries) {
+        long c = scanPos;
+        for (Batch b : ready) {
+            c = Math.min(c, b.floor());
+        }
+        for (Sent s : inFlight.values()) {
+            if (!finishing.contains(s.seq())) {
+                c = Math.min(c, s.batch().floor());
+            }
+        }
+        for (Batch b : retries) {
+            c = Math.min(c, b.floor());
+        }
+        return Math.max(c, ackedSeq);
+    }
+
+    private CustodyLedger.Outbound outbound(long acked) {
+        return new CustodyLedger.Outbound(peer, acked, nextSeq, FederateMessage.json(filters), halted);
+    }
+
+    private void saveOutbound() {
+        node.lane().submit(new CustodyLane.Job() {
+            @Override
+            public void prepare(List<CustodyLedger.Append> steps) {
+                CustodyLedger.Outbound o;
+                synchronized (Forwarder.this) {
+                    if (phase == Phase.LOADING) {
+                        return;
+                    }
+                    o = outbound(ackedSeq);
+                }
+                node.ledger().saveOutbound(o);
+            }
+
+            @Override
+            public void committed() {
+            }
+
+            @Override
+            public void failed(RuntimeException e) {
+                LOG.warnf("the outbound state of %s was not saved: %s", peer, e.toString());
+            }
+        });
+    }
+
+    // ---- receipts and answers (the custody lane) ----
+
+    /** One lane pass over the inbox: receipts verified in chain order, written with the cursor in one step each. */
+    private final class Step implements CustodyLane.Job {
+        private final List<Long> finished = new ArrayList<>();
+        private final List<Batch> retries = new ArrayList<>();
+        private final List<String> messages = new ArrayList<>();
+        private CustodyLedger.Receipt newRow;
+        private Receipt newHead;
+        private CompactRange newRange;
+        private ReceiptCheck.Breach breach;
+        private Long exchanged;
+        private long acked;
+        private long ep;
+
+        @Override
+        public void prepare(List<CustodyLedger.Append> steps) {
+            List<Object> items;
+            Map<Long, Sent> sent;
+            synchronized (Forwarder.this) {
+                items = new ArrayList<>(inbox);
+                inbox.clear();
+                sent = new LinkedHashMap<>(inFlight);
+                newRow = headRow;
+                newHead = head;
+                newRange = range;
+                ep = epoch;
+            }
+            long now = node.millis();
+            PubKey self = node.selfNostr();
+            Set<EventId> addedNow = new HashSet<>();
+            boolean outboundChanged = false;
+            for (Object item : items) {
+                if (breach != null) {
+                    break;
+                }
+                if (item instanceof CustodyMessages.ReceiptMessage m) {
+                    Sent s = m.catchUp() ? null : sent.get(m.seq());
+                    if (s != null && finished.contains(s.seq())) {
+                        s = null;
+                    }
+                    Set<EventId> probe = new HashSet<>(m.appended());
+                    if (s != null) {
+                        s.frame().events().forEach(e -> probe.add(e.id()));
+                    }
+                    Set<EventId> already = new HashSet<>(node.ledger().indexOf(CustodyLedger.Side.SENT, peer, probe)
+                            .keySet());
+                    for (EventId id : probe) {
+                        if (addedNow.contains(id)) {
+                            already.add(id);
+                        }
+                    }
+                    ReceiptCheck.Mirror mirror = new ReceiptCheck.Mirror(receiverKey, self, peer, newHead, newRange);
+                    ReceiptCheck.Result r = ReceiptCheck.check(mirror, s == null ? null : s.frame(), already,
+                            m.receipt(), m.consistency(), m.appended(), now);
+                    if (r instanceof ReceiptCheck.Breach b) {
+                        breach = b;
+                        break;
+                    }
+                    ReceiptCheck.Ok ok = (ReceiptCheck.Ok) r;
+                    Map<EventId, Item> items0 = new LinkedHashMap<>();
+                    if (s != null) {
+                        s.batch().items().forEach(it -> items0.put(it.id(), it));
+                    }
+                    List<CustodyLedger.Leaf> leaves = new ArrayList<>();
+                    long index = newRange.size();
+                    for (EventId id : m.appended()) {
+                        Item it = items0.get(id);
+                        leaves.add(new CustodyLedger.Leaf(index++, id, it == null ? 0 : it.bytes(),
+                                it == null ? 0 : it.hops()));
+                        addedNow.add(id);
+                    }
+                    Receipt rc = ok.receipt();
+                    CustodyLedger.Receipt row = new CustodyLedger.Receipt(newRow == null ? 0 : newRow.position() + 1,
+                            rc.size(), rc.seq(), rc.id(), rc.event().json(), rc.bytes(), rc.events(),
+                            m.consistency(), ok.range().hashes());
+                    steps.add(new CustodyLedger.Append(CustodyLedger.Side.SENT, peer, leaves, row, Optional.empty()));
+                    newRow = row;
+                    newHead = rc;
+                    newRange = ok.range();
+                    if (s != null) {
+                        finished.add(s.seq());
+                        List<Item> again = new ArrayList<>();
+                        for (Receipt.Rejected rj : ok.rejected()) {
+                            Item it = items0.get(rj.id());
+                            if (it != null && transient_(rj.reason())) {
+                                again.add(it);
+                            }
+                        }
+                        if (!again.isEmpty()) {
+                            retries.add(batch(again));
+                        }
+                    }
+                } else if (item instanceof CustodyMessages.Head h) {
+                    if (h.more()) {
+                        messages.add(CustodyMessages.custody(newRow == null ? 0 : newRow.treeSize(),
+                                newRow == null ? null : newRow.receiptId().hex()));
+                        continue;
+                    }
+                    ReceiptCheck.Mirror mirror = new ReceiptCheck.Mirror(receiverKey, self, peer, newHead, newRange);
+                    EventId named = h.head() == null ? null : EventId.ofHex(h.head());
+                    Event namedEvent = newHead != null && named != null && newHead.id().equals(named)
+                            ? newHead.event() : null;
+                    ReceiptCheck.Breach b = ReceiptCheck.checkHead(mirror, h.size(), named, namedEvent, now);
+                    if (b != null) {
+                        breach = b;
+                        break;
+                    }
+                    exchanged = h.seq() == null ? 0L : h.seq();
+                    outboundChanged = true;
+                } else if (item instanceof Answered a) {
+                    Sent s = sent.get(a.seq());
+                    if (s == null || finished.contains(s.seq())) {
+                        continue;
+                    }
+                    finished.add(s.seq());
+                    List<Item> again = new ArrayList<>();
+                    for (int i = 0; i < a.answers().size() && i < s.batch().items().size(); i++) {
+                        String[] ans = a.answers().get(i);
+                        if (!"true".equals(ans[1]) && transient_(ans[2])) {
+                            again.add(s.batch().items().get(i));
+                        }
+                    }
+                    if (!again.isEmpty()) {
+                        retries.add(batch(again));
+                    }
+                    outboundChanged = true;
+                }
+            }
+            CustodyLedger.Outbound o;
+            synchronized (Forwarder.this) {
+                if (breach != null) {
+                    halted = "custody: " + breach.kind().word();
+                }
+                if (exchanged != null && breach == null) {
+                    halted = "";
+                    nextSeq = Math.max(nextSeq, exchanged + 1);
+                }
+                acked = cursor(new HashSet<>(finished), retries);
+                o = outbound(acked);
+            }
+            if (breach != null) {
+                node.evidence(new Evidence(0, peer, "S2", "custody: " + breach.kind().word(), 0, now, now, 0,
+                        account.given().map(g -> g.event().id().hex()).orElse(""),
+                        account.given().map(g -> g.event().json()).orElse(""), breach.evidence()));
+                LOG.warnf("custody breach by %s (%s): %s; forwarding to it halts", peer, breach.kind().word(),
+                        breach.detail());
+            }
+            int last = -1;
+            for (int i = 0; i < steps.size(); i++) {
+                if (steps.get(i).side() == CustodyLedger.Side.SENT && steps.get(i).peer().equals(peer)) {
+                    last = i;
+                }
+            }
+            if (last >= 0) {
+                CustodyLedger.Append a = steps.get(last);
+                steps.set(last, new CustodyLedger.Append(a.side(), a.peer(), a.leaves(), a.receipt(), Optional.of(o)));
+            } else if (outboundChanged || breach != null) {
+                node.ledger().saveOutbound(o);
+            }
+        }
+
+        @Override
+        public void committed() {
+            List<String> send = new ArrayList<>(messages);
+            boolean resume = false;
+            synchronized (Forwarder.this) {
+                queued = !inbox.isEmpty();
+                headRow = newRow;
+                head = newHead;
+                range = newRange;
+                if (ep == epoch) {
+                    for (Long s : finished) {
+                        inFlight.remove(s);
+                    }
+                    for (int i = retries.size() - 1; i >= 0; i--) {
+                        ready.addFirst(retries.get(i));
+                    }
+                    ackedSeq = Math.max(ackedSeq, acked);
+                }
+                if (breach != null) {
+                    if (phase != Phase.STOPPED) {
+                        phase = Phase.HALTED;
+                    }
+                    epoch++;
+                    ready.clear();
+                    inFlight.clear();
+                    send.clear();
+                } else if (exchanged != null && phase == Phase.EXCHANGE) {
+                    phase = Phase.FORWARDING;
+                    scanPos = ackedSeq;
+                    resume = true;
+                }
+                if (phase == Phase.STOPPED) {
+                    send.clear();
+                }
+            }
+            send.forEach(wire::send);
+            if (queued) {
+                node.lane().submit(new Step());
+            }
+            trySend();
+            scan();
+            if (resume) {
+                LOG.debugf("custody exchange with %s passed; forwarding from store seq %d", peer, scanPos);
+            }
+        }
+
+        @Override
+        public void failed(RuntimeException e) {
+            synchronized (Forwarder.this) {
+                queued = false;
+            }
+            error("the custody ledger refused a receipt step: " + e);
+        }
+    }
+
+    private static boolean transient_(String reason) {
+        return reason != null && (reason.startsWith("rate-limited:") || reason.startsWith("error:"));
+    }
+
+    // ---- status ----
+
+    synchronized long queue(long lastSequence) {
+        long n = Math.max(0, lastSequence - scanPos);
+        for (Batch b : ready) {
+            n += b.items().size();
+        }
+        for (Sent s : inFlight.values()) {
+            n += s.batch().items().size();
+        }
+        return n;
+    }
+
+    synchronized Map<String, Object> sent() {
+        if (headRow == null) {
+            return null;
+        }
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("size", headRow.treeSize());
+        m.put("head", headRow.receiptId().hex());
+        m.put("seq", headRow.seq());
+        return m;
+    }
+
+    synchronized String halted() {
+        if (lastError != null) {
+            return "error: " + lastError;
+        }
+        return halted.isEmpty() ? null : halted;
+    }
+
+    synchronized List<Filter> offered() {
+        return filters;
+    }
+
+    synchronized Phase phase() {
+        return phase;
+    }
+
+    synchronized int inFlight() {
+        return inFlight.size();
+    }
+
+    /** Parses a MESH-EVENTS-OK's answers, leniently (they only decide what is resent). */
+    static Answered answers(JsonNode root) {
+        long seq = DeliveryJson.count(root.path(1).get("seq"));
+        List<String[]> out = new ArrayList<>();
+        for (JsonNode a : root.path(2)) {
+            out.add(new String[] { a.path(0).asText(""), a.path(1).asText("false"), a.path(2).asText("") });
+        }
+        return new Answered(seq, out);
+    }
+}
