@@ -3,6 +3,7 @@ package org.fleetmesh.peering.quarkus;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import jakarta.enterprise.context.ApplicationScoped;
@@ -134,13 +135,16 @@ public class MeshAdminRoutes {
             error(ctx, 400, "invalid: " + e.getMessage());
             return;
         }
-        Optional<String> halted = delivery.delivery().resume(key);
-        if (halted.isEmpty()) {
+        Map<String, Object> described = new java.util.LinkedHashMap<>();
+        delivery.delivery().describe(key, described);
+        Object halted = described.get("custody") instanceof Map<?, ?> custody ? custody.get("halted") : null;
+        if (halted == null) {
             error(ctx, 409, "not halted: forwarding to " + key + " is not halted");
             return;
         }
-        LOG.infof("admin: resumed forwarding to %s (halted: %s)", key, halted.get());
-        json(ctx, 200, JSON.createObjectNode().put("resumed", key).put("was", halted.get()));
+        delivery.delivery().resume(key);
+        LOG.infof("admin: resumed forwarding to %s (halted: %s)", key, halted);
+        json(ctx, 200, JSON.createObjectNode().put("resumed", key).put("was", halted.toString()));
     }
 
     /** {@code GET /mesh/peers/<did>/evidence[?limit=n]}: the evidence recorded about a peer, oldest first. */
