@@ -170,7 +170,12 @@ class FederationIT {
                             long got = Delivered.size(Delivered.peer(nodes.get(i), dids.get(j)).orElseThrow(), "received");
                             // j sent i at least its own n, and at most the events i did not publish itself
                             assertTrue(got >= n && got <= 2L * n, dids.get(i) + " took " + got + " from " + dids.get(j));
-                            // an event goes back to no node that holds it: i's own are in no tree it keeps
+                            // an event goes back to no node that holds it: i's own are in no tree it keeps, while
+                            // j's own (which i took from j) are
+                            String theirs = own.get(j).iterator().next();
+                            Launcher.Run control = Launcher.run(nodes.get(i).dataDir(), null, "receipts", "prove",
+                                    theirs, "--peer", dids.get(j), "--side", "received");
+                            assertEquals(0, control.exit(), "no proof of " + theirs + " at " + i + ": " + control.stderr());
                             for (String id : own.get(i).stream().limit(3).toList()) {
                                 Launcher.Run prove = Launcher.run(nodes.get(i).dataDir(), null, "receipts", "prove", id,
                                         "--peer", dids.get(j), "--side", "received");

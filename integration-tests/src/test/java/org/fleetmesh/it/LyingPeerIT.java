@@ -31,7 +31,6 @@ import io.vertx.core.Vertx;
  * resume lets the backlog go on.
  */
 class LyingPeerIT {
-    static final String KIND1 = "[{\"kinds\":[1]}]";
     static MeshnodeProcess node;
     static Vertx vertx;
     static String readToken;
@@ -67,9 +66,10 @@ class LyingPeerIT {
 
     private void caught(CustodyPeer.Lie lie, String breach) throws Exception {
         try (CustodyPeer peer = new CustodyPeer(vertx, "liar-" + breach)) {
-            peer.link(node, KIND1);
-            String did = peer.shortDid();
             Keys author = Keys.fresh();
+            // this author's only: the node holds the other tests' events too, and a new peer gets the history
+            peer.link(node, "[{\"kinds\":[1],\"authors\":[\"" + author.pubkey() + "\"]}]");
+            String did = peer.shortDid();
             List<String> ids = new ArrayList<>(FederationIT.publish(node, author, 3));
             CustodyPeer.await(() -> peer.treeSize() == 3, "three events in the peer's tree");
             Delivered.awaitPeer(node, did, p -> Delivered.drained(p, 3), "three receipted");
@@ -167,7 +167,7 @@ class LyingPeerIT {
             assertEquals(201, r.statusCode(), r.body());
             assertEquals(30023, NostrClient.tree(r.body()).path("federate").get(0).path("kinds").get(0).asInt());
             // the node tells the open link at once
-            String asked = takeOther(peer, "[\"MESH-FEDERATE\"");
+            String asked = takeOther(peer, "[\"MESH-FEDERATE\",[{\"kinds\":[30023]");
             assertTrue(asked.contains("30023"), asked);
             JsonNode entry = Delivered.awaitPeer(node, did, p -> p.path("federate").path("wanted").size() == 1,
                     "the peer's own filters");
