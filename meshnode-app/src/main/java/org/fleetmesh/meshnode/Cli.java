@@ -35,6 +35,7 @@ public final class Cli {
                 case "import" -> ImportCommand.run(args);
                 case "export" -> exportEvents(args);
                 case "delete" -> deleteEvents(args);
+                case "receipts" -> ReceiptsCommand.run(args);
                 case "sync" -> org.fleetmesh.meshnode.sync.SyncCommand.run(args);
                 case "bench" -> bench(args);
                 case "did" -> did(args);
@@ -193,6 +194,9 @@ public final class Cli {
                        meshnode import < events.jsonl        store events, one JSON object a line
                        meshnode export [--filter JSON]       write stored events as JSONL, newest first
                        meshnode delete --filter JSON         remove matching stored events (no tombstone)
+                       meshnode receipts export --peer <did> [--side received|sent]   a custody receipt chain as JSONL
+                       meshnode receipts verify <file>       check an export: signatures, prev links, consistency (exit 1: first bad line)
+                       meshnode receipts prove <event-id> [--peer <did>] [--side sent|received]   custody proofs as JSON
                        meshnode sync <ws-url> [--filter JSON] [--dir down|up|both]   NIP-77 sync with a relay
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
                        meshnode token issue --right admin:write [--subject S] [--ttl 30d]   a capability token (admin API)

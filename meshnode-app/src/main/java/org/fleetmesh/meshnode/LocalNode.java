@@ -6,8 +6,11 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 
 import org.fleetmesh.identity.NodeSecrets;
+import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.EventStoreProvider;
+import org.fleetmesh.storage.postgres.PostgresStorage;
+import org.fleetmesh.storage.postgres.delivery.PgCustodyLedger;
 
 import io.smallrye.config.PropertiesConfigSourceLoader;
 import io.smallrye.config.SmallRyeConfig;
@@ -69,6 +72,14 @@ public final class LocalNode {
                 .orElseThrow(() -> new IllegalStateException("no storage backend in this build"));
         return provider.open(dataDir(), setting("quarkus.datasource.jdbc.url"), setting("quarkus.datasource.username"),
                 setting("quarkus.datasource.password"));
+    }
+
+    /** The custody ledger in the store's database (docs/spec/storage.md), as the relay's PostgreSQL adapter keeps it. */
+    public static CustodyLedger custodyLedger(EventStore store) {
+        if (store instanceof PostgresStorage pg) {
+            return new PgCustodyLedger(pg.dataSource());
+        }
+        throw new IllegalStateException("this storage backend keeps no custody ledger: " + store.getClass().getName());
     }
 
     public static Path dataDir() {

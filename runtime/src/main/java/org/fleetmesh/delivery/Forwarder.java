@@ -203,7 +203,7 @@ final class Forwarder {
     private void enqueue(Object m) {
         boolean submit;
         synchronized (this) {
-            if (phase == Phase.STOPPED || phase == Phase.LOADING) {
+            if (phase != Phase.EXCHANGE && phase != Phase.FORWARDING) {
                 return;
             }
             if (inbox.size() >= MAX_INBOX) {
@@ -344,8 +344,6 @@ final class Forwarder {
                 return true;
             });
             caughtUp = seqs.size() < page;
-            List<Item> candidates = new ArrayList<>();
-            List<Integer> rows = new ArrayList<>();
             List<EventId> lookup = new ArrayList<>();
             List<Event> events = new ArrayList<>();
             for (int i = 0; i < jsons.size(); i++) {
@@ -391,8 +389,6 @@ final class Forwarder {
             if (!current.isEmpty()) {
                 batches.add(new Batch(List.copyOf(current), currentBytes));
             }
-            candidates.clear();
-            rows.clear();
         } catch (RuntimeException e) {
             LOG.warnf("scanning the store for %s failed: %s", peer, e.toString());
             synchronized (this) {
@@ -666,6 +662,11 @@ final class Forwarder {
                     Event namedEvent = newHead != null && named != null && newHead.id().equals(named)
                             ? newHead.event() : null;
                     ReceiptCheck.Breach b = ReceiptCheck.checkHead(mirror, h.size(), named, namedEvent, now);
+                    if (b == null && !java.util.Objects.equals(named, newHead == null ? null : newHead.id())) {
+                        // all catch-up receipts came (more: false) and still the head is elsewhere: the receiver's
+                        // chain does not hold the receipt this node verified last
+                        b = offChain(mirror, h.size(), named, now);
+                    }
                     if (b != null) {
                         breach = b;
                         break;
@@ -777,6 +778,51 @@ final class Forwarder {
             }
             error("the custody ledger refused a receipt step: " + e);
         }
+    }
+
+    /**
+     * A rollback whose head is ahead of the mirror but not on its chain (checkHead leaves that case to the sender):
+     * the evidence in the form of CustodyBreach's rollback evidence (docs/spec/custody.md).
+     */
+    private static ReceiptCheck.Breach offChain(ReceiptCheck.Mirror mirror, long size, EventId head, long now) {
+        String detail = "the receiver's head " + (head == null ? "null" : head.hex()) + " at size " + size
+                + " does not continue the verified receipt "
+                + (mirror.head() == null ? "null" : mirror.head().id().hex()) + " at size " + mirror.range().size();
+        com.fasterxml.jackson.databind.node.ObjectNode o = DeliveryJson.MAPPER.createObjectNode();
+        o.put("type", "fleetmesh.custody-breach");
+        o.put("breach", CustodyBreach.Kind.ROLLBACK.word());
+        o.put("detail", detail);
+        o.put("peer", mirror.peer());
+        o.put("receiver", mirror.receiver().hex());
+        o.put("sender", mirror.sender().hex());
+        o.putNull("receipt");
+        if (mirror.head() == null) {
+            o.putNull("previous");
+        } else {
+            try {
+                o.set("previous", DeliveryJson.MAPPER.readTree(mirror.head().event().json()));
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("a verified receipt reads as JSON", e);
+            }
+        }
+        o.putArray("consistency");
+        o.putArray("appended");
+        o.putNull("frame");
+        com.fasterxml.jackson.databind.node.ArrayNode cr = o.putArray("compact_range");
+        mirror.range().hashes().forEach(x -> cr.add(org.fleetmesh.nostr.Hex.encode(x)));
+        com.fasterxml.jackson.databind.node.ObjectNode exp = o.putObject("expected");
+        exp.put("size", mirror.range().size());
+        exp.put("root", org.fleetmesh.nostr.Hex.encode(mirror.range().root()));
+        exp.put("bytes", mirror.bytes());
+        com.fasterxml.jackson.databind.node.ObjectNode hd = o.putObject("head");
+        hd.put("size", size);
+        if (head == null) {
+            hd.putNull("id");
+        } else {
+            hd.put("id", head.hex());
+        }
+        o.put("at", now);
+        return new ReceiptCheck.Breach(CustodyBreach.Kind.ROLLBACK, detail, o.toString());
     }
 
     private static boolean transient_(String reason) {

@@ -20,9 +20,11 @@ import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.nostr.Signature;
+import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.SaveOutcome;
 import org.fleetmesh.storage.postgres.PostgresStorage;
+import org.fleetmesh.storage.postgres.delivery.PgCustodyLedger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -46,6 +48,22 @@ class PostgresStorageExtensionTest {
 
     @Inject
     PostgresStorage storage;
+
+    @Inject
+    CustodyLedger custody;
+
+    @Test
+    void theCustodyLedgerIsKeptInTheSameDatabase() {
+        assertTrue(custody instanceof PgCustodyLedger, custody.getClass().getName());
+        byte[] id = new byte[32];
+        new SecureRandom().nextBytes(id);
+        custody.append(List.of(new CustodyLedger.Append(CustodyLedger.Side.RECEIVED, "did:peer:4zQmQuarkus",
+                List.of(new CustodyLedger.Leaf(0, new EventId(id), 10, 0)),
+                new CustodyLedger.Receipt(0, 1, 1, new EventId(id), "{}", 10, 1, List.of(), List.of(new byte[32])),
+                java.util.Optional.empty())));
+        assertEquals(1, new PgCustodyLedger(storage.dataSource()).head(CustodyLedger.Side.RECEIVED, "did:peer:4zQmQuarkus")
+                .orElseThrow().treeSize());
+    }
 
     @Test
     void storesThroughTheProducedBean() {
