@@ -7,9 +7,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 import org.fleetmesh.nostr.Event;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -24,11 +26,13 @@ class CustodyFaultIT {
     static final int N = 400;
 
     @Test
+    @Timeout(value = 480, unit = TimeUnit.SECONDS) // restarts and CLI runs on a shared machine
     void aKill9OfTheSenderMidStreamLosesNothingAndStoresNothingTwice() throws Exception {
         killMidStream(true);
     }
 
     @Test
+    @Timeout(value = 480, unit = TimeUnit.SECONDS) // restarts and CLI runs on a shared machine
     void aKill9OfTheReceiverMidStreamLosesNothingAndStoresNothingTwice() throws Exception {
         killMidStream(false);
     }
@@ -93,6 +97,7 @@ class CustodyFaultIT {
     }
 
     @Test
+    @Timeout(value = 480, unit = TimeUnit.SECONDS) // restarts and CLI runs on a shared machine
     void aPartitionHealsTheBacklogArrivesUnderReceiptsAndTheQueueDrains() throws Exception {
         try (TcpProxy proxy = new TcpProxy()) {
             // a announces the proxy as its address, so b keeps dialling it there
