@@ -4,10 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -118,6 +122,9 @@ class FederationIT {
                     // nothing went back: b's tree of what c sent it and a's of what b sent it are empty
                     assertEquals(0, Delivered.size(Delivered.peer(b, cDid).orElseThrow(), "received"));
                     assertEquals(0, Delivered.size(Delivered.peer(a, bDid).orElseThrow(), "received"));
+                    // hops: published at a (0 when b took it), one link crossed when c took it from b
+                    assertEquals(Map.of(0, 30L), hops(b, aDid));
+                    assertEquals(Map.of(1, 30L), hops(c, bDid));
                     assertEquals(30, Delivered.lastEvents(Delivered.verifiedChain(c, bDid, "received")));
                     assertEquals(30, Delivered.lastEvents(Delivered.verifiedChain(b, aDid, "received")));
                 }
@@ -193,6 +200,22 @@ class FederationIT {
                 }
             }
         }
+    }
+
+    /** How many leaves of the node's tree of what {@code peer} sent it arrived with each hop count. */
+    static Map<Integer, Long> hops(MeshnodeProcess node, String peer) throws Exception {
+        Map<Integer, Long> out = new java.util.TreeMap<>();
+        try (Connection db = MeshPeer.database(node); PreparedStatement ps = db.prepareStatement("select l.hops,"
+                + " count(*) from custody_leaf l join custody_tree t on t.id = l.tree where t.side = 'received'"
+                + " and t.peer = ? group by l.hops")) {
+            ps.setString(1, peer);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getInt(1), rs.getLong(2));
+                }
+            }
+        }
+        return out;
     }
 
     /** Publishes {@code n} kind 1 notes at a node, each acknowledged; their ids. */
