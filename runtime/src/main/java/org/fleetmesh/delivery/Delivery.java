@@ -45,6 +45,8 @@ public final class Delivery implements Carrier.Carriers {
     static final int PROVENANCE = 65_536;
     /** Store rows read per scan, at most. */
     static final int MAX_SCAN_PAGE = 4096;
+    /** Appended ids a receipt may name: a frame's events, also of frames sent under an earlier setting. */
+    static final int MAX_APPENDED = 1000;
 
     /**
      * The settings of {@code fleetmesh.delivery.*} (docs/OPERATING.md).
@@ -184,7 +186,7 @@ public final class Delivery implements Carrier.Carriers {
                     case CustodyMessages.CUSTODY -> custodian.custody(wire, CustodyMessages.parseCustody(text));
                     case CustodyMessages.HEAD -> forwarder.head(CustodyMessages.parseHead(text));
                     case CustodyMessages.RECEIPT -> forwarder.receipt(CustodyMessages.parseReceipt(text,
-                            EventFrame.MAX_SEQ > 0 ? 10_000 : 0));
+                            Math.max(settings.frameEvents(), MAX_APPENDED)));
                     case EventFrame.EVENTS_OK -> forwarder.answered(Forwarder.answers(
                             DeliveryJson.read(text, EventFrame.EVENTS_OK)));
                     case EventFrame.REFUSED -> refused(text);

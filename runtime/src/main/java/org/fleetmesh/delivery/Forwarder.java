@@ -79,6 +79,10 @@ final class Forwarder {
     private Phase phase = Phase.LOADING;
     private boolean queued;
     private boolean scanning;
+    private boolean rescan;
+    /** Receipts verified lately: their catch-up copies (after a resume) are not checked twice. */
+    private final java.util.LinkedHashSet<EventId> verified = new java.util.LinkedHashSet<>();
+    private static final int VERIFIED = 512;
     private boolean wakePending;
     private long epoch;
     // the outbound state (persisted)
@@ -310,7 +314,11 @@ final class Forwarder {
         int slots;
         synchronized (this) {
             slots = node.settings().inFlight() - inFlight.size() - ready.size();
-            if (phase != Phase.FORWARDING || scanning || filters.isEmpty() || slots <= 0) {
+            if (scanning) {
+                rescan = true; // a commit during the scan: look again when it ends
+                return;
+            }
+            if (phase != Phase.FORWARDING || filters.isEmpty() || slots <= 0) {
                 return;
             }
             scanning = true;
@@ -393,18 +401,20 @@ final class Forwarder {
             LOG.warnf("scanning the store for %s failed: %s", peer, e.toString());
             synchronized (this) {
                 scanning = false;
+                rescan = false;
             }
             return;
         }
         boolean again;
         synchronized (this) {
             scanning = false;
-            if (ep != epoch || phase != Phase.FORWARDING || from != scanPos) {
-                return;
+            again = rescan;
+            rescan = false;
+            if (ep == epoch && phase == Phase.FORWARDING && from == scanPos) {
+                scanPos = consumed;
+                ready.addAll(batches);
+                again |= !caughtUp;
             }
-            scanPos = consumed;
-            ready.addAll(batches);
-            again = !caughtUp;
         }
         trySend();
         if (again) {
@@ -502,7 +512,8 @@ final class Forwarder {
             return;
         }
         wakePending = true;
-        CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS, node.io()).execute(() -> {
+        // the timer runs the wake itself: a full io queue must not lose it (scan() hands its work to io)
+        CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS).execute(() -> {
             synchronized (this) {
                 wakePending = false;
             }
@@ -565,6 +576,7 @@ final class Forwarder {
         private final List<Long> finished = new ArrayList<>();
         private final List<Batch> retries = new ArrayList<>();
         private final List<String> messages = new ArrayList<>();
+        private final List<EventId> verifiedNow = new ArrayList<>();
         private CustodyLedger.Receipt newRow;
         private Receipt newHead;
         private CompactRange newRange;
@@ -577,7 +589,12 @@ final class Forwarder {
         public void prepare(List<CustodyLedger.Append> steps) {
             List<Object> items;
             Map<Long, Sent> sent;
+            Set<EventId> seen;
             synchronized (Forwarder.this) {
+                if (phase == Phase.HALTED) {
+                    inbox.clear(); // a halted pair verifies nothing more until it is resumed or relinked
+                }
+                seen = new HashSet<>(verified);
                 items = new ArrayList<>(inbox);
                 inbox.clear();
                 sent = new LinkedHashMap<>(inFlight);
@@ -595,6 +612,10 @@ final class Forwarder {
                     break;
                 }
                 if (item instanceof CustodyMessages.ReceiptMessage m) {
+                    if (m.catchUp() && (seen.contains(m.receipt().id())
+                            || (newHead != null && newHead.id().equals(m.receipt().id())))) {
+                        continue; // verified already, as it came after the frame (before a resume's catch-up)
+                    }
                     Sent s = m.catchUp() ? null : sent.get(m.seq());
                     if (s != null && finished.contains(s.seq())) {
                         s = null;
@@ -638,6 +659,8 @@ final class Forwarder {
                     newRow = row;
                     newHead = rc;
                     newRange = ok.range();
+                    seen.add(rc.id());
+                    verifiedNow.add(rc.id());
                     if (s != null) {
                         finished.add(s.seq());
                         List<Item> again = new ArrayList<>();
@@ -731,6 +754,12 @@ final class Forwarder {
             boolean resume = false;
             synchronized (Forwarder.this) {
                 queued = !inbox.isEmpty();
+                for (EventId id : verifiedNow) {
+                    verified.add(id);
+                    if (verified.size() > VERIFIED) {
+                        verified.remove(verified.iterator().next());
+                    }
+                }
                 headRow = newRow;
                 head = newHead;
                 range = newRange;
@@ -750,6 +779,8 @@ final class Forwarder {
                     epoch++;
                     ready.clear();
                     inFlight.clear();
+                    inbox.clear();
+                    queued = false;
                     send.clear();
                 } else if (exchanged != null && phase == Phase.EXCHANGE) {
                     phase = Phase.FORWARDING;

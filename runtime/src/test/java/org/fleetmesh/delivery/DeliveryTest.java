@@ -81,4 +81,342 @@ class DeliveryTest {
         mesh.await(() -> b.store.holds(e.id()), "B holds the live event");
         mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 1, "A holds its receipt");
     }
+
+    static int taken(Mesh.Node n) {
+        return n.fromPeer.stream().mapToInt(List::size).sum();
+    }
+
+    static Mesh.Link relink(Mesh mesh, Mesh.Node a, Mesh.Node b) {
+        return mesh.link(a, b);
+    }
+
+    @Test
+    void lostReceiptsAreCaughtUpAtRelinkAndNothingIsSentTwice() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 16).toArray(Event[]::new));
+        int[] receipts = { 0 };
+        Mesh.Link first = mesh.link(a, b, t -> t.startsWith("[\"MESH-RECEIPT\"") && ++receipts[0] > 1 ? null : t);
+        Mesh.await(() -> b.store.size() == 16, "B stores all 16 (4 frames in flight)");
+        Mesh.await(() -> leaves(b, CustodyLedger.Side.RECEIVED, a) == 16, "B receipted all 16");
+        mesh.quiesce();
+        assertEquals(4, leaves(a, CustodyLedger.Side.SENT, b), "A saw only the first receipt");
+        first.cut();
+        Mesh.Link second = mesh.link(a, b);
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 16, "A caught up to 16");
+        mesh.quiesce();
+        assertEquals(headId(b, CustodyLedger.Side.RECEIVED, a), headId(a, CustodyLedger.Side.SENT, b));
+        assertEquals(3, second.ba.sent("MESH-RECEIPT").stream().filter(m -> m.contains("\"catch_up\":true")).count());
+        assertTrue(second.ab.sent("MESH-EVENTS").isEmpty(), "what the peer receipted is not sent again");
+        assertEquals(16, taken(b), "every event crossed once");
+        Event later = mesh.event(1, 50);
+        a.publish(later);
+        Mesh.await(() -> b.store.holds(later.id()), "forwarding goes on after the catch-up");
+    }
+
+    @Test
+    void aRestartOfBothEndsResendsFromTheCursorAndStoresNothingTwice() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 12).toArray(Event[]::new));
+        // B takes the first 2 frames and then the link dies, before any receipt reaches A
+        int[] frames = { 0 };
+        Mesh.Link first = mesh.new Link(a, b);
+        first.ab.tamper = t -> t.startsWith("[\"MESH-EVENTS\"") && ++frames[0] > 2 ? null : t;
+        first.ba.tamper = t -> t.startsWith("[\"MESH-RECEIPT\"") ? null : t;
+        first.atA = a.delivery.open(first.ab, a.account(b));
+        first.atB = b.delivery.open(first.ba, b.account(a));
+        first.ba.target = first.atA;
+        first.ab.target = first.atB;
+        first.ab.release();
+        first.ba.release();
+        Mesh.await(() -> leaves(b, CustodyLedger.Side.RECEIVED, a) == 8, "B receipted 2 frames");
+        mesh.quiesce();
+        first.cut();
+        assertEquals(0, a.ledger.outbound(b.shortDid()).map(CustodyLedger.Outbound::ackedSeq).orElse(0L));
+        a.restart();
+        b.restart();
+        mesh.link(a, b);
+        Mesh.await(() -> b.store.size() == 12 && leaves(a, CustodyLedger.Side.SENT, b) == 12, "all 12 in custody");
+        mesh.quiesce();
+        assertEquals(12, taken(b), "the 8 B receipted before the restart were not sent again");
+        assertEquals(12, leaves(b, CustodyLedger.Side.RECEIVED, a), "no leaf twice");
+        assertEquals(headId(b, CustodyLedger.Side.RECEIVED, a), headId(a, CustodyLedger.Side.SENT, b));
+        assertEquals(a.store.lastSequence(), a.ledger.outbound(b.shortDid()).orElseThrow().ackedSeq());
+    }
+
+    @Test
+    void aFrameTakenButNotReceiptedIsResentAndDedupedByTheReceiver() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 4).toArray(Event[]::new));
+        // B's ledger is gone (a fresh receiver with the events already stored): A resends, B's store dedupes them
+        b.store.save(a.store.events());
+        mesh.link(a, b);
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 4, "A holds a receipt for 4");
+        mesh.quiesce();
+        assertEquals(4, b.store.size(), "stored once");
+        assertEquals(4, leaves(b, CustodyLedger.Side.RECEIVED, a), "duplicates are in custody too");
+    }
+
+    @Test
+    void anEventRefusedTransientlyHoldsTheCursorAndIsResent() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        List<Event> notes = events(1, 0, 8);
+        b.refuseOnce.add(notes.get(1).id().hex());
+        a.publish(notes.toArray(Event[]::new));
+        mesh.link(a, b);
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 8, "all 8 receipted in the end");
+        mesh.quiesce();
+        assertEquals(8, b.store.size());
+        assertEquals(a.store.lastSequence(), a.ledger.outbound(b.shortDid()).orElseThrow().ackedSeq());
+        String first = a.ledger.receipts(CustodyLedger.Side.SENT, b.shortDid(), 0, 1).get(0).json();
+        assertTrue(first.contains("[\"rejected\",\"" + notes.get(1).id().hex() + "\",\"rate-limited:"), first);
+    }
+
+    @Test
+    void multiHopCarriesHopsAndNeverSendsBackWhatAPeerHolds() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(KIND_1));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        Mesh.Node c = mesh.node("c", Mesh.settings(KIND_1));
+        mesh.link(a, b);
+        mesh.link(b, c);
+        mesh.quiesce();
+        Event e = mesh.event(1, 1);
+        a.publish(e);
+        Mesh.await(() -> c.store.holds(e.id()), "C gets A's event through B");
+        Mesh.await(() -> leaves(c, CustodyLedger.Side.RECEIVED, b) == 1, "C receipted it");
+        assertEquals(0, hopsOf(b, a, e), "A published it: hops 0 on the A-B link");
+        assertEquals(1, hopsOf(c, b, e), "B forwards it with hops 1");
+        // the barrier: an event from C reaches A through B after anything B would have sent back
+        Event back = mesh.event(1, 2);
+        c.publish(back);
+        Mesh.await(() -> a.store.holds(back.id()), "C's event reaches A");
+        mesh.quiesce();
+        assertTrue(b.ledger.indexOf(CustodyLedger.Side.RECEIVED, c.shortDid(), List.of(e.id())).isEmpty(),
+                "C did not send A's event back to B");
+        assertTrue(a.ledger.indexOf(CustodyLedger.Side.RECEIVED, b.shortDid(), List.of(e.id())).isEmpty(),
+                "B did not send it back to A");
+        assertEquals(1, a.fromPeer.stream().mapToLong(l -> l.stream().filter(x -> x.id().equals(back.id())).count())
+                .sum());
+    }
+
+    static int hopsOf(Mesh.Node n, Mesh.Node from, Event e) {
+        return n.ledger.leaves(CustodyLedger.Side.RECEIVED, from.shortDid(), 0, 1000).stream()
+                .filter(l -> l.eventId().equals(e.id())).findFirst().orElseThrow().hops();
+    }
+
+    @Test
+    void theHopLimitStopsAnEventThatTravelledFarEnough() {
+        Delivery.Settings d = Mesh.settings(KIND_1);
+        Delivery.Settings twoHops = new Delivery.Settings(true, 4, d.frameBytes(), 4, 2, d.maxSkew(), 16, KIND_1,
+                Map.of());
+        Mesh.Node a = mesh.node("a", twoHops);
+        Mesh.Node b = mesh.node("b", twoHops);
+        Mesh.Node c = mesh.node("c", twoHops);
+        Mesh.Node x = mesh.node("x", twoHops);
+        mesh.link(a, b);
+        mesh.link(b, c);
+        mesh.link(c, x);
+        mesh.quiesce();
+        Event e = mesh.event(1, 1);
+        a.publish(e);
+        Mesh.await(() -> c.store.holds(e.id()), "two links: A-B (hops 0), B-C (hops 1)");
+        Event late = mesh.event(1, 2);
+        c.publish(late);
+        Mesh.await(() -> x.store.holds(late.id()), "the barrier: C's own later event reaches X");
+        mesh.quiesce();
+        assertFalse(x.store.holds(e.id()), "hops 2 reaches the limit of 2: C does not forward it");
+    }
+
+    @Test
+    void aTriangleStoresEachEventOnceEverywhereAndSettles() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(KIND_1));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        Mesh.Node c = mesh.node("c", Mesh.settings(KIND_1));
+        mesh.link(a, b);
+        mesh.link(b, c);
+        mesh.link(c, a);
+        mesh.quiesce();
+        List<Event> es = events(1, 0, 6);
+        a.publish(es.subList(0, 3).toArray(Event[]::new));
+        b.publish(es.subList(3, 6).toArray(Event[]::new));
+        for (Mesh.Node n : List.of(a, b, c)) {
+            Mesh.await(() -> n.store.size() == 6, n.name + " holds all 6");
+        }
+        mesh.quiesce();
+        for (Mesh.Node n : List.of(a, b, c)) {
+            assertEquals(6, n.store.size(), "each event once at " + n.name);
+            assertTrue(taken(n) <= 6 + 6, "an event reaches a node at most once per neighbour");
+        }
+    }
+
+    @Test
+    void theInFlightWindowBoundsUnreceiptedFrames() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 40).toArray(Event[]::new));
+        Mesh.Link l = mesh.new Link(a, b);
+        l.atA = a.delivery.open(l.ab, a.account(b));
+        l.atB = b.delivery.open(l.ba, b.account(a));
+        l.ba.target = l.atA;
+        l.ab.target = l.atB;
+        l.ab.release();
+        // B's answers flow until its first receipt; then they are held
+        l.ba.tamper = t -> {
+            if (t.startsWith("[\"MESH-RECEIPT\"")) {
+                l.ba.hold();
+            }
+            return t;
+        };
+        l.ba.release();
+        Mesh.await(() -> b.fromPeer.size() == 4, "B takes 4 frames");
+        mesh.quiesce();
+        assertEquals(4, l.ab.sent("MESH-EVENTS").size(), "no fifth frame before a receipt");
+        l.ba.tamper = java.util.function.Function.identity();
+        l.ba.release();
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 40, "the rest goes once receipts flow");
+    }
+
+    @Test
+    void framesCompletedTogetherShareOneLedgerWrite() throws Exception {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        mesh.link(a, b);
+        mesh.quiesce();
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        b.ingestGate = gate;
+        a.publish(events(1, 0, 12).toArray(Event[]::new));
+        Mesh.await(() -> b.fromPeer.size() == 3, "B takes 3 frames, their ingest held");
+        // B's io threads are busy while the three commits land: its custody lane then finds all three ready
+        java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(2);
+        for (int i = 0; i < 2; i++) {
+            b.io.execute(() -> {
+                started.countDown();
+                try {
+                    busy.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        started.await();
+        long before = b.delivery.ledgerAppends();
+        gate.complete(null);
+        Mesh.await(() -> b.writer.getActiveCount() == 0 && b.writer.getQueue().isEmpty()
+                && b.store.size() == 12, "the three commits are done");
+        busy.countDown();
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 12, "A holds the three receipts");
+        assertEquals(before + 1, b.delivery.ledgerAppends(), "three receipts, one CustodyLedger.append");
+        assertEquals(3, b.ledger.receipts(CustodyLedger.Side.RECEIVED, a.shortDid(), 0, 10).size());
+    }
+
+    @Test
+    void aBacklogBuiltWhileCutOffDrainsWhenTheLinkReturns() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        Mesh.Link first = mesh.link(a, b);
+        mesh.quiesce();
+        first.cut();
+        a.publish(events(1, 0, 30).toArray(Event[]::new));
+        Map<String, Object> status = new LinkedHashMap<>();
+        a.delivery.describe(b.shortDid(), status);
+        assertEquals(30L, status.get("queue"), "the backlog waits, counted");
+        mesh.link(a, b);
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 30, "the backlog is receipted");
+        mesh.quiesce();
+        status.clear();
+        a.delivery.describe(b.shortDid(), status);
+        assertEquals(0L, status.get("queue"), "the queue drains to 0");
+        assertEquals(30, b.store.size());
+    }
+
+    @Test
+    void withoutReceiptsFramesAreAnsweredOkAndTheCursorStillAdvances() {
+        Delivery.Settings d = Mesh.settings(KIND_1);
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", new Delivery.Settings(false, 4, d.frameBytes(), 4, 4, d.maxSkew(), 16, KIND_1,
+                Map.of()));
+        a.publish(events(1, 0, 10).toArray(Event[]::new));
+        Mesh.Link l = mesh.link(a, b);
+        Mesh.await(() -> b.store.size() == 10, "B stores all 10");
+        Mesh.await(() -> a.ledger.outbound(b.shortDid()).map(CustodyLedger.Outbound::ackedSeq).orElse(0L) == 10,
+                "A's cursor advances on MESH-EVENTS-OK");
+        assertTrue(l.ba.sent("MESH-RECEIPT").isEmpty());
+        assertEquals(3, l.ba.sent("MESH-EVENTS-OK").size());
+        assertTrue(a.ledger.head(CustodyLedger.Side.SENT, b.shortDid()).isEmpty(), "no custody without receipts");
+    }
+
+    @Test
+    void aCatchUpLongerThanOnePageComesInPages() {
+        Delivery.Settings d = Mesh.settings(KIND_1);
+        Delivery.Settings wide = new Delivery.Settings(true, 1, d.frameBytes(), 400, 4, d.maxSkew(), 16, List.of(),
+                Map.of());
+        Mesh.Node a = mesh.node("a", wide);
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 300).toArray(Event[]::new));
+        Mesh.Link first = mesh.link(a, b, t -> t.startsWith("[\"MESH-RECEIPT\"") ? null : t);
+        Mesh.await(() -> leaves(b, CustodyLedger.Side.RECEIVED, a) == 300, "B receipted 300 frames, none reached A");
+        mesh.quiesce();
+        first.cut();
+        Mesh.Link second = mesh.link(a, b);
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 300, "A caught up");
+        List<String> heads = second.ba.sent("MESH-CUSTODY-HEAD");
+        assertEquals(2, heads.size());
+        assertTrue(heads.get(0).contains("\"more\":true"), heads.get(0));
+        assertTrue(heads.get(1).contains("\"more\":false"), heads.get(1));
+        assertEquals(300, second.ba.sent("MESH-RECEIPT").size());
+    }
+
+    @Test
+    void aScanReadsAtMostOnePageOfTheStore() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 600).toArray(Event[]::new));
+        mesh.link(a, b);
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 600, "all 600 receipted");
+        assertEquals(256, a.store.largestPage, "frames of 4: pages of 256 rows");
+    }
+
+    @Test
+    void provenanceKeepsOnlyTheNewestEntries() {
+        Provenance p = new Provenance(3);
+        for (int i = 0; i < 10; i++) {
+            p.arrived(mesh.event(1, i).id(), "did:peer:x", 0);
+        }
+        assertEquals(3, p.size());
+        assertNull(p.of(mesh.event(1, 0).id()));
+        assertEquals("did:peer:x", p.of(mesh.event(1, 9).id()).peer());
+    }
+
+    @Test
+    void receiptsOfFramesSentBeforeAResumeAndTheirCatchUpCopiesAreNotABreach() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 16).toArray(Event[]::new));
+        Mesh.Link l = mesh.link(a, b, t -> t);
+        l.ba.tamper = t -> {
+            if (t.startsWith("[\"MESH-RECEIPT\"")) {
+                l.ba.hold();
+            }
+            return t;
+        };
+        Mesh.await(() -> b.fromPeer.size() == 4, "B takes 4 frames");
+        Mesh.await(() -> leaves(b, CustodyLedger.Side.RECEIVED, a) == 16, "B receipted them");
+        mesh.quiesce();
+        l.atA.suspended(); // A halts with 4 frames in flight
+        a.delivery.resume(b.shortDid()); // and resumes: a new custody exchange on the same link
+        l.ba.tamper = java.util.function.Function.identity();
+        l.ba.release(); // the 4 receipts arrive, then their catch-up copies
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 16, "A verified the chain");
+        mesh.quiesce();
+        assertTrue(a.links.evidence(b.shortDid(), 10).isEmpty(), "no breach");
+        assertEquals(headId(b, CustodyLedger.Side.RECEIVED, a), headId(a, CustodyLedger.Side.SENT, b));
+        assertEquals(16, taken(b), "nothing sent twice");
+        Event later = mesh.event(1, 40);
+        a.publish(later);
+        Mesh.await(() -> b.store.holds(later.id()), "forwarding goes on");
+    }
 }
