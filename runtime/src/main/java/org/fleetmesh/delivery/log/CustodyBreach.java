@@ -94,8 +94,12 @@ public final class CustodyBreach {
                     held.add(e.id().hex());
                 }
             }
+            java.util.Map<EventId, ReceiptCheck.FrameEvent> byId = new java.util.HashMap<>();
+            for (ReceiptCheck.FrameEvent e : frame.events()) {
+                byId.putIfAbsent(e.id(), e);
+            }
             for (EventId id : appended) {
-                ReceiptCheck.FrameEvent e = frame.events().stream().filter(x -> x.id().equals(id)).findFirst().orElse(null);
+                ReceiptCheck.FrameEvent e = byId.get(id);
                 if (e == null) {
                     expectedBytes = null;
                     break;
@@ -117,8 +121,8 @@ public final class CustodyBreach {
         return write(o);
     }
 
-    static String rollbackEvidence(String detail, ReceiptCheck.Mirror mirror, long size, EventId head, Event named,
-            long at) {
+    static String rollbackEvidence(String detail, ReceiptCheck.Mirror mirror, long size, EventId head, boolean more,
+            Event named, long at) {
         ObjectNode o = common(Kind.ROLLBACK, detail, mirror, named, at);
         o.putArray("consistency");
         o.putArray("appended");
@@ -135,6 +139,7 @@ public final class CustodyBreach {
         } else {
             h.put("id", head.hex());
         }
+        h.put("more", more);
         o.put("at", at);
         return write(o);
     }
@@ -216,8 +221,9 @@ public final class CustodyBreach {
                 JsonNode head = LogJson.member(o, "head", WHAT);
                 JsonNode id = LogJson.member(head, "id", WHAT + " \"head\"");
                 EventId headId = id.isNull() ? null : EventId.ofHex(id.asText());
+                JsonNode more = head.get("more");
                 ReceiptCheck.Breach b = ReceiptCheck.checkHead(mirror, LogJson.nonNegative(head, "size", WHAT), headId,
-                        receipt, at);
+                        receipt, more == null || !more.isBoolean() || more.asBoolean(), at);
                 if (b == null) {
                     return new Verdict(false, kind, "the head is the verified one: no rollback");
                 }

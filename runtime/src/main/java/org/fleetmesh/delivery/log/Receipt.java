@@ -110,6 +110,15 @@ public record Receipt(Event event, Checkpoint checkpoint, PubKey sender, EventId
         return new Receipt(event, cp, sender, prev, seq, bytes, events, rejected);
     }
 
+    /**
+     * Reads a receipt from its event JSON (as stored in a ledger or carried in a message): throws
+     * IllegalArgumentException when the text is not an event object, ReceiptException when the event is not a
+     * well-formed receipt. The signature is not checked here.
+     */
+    public static Receipt fromJson(String eventJson) throws ReceiptException {
+        return parse(LogJson.event(eventJson, "a receipt"));
+    }
+
     private static List<String> tag(List<List<String>> tags, int i, String name, int length) throws ReceiptException {
         if (i >= tags.size()) {
             throw format("tag " + i + " should be " + name + ", but the tags end");

@@ -34,6 +34,9 @@ public final class ReceiptCheck {
                 throw new IllegalArgumentException("the mirror's range has size " + range.size()
                         + " but its head receipt names " + (head == null ? 0 : head.size()));
             }
+            if (head != null && !Arrays.equals(range.root(), head.root())) {
+                throw new IllegalArgumentException("the mirror's range is not the tree of its head receipt");
+            }
         }
 
         /** A pair with no receipt yet. */
@@ -242,11 +245,21 @@ public final class ReceiptCheck {
     }
 
     /**
-     * The receiver's head after a catch-up (MESH-CUSTODY-HEAD): a rollback breach when it is not the mirror's head
-     * (behind it or off its chain), else null. A head ahead of the mirror is not a breach: the sender asks again.
+     * The receiver's head after a catch-up (MESH-CUSTODY-HEAD): a rollback breach when it is behind the mirror's head
+     * or another receipt at its size, else null. A head ahead of the mirror is not judged here (the sender asks
+     * again while the receiver says {@code more}); see {@link #checkHead(Mirror, long, EventId, Event, boolean, long)}.
      * {@code named}: the receipt the head names when the sender holds it (null otherwise), for the evidence.
      */
     public static Breach checkHead(Mirror mirror, long size, EventId head, Event named, long nowMillis) {
+        return checkHead(mirror, size, head, named, true, nowMillis);
+    }
+
+    /**
+     * As {@link #checkHead(Mirror, long, EventId, Event, long)}, knowing whether the receiver has more catch-up
+     * receipts to send: with {@code more} false every catch-up receipt has been applied, so a head other than the
+     * mirror's, also one ahead of it, is not on the sender's verified chain: a rollback.
+     */
+    public static Breach checkHead(Mirror mirror, long size, EventId head, Event named, boolean more, long nowMillis) {
         long m = mirror.range().size();
         EventId mine = mirror.head() == null ? null : mirror.head().id();
         String detail = null;
@@ -255,11 +268,15 @@ public final class ReceiptCheck {
         } else if (size == m && !Objects.equals(head, mine)) {
             detail = "the receiver's head " + (head == null ? "null" : head.hex()) + " at size " + size
                     + " is not the verified receipt " + (mine == null ? "null" : mine.hex());
+        } else if (!more && !Objects.equals(head, mine)) {
+            detail = "after the whole catch-up the receiver's head " + (head == null ? "null" : head.hex())
+                    + " at size " + size + " does not continue the verified receipt "
+                    + (mine == null ? "null" : mine.hex()) + " at size " + m;
         }
         if (detail == null) {
             return null;
         }
         return new Breach(CustodyBreach.Kind.ROLLBACK, detail,
-                CustodyBreach.rollbackEvidence(detail, mirror, size, head, named, nowMillis));
+                CustodyBreach.rollbackEvidence(detail, mirror, size, head, more, named, nowMillis));
     }
 }

@@ -260,6 +260,25 @@ class ReceiptCheckTest {
     }
 
     @Test
+    void afterTheWholeCatchUpAHeadAheadOfTheMirrorIsARollback() throws Exception {
+        TestReceiver rx = new TestReceiver();
+        rx.take(TestReceiver.frame(1, 0, 1));
+        rx.take(TestReceiver.frame(2, 2));
+        Mirror m1 = rx.mirror(1);
+        EventId ahead = rx.chain.get(1).receipt().id();
+        assertNull(ReceiptCheck.checkHead(m1, 3, ahead, null, true, NOW), "more to come");
+        assertNull(ReceiptCheck.checkHead(m1, 2, m1.head().id(), null, false, NOW), "the verified head");
+        Breach b = ReceiptCheck.checkHead(m1, 3, ahead, null, false, NOW);
+        assertNotNull(b);
+        assertEquals(Kind.ROLLBACK, b.kind());
+        assertTrue(CustodyBreach.verify(b.evidence()).holds(), b.evidence());
+        ObjectNode o = (ObjectNode) LogJson.MAPPER.readTree(b.evidence());
+        assertFalse(o.get("head").get("more").asBoolean());
+        ((ObjectNode) o.get("head")).put("more", true);
+        assertFalse(CustodyBreach.verify(o.toString()).holds(), "with more to come it is no breach");
+    }
+
+    @Test
     void evidenceThatDoesNotShowItsBreachDoesNotHold() throws Exception {
         TestReceiver rx = new TestReceiver();
         rx.take(TestReceiver.frame(1, 0, 1));

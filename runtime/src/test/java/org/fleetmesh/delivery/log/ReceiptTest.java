@@ -120,4 +120,14 @@ class ReceiptTest {
         assertEquals(CustodyBreach.Kind.COUNTS, e.breach());
         assertTrue(e.getMessage().contains("tree size"), e.getMessage());
     }
+
+    @Test
+    void fromJsonReadsTheStoredForm() throws Exception {
+        Receipt r = sample(PREV, List.of());
+        Receipt back = Receipt.fromJson(r.event().json());
+        assertEquals(r.event(), back.event());
+        assertTrue(back.signatureValid());
+        assertThrows(IllegalArgumentException.class, () -> Receipt.fromJson("{\"id\":1}"));
+        assertThrows(IllegalArgumentException.class, () -> Receipt.fromJson("[]"));
+    }
 }
