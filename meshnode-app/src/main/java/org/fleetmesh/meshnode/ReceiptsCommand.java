@@ -17,11 +17,8 @@ import org.fleetmesh.delivery.log.CustodyProof;
 import org.fleetmesh.delivery.log.Merkle;
 import org.fleetmesh.delivery.log.Receipt;
 import org.fleetmesh.delivery.log.ReceiptException;
-import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Hex;
-import org.fleetmesh.nostr.MessageParser;
-import org.fleetmesh.nostr.ProtocolException;
 import org.fleetmesh.peering.PeerIdentity;
 import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.fleetmesh.spi.delivery.CustodyLedger.Side;
@@ -187,7 +184,7 @@ public final class ReceiptsCommand {
                     }
                     out.println(proof.json());
                     proofs++;
-                } catch (ProtocolException | ReceiptException e) {
+                } catch (IllegalArgumentException | ReceiptException e) {
                     err.println("meshnode: " + chain + ": its head receipt cannot be read: " + e.getMessage());
                     broken++;
                 }
@@ -202,9 +199,8 @@ public final class ReceiptsCommand {
     }
 
     private static CustodyProof proof(CustodyLedger ledger, Side side, String peer, EventId id, long index,
-            CustodyLedger.Receipt head) throws ProtocolException, ReceiptException {
-        Event event = new MessageParser(MessageParser.Limits.DEFAULT).parseEvent(head.json());
-        Receipt receipt = Receipt.parse(event);
+            CustodyLedger.Receipt head) throws ReceiptException {
+        Receipt receipt = Receipt.fromJson(head.json());
         List<byte[]> leafHashes = new ArrayList<>((int) Math.min(head.treeSize(), Integer.MAX_VALUE));
         for (long from = 0; from < head.treeSize(); from += LEAF_PAGE) {
             for (CustodyLedger.Leaf leaf : ledger.leaves(side, peer, from, Math.min(head.treeSize(), from + LEAF_PAGE))) {
