@@ -63,6 +63,8 @@ final class CustodyPeer implements AutoCloseable {
     private volatile State honest;
     /** The id left out by the OMIT lie. */
     private volatile String omitted;
+    /** The receipt that lied. */
+    private volatile String lyingReceipt;
     private volatile int frames;
     private volatile int custodyRequests;
 
@@ -114,6 +116,10 @@ final class CustodyPeer implements AutoCloseable {
 
     String omitted() {
         return omitted;
+    }
+
+    String lyingReceipt() {
+        return lyingReceipt;
     }
 
     int frames() {
@@ -256,6 +262,9 @@ final class CustodyPeer implements AutoCloseable {
         String message = "[\"MESH-RECEIPT\",{\"seq\":" + seq + "}," + receipt.event().json() + "," + proof + ","
                 + appendedIds + "]";
         s.chain.add(message);
+        if (now != Lie.NONE) {
+            lyingReceipt = receipt.id().hex();
+        }
         state = new State(next, s.leaves, s.ids, bytes, receipt.id(), seq, s.chain);
         send(message);
     }

@@ -202,6 +202,13 @@ class FederationIT {
         }
     }
 
+    @Test
+    void aMalformedFederateSettingStopsTheStartWithItsReason() {
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> MeshnodeProcess.start("fed-bad", Delivered.env("[{\"kinds\":[\"one\"]}]")).close());
+        assertTrue(e.getMessage().contains("fleetmesh.federate (FLEETMESH_FEDERATE)"), e.getMessage());
+    }
+
     /** How many leaves of the node's tree of what {@code peer} sent it arrived with each hop count. */
     static Map<Integer, Long> hops(MeshnodeProcess node, String peer) throws Exception {
         Map<Integer, Long> out = new java.util.TreeMap<>();
