@@ -4,7 +4,7 @@
 # [{"kinds":[1]}] from A. For frame sizes 1, 10, 100, 1000, with receipts on and off in the same run (alternating, a
 # fresh pair each case), the throughput is N / (time from the link coming up to A's queue for B reaching 0). Then
 # the end-to-end latency EVENT at A -> live at B, p50/p99 (bench/DeliveryLatency.java).
-# usage: bench/delivery.sh [events] [frame sizes, comma-separated] [latency events]
+# usage: bench/delivery.sh [events] [frame sizes, comma-separated] [latency events]   (KEEP=1 keeps the work dir and logs)
 set -euo pipefail
 export FLEETMESH_CLIENT_LIMITS=off
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,14 +19,14 @@ cleanup() {
     if [ -n "$p" ]; then kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; fi
   done
   pids=()
-  rm -rf "$WORK"
+  if [ -n "${KEEP:-}" ]; then echo "kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # grants far above the load, frames up to 1000 events, a send budget that holds 16 such frames in flight
-COMMON=(FLEETMESH_GRANTS_TIER_BYTES=68719476736,68719476736 FLEETMESH_GRANTS_TIER_EVENTS=1000000000,1000000000
+COMMON=(FLEETMESH_GRANTS_TIER_BYTES=50000000000,50000000000 FLEETMESH_GRANTS_TIER_EVENTS=1000000000,1000000000
   FLEETMESH_GRANTS_MAX_FRAME_EVENTS=1000 FLEETMESH_GRANTS_MAX_FRAME_BYTES=8388608 FLEETMESH_MESH_SEND_BUDGET=268435456
   FLEETMESH_DELIVERY_FRAME_BYTES=4194304 FLEETMESH_MESH_REDIAL_BASE=100ms FLEETMESH_MESH_REDIAL_CAP=1s)
 
