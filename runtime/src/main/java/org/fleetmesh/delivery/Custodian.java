@@ -251,8 +251,21 @@ final class Custodian {
 
     /** A MESH-CUSTODY from the peer: answered in order after the frames taken before it. */
     void custody(EventLink.Wire wire, CustodyMessages.Custody request) {
+        boolean busy;
         synchronized (this) {
-            pending.add(new Asked(wire, request));
+            // one exchange at a time, and none while the last answer still waits for the peer's grant: each answer
+            // reads up to CATCH_UP receipts, so a peer asking in a loop must not make this node read or queue more
+            busy = pending.stream().anyMatch(o -> o instanceof Asked)
+                    || (wire instanceof PacedWire p && p.queued() > CATCH_UP + MAX_PENDING);
+            if (!busy) {
+                pending.add(new Asked(wire, request));
+            }
+        }
+        if (busy) {
+            wire.send(org.fleetmesh.peering.MeshErr.of(new org.fleetmesh.peering.Refusal(
+                    org.fleetmesh.peering.Refusal.Kind.PEER, "rate-limited: a custody exchange is already under way; "
+                            + "ask again after its MESH-CUSTODY-HEAD")).encode());
+            return;
         }
         pump();
     }

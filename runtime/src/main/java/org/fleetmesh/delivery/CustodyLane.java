@@ -140,6 +140,11 @@ final class CustodyLane {
         return appends;
     }
 
+    /** Jobs waiting for the next pass. */
+    int waiting() {
+        return queue.size();
+    }
+
     synchronized long passes() {
         return passes;
     }

@@ -162,11 +162,14 @@ public final class Delivery implements Carrier.Carriers {
         final PeerAccount account;
         final Custodian custodian;
         final Forwarder forwarder;
+        /** What the custodian sends (receipts, catch-up, refusals), paced to the peer's grant like the frames. */
+        final PacedWire paced;
         volatile boolean closed;
 
         Link(String peer, EventLink.Wire wire, PeerAccount account, Custodian custodian, Forwarder forwarder) {
             this.peer = peer;
             this.wire = wire;
+            this.paced = new PacedWire(wire, account.pacer());
             this.account = account;
             this.custodian = custodian;
             this.forwarder = forwarder;
@@ -174,7 +177,7 @@ public final class Delivery implements Carrier.Carriers {
 
         @Override
         public void frame(long seq, String headerJson, List<String> events, long bytes) {
-            custodian.frame(wire, account, seq, headerJson, events);
+            custodian.frame(paced, account, seq, headerJson, events);
         }
 
         @Override
@@ -183,7 +186,7 @@ public final class Delivery implements Carrier.Carriers {
                 switch (type) {
                     case FederateMessage.TYPE -> forwarder.federate(FederateMessage.parse(text, settings.maxFilters(),
                             filterLimits));
-                    case CustodyMessages.CUSTODY -> custodian.custody(wire, CustodyMessages.parseCustody(text));
+                    case CustodyMessages.CUSTODY -> custodian.custody(paced, CustodyMessages.parseCustody(text));
                     case CustodyMessages.HEAD -> forwarder.head(CustodyMessages.parseHead(text));
                     case CustodyMessages.RECEIPT -> forwarder.receipt(CustodyMessages.parseReceipt(text,
                             Math.max(settings.frameEvents(), MAX_APPENDED)));
@@ -427,6 +430,11 @@ public final class Delivery implements Carrier.Carriers {
     /** For tests: the lane's ledger appends so far. */
     long ledgerAppends() {
         return lane.appends();
+    }
+
+    /** For tests: jobs waiting on the custody lane. */
+    int laneWaiting() {
+        return lane.waiting();
     }
 
     int provenanceSize() {

@@ -80,6 +80,7 @@ final class Forwarder {
     private boolean queued;
     private boolean scanning;
     private boolean rescan;
+    private boolean saveQueued;
     /** Receipts verified lately: their catch-up copies (after a resume) are not checked twice. */
     private final java.util.LinkedHashSet<EventId> verified = new java.util.LinkedHashSet<>();
     private static final int VERIFIED = 512;
@@ -544,12 +545,20 @@ final class Forwarder {
         return new CustodyLedger.Outbound(peer, acked, nextSeq, FederateMessage.json(filters), halted);
     }
 
+    /** Saves the outbound state; saves asked for while one waits are one write (a peer's MESH-FEDERATE in a loop). */
     private void saveOutbound() {
+        synchronized (this) {
+            if (saveQueued) {
+                return;
+            }
+            saveQueued = true;
+        }
         node.lane().submit(new CustodyLane.Job() {
             @Override
             public void prepare(List<CustodyLedger.Append> steps) {
                 CustodyLedger.Outbound o;
                 synchronized (Forwarder.this) {
+                    saveQueued = false;
                     if (phase == Phase.LOADING) {
                         return;
                     }
@@ -564,6 +573,9 @@ final class Forwarder {
 
             @Override
             public void failed(RuntimeException e) {
+                synchronized (Forwarder.this) {
+                    saveQueued = false;
+                }
                 LOG.warnf("the outbound state of %s was not saved: %s", peer, e.toString());
             }
         });
@@ -606,6 +618,19 @@ final class Forwarder {
             long now = node.millis();
             PubKey self = node.selfNostr();
             Set<EventId> addedNow = new HashSet<>();
+            // one read of the mirror's leaves for every receipt of the pass
+            Set<EventId> probeAll = new HashSet<>();
+            for (Object item : items) {
+                if (item instanceof CustodyMessages.ReceiptMessage m) {
+                    probeAll.addAll(m.appended());
+                    Sent s = m.catchUp() ? null : sent.get(m.seq());
+                    if (s != null) {
+                        s.frame().events().forEach(e -> probeAll.add(e.id()));
+                    }
+                }
+            }
+            Set<EventId> stored = probeAll.isEmpty() ? Set.of()
+                    : new HashSet<>(node.ledger().indexOf(CustodyLedger.Side.SENT, peer, probeAll).keySet());
             boolean outboundChanged = false;
             for (Object item : items) {
                 if (breach != null) {
@@ -624,10 +649,9 @@ final class Forwarder {
                     if (s != null) {
                         s.frame().events().forEach(e -> probe.add(e.id()));
                     }
-                    Set<EventId> already = new HashSet<>(node.ledger().indexOf(CustodyLedger.Side.SENT, peer, probe)
-                            .keySet());
+                    Set<EventId> already = new HashSet<>();
                     for (EventId id : probe) {
-                        if (addedNow.contains(id)) {
+                        if (stored.contains(id) || addedNow.contains(id)) {
                             already.add(id);
                         }
                     }
@@ -684,12 +708,7 @@ final class Forwarder {
                     EventId named = h.head() == null ? null : EventId.ofHex(h.head());
                     Event namedEvent = newHead != null && named != null && newHead.id().equals(named)
                             ? newHead.event() : null;
-                    ReceiptCheck.Breach b = ReceiptCheck.checkHead(mirror, h.size(), named, namedEvent, now);
-                    if (b == null && !java.util.Objects.equals(named, newHead == null ? null : newHead.id())) {
-                        // all catch-up receipts came (more: false) and still the head is elsewhere: the receiver's
-                        // chain does not hold the receipt this node verified last
-                        b = offChain(mirror, h.size(), named, now);
-                    }
+                    ReceiptCheck.Breach b = ReceiptCheck.checkHead(mirror, h.size(), named, namedEvent, false, now);
                     if (b != null) {
                         breach = b;
                         break;
@@ -809,51 +828,6 @@ final class Forwarder {
             }
             error("the custody ledger refused a receipt step: " + e);
         }
-    }
-
-    /**
-     * A rollback whose head is ahead of the mirror but not on its chain (checkHead leaves that case to the sender):
-     * the evidence in the form of CustodyBreach's rollback evidence (docs/spec/custody.md).
-     */
-    private static ReceiptCheck.Breach offChain(ReceiptCheck.Mirror mirror, long size, EventId head, long now) {
-        String detail = "the receiver's head " + (head == null ? "null" : head.hex()) + " at size " + size
-                + " does not continue the verified receipt "
-                + (mirror.head() == null ? "null" : mirror.head().id().hex()) + " at size " + mirror.range().size();
-        com.fasterxml.jackson.databind.node.ObjectNode o = DeliveryJson.MAPPER.createObjectNode();
-        o.put("type", "fleetmesh.custody-breach");
-        o.put("breach", CustodyBreach.Kind.ROLLBACK.word());
-        o.put("detail", detail);
-        o.put("peer", mirror.peer());
-        o.put("receiver", mirror.receiver().hex());
-        o.put("sender", mirror.sender().hex());
-        o.putNull("receipt");
-        if (mirror.head() == null) {
-            o.putNull("previous");
-        } else {
-            try {
-                o.set("previous", DeliveryJson.MAPPER.readTree(mirror.head().event().json()));
-            } catch (java.io.IOException e) {
-                throw new IllegalStateException("a verified receipt reads as JSON", e);
-            }
-        }
-        o.putArray("consistency");
-        o.putArray("appended");
-        o.putNull("frame");
-        com.fasterxml.jackson.databind.node.ArrayNode cr = o.putArray("compact_range");
-        mirror.range().hashes().forEach(x -> cr.add(org.fleetmesh.nostr.Hex.encode(x)));
-        com.fasterxml.jackson.databind.node.ObjectNode exp = o.putObject("expected");
-        exp.put("size", mirror.range().size());
-        exp.put("root", org.fleetmesh.nostr.Hex.encode(mirror.range().root()));
-        exp.put("bytes", mirror.bytes());
-        com.fasterxml.jackson.databind.node.ObjectNode hd = o.putObject("head");
-        hd.put("size", size);
-        if (head == null) {
-            hd.putNull("id");
-        } else {
-            hd.put("id", head.hex());
-        }
-        o.put("at", now);
-        return new ReceiptCheck.Breach(CustodyBreach.Kind.ROLLBACK, detail, o.toString());
     }
 
     private static boolean transient_(String reason) {

@@ -131,4 +131,49 @@ class CustodianTest {
         Mesh.await(() -> link.ab.sent("MESH-ERR").size() == 1, "A answers MESH-ERR");
         assertEquals("[\"MESH-ERR\",\"invalid: MESH-FEDERATE holds at most 16 filters\"]", link.ab.sent("MESH-ERR").get(0));
     }
+
+    @Test
+    void aSecondCustodyQuestionWhileOneIsAnsweredIsRefused() {
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        b.ingestGate = gate;
+        link.ab.send(frame(a.shortDid(), b.shortDid(), 1000, mesh.millis.get())); // B's answer waits for this frame
+        Mesh.await(() -> b.fromPeer.size() == 1, "B took the frame");
+        int before = link.ba.sent.size();
+        link.ab.send(CustodyMessages.custody(0, null));
+        link.ab.send(CustodyMessages.custody(0, null));
+        Mesh.await(() -> link.ba.sent.size() > before, "B refuses the second question");
+        assertEquals("[\"MESH-ERR\",\"rate-limited: a custody exchange is already under way; ask again after its "
+                + "MESH-CUSTODY-HEAD\"]", link.ba.sent.get(before));
+        gate.complete(null);
+        Mesh.await(() -> link.ba.sent("MESH-CUSTODY-HEAD").size() == 2, "the first question is answered");
+        mesh.quiesce();
+        assertEquals(2, link.ba.sent("MESH-CUSTODY-HEAD").size(), "one answer per question taken (and the open's)");
+    }
+
+    @Test
+    void federateMessagesInALoopCostOneLedgerWriteWhileOneWaits() throws Exception {
+        java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(2);
+        for (int i = 0; i < 2; i++) { // A's io threads (and with them its custody lane) are busy
+            a.io.execute(() -> {
+                started.countDown();
+                try {
+                    busy.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+        }
+        started.await();
+        for (int i = 0; i < 50; i++) {
+            link.ba.send(FederateMessage.encode(List.of(new org.fleetmesh.nostr.Filter(null, null, java.util.Set.of(i),
+                    Map.of(), null, null, null))));
+        }
+        Mesh.await(() -> link.ba.thread.getCompletedTaskCount() >= 50 + 3, "A read the 50 messages");
+        assertEquals(1, a.delivery.laneWaiting(), "one save waits on the custody lane for all 50");
+        assertTrue(a.io.getQueue().size() <= 2, "one lane pass and at most one scan wait on the io executor");
+        busy.countDown();
+        mesh.quiesce();
+        assertEquals("[{\"kinds\":[49]}]", a.ledger.outbound(b.shortDid()).orElseThrow().filters());
+    }
 }

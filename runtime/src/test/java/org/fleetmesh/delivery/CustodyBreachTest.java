@@ -173,6 +173,31 @@ class CustodyBreachTest {
         breach("rollback");
     }
 
+    @Test
+    void aHeadAheadOfTheVerifiedChainWithoutItsReceiptsIsARollback() {
+        a = mesh.node("a", Mesh.settings(List.of()));
+        b = mesh.node("b", Mesh.settings(DeliveryTest.KIND_1));
+        for (int i = 0; i < 8; i++) {
+            a.publish(mesh.event(1, i));
+        }
+        Mesh.Link first = mesh.link(a, b);
+        Mesh.await(() -> DeliveryTest.leaves(a, CustodyLedger.Side.SENT, b) == 8, "A holds receipts for 8");
+        mesh.quiesce();
+        first.cut();
+        Liar liar = new Liar(b, a, Integer.MAX_VALUE, null) {
+            @Override
+            public synchronized String apply(String text) {
+                if (!honest && text.startsWith("[\"" + CustodyMessages.HEAD + "\"")) {
+                    lied = true;
+                    return CustodyMessages.head(100, "cd".repeat(32), 40L, false);
+                }
+                return text;
+            }
+        };
+        link = relink(liar);
+        breach("rollback");
+    }
+
     private Mesh.Link relink(Liar liar) {
         Mesh.Link l = mesh.new Link(a, b);
         l.ba.tamper = liar;

@@ -419,4 +419,50 @@ class DeliveryTest {
         a.publish(later);
         Mesh.await(() -> b.store.holds(later.id()), "forwarding goes on");
     }
+
+    @Test
+    void aReceiverWithTooManyFramesWaitingRefusesTheNextUntilItCatchesUp() {
+        Delivery.Settings d = Mesh.settings(KIND_1);
+        Mesh.Node a = mesh.node("a", new Delivery.Settings(true, 1, d.frameBytes(), 80, 4, d.maxSkew(), 16, List.of(),
+                Map.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        Mesh.Link l = mesh.link(a, b);
+        mesh.quiesce();
+        java.util.concurrent.CompletableFuture<Void> gate = new java.util.concurrent.CompletableFuture<>();
+        b.ingestGate = gate;
+        a.publish(events(1, 0, 70).toArray(Event[]::new));
+        Mesh.await(() -> l.ba.sent("MESH-EVENTS-REFUSED").size() > 0, "B refuses a frame past its queue");
+        assertTrue(l.ba.sent("MESH-EVENTS-REFUSED").get(0).contains(
+                "rate-limited: 64 frames wait for their receipts; send again later"), l.ba.sent("MESH-EVENTS-REFUSED")
+                .get(0));
+        assertEquals(Custodian.MAX_PENDING, b.fromPeer.size(), "at most 64 frames held for ingest");
+        gate.complete(null);
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 70, "the refused frames are sent again");
+        assertTrue(a.links.evidence(b.shortDid(), 10).isEmpty());
+    }
+
+    @Test
+    void framesPacedByThePeersGrantAllArriveOnceItRefills() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 40).toArray(Event[]::new));
+        // B's grant to A: 12 events per second, so 40 events take three refills of A's pacer
+        org.fleetmesh.peering.grant.TierPolicy tiers = new org.fleetmesh.peering.grant.TierPolicy(
+                List.of(new org.fleetmesh.peering.grant.Tier(0, 1 << 20, 12, 1, 1)), 1, 2);
+        org.fleetmesh.peering.grant.Grant grant = org.fleetmesh.peering.grant.Grant.sign(
+                tiers.defaultTerms(0, b.shortDid(), a.shortDid(), Mesh.T0 / 1000 + 3600), b.secrets.nostr().bytes(),
+                Mesh.T0 / 1000);
+        Mesh.Link l = mesh.new Link(a, b);
+        org.fleetmesh.peering.link.PeerAccount account = a.account(b);
+        account.received(grant);
+        l.atA = a.delivery.open(l.ab, account);
+        l.atB = b.delivery.open(l.ba, b.account(a));
+        l.ba.target = l.atA;
+        l.ab.target = l.atB;
+        l.ab.release();
+        l.ba.release();
+        assertTrue(account.pacer().paced());
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 40, "all 40 go as the grant refills");
+        assertEquals(10, l.ab.sent("MESH-EVENTS").size(), "each frame sent once: the pacer holds, never drops");
+    }
 }

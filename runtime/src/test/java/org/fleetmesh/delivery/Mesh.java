@@ -186,7 +186,9 @@ final class Mesh implements AutoCloseable {
 
             @Override
             public CompletionStage<List<Ingest.Outcome>> own(Event event) {
-                throw new UnsupportedOperationException();
+                store.save(List.of(event));
+                return CompletableFuture.completedFuture(List.of(new Ingest.Outcome(event.id(),
+                        Ingest.Status.ACCEPTED, "")));
             }
         };
 
@@ -201,6 +203,8 @@ final class Mesh implements AutoCloseable {
         final Node to;
         final ThreadPoolExecutor thread;
         volatile Carrier target;
+        /** When set, messages go to the far end's whole link session (an EventLink) instead of its carrier. */
+        volatile java.util.function.Consumer<String> session;
         volatile boolean cut;
         /** Rewrites (or drops, by returning null) each message before it leaves. */
         volatile Function<String, String> tamper = Function.identity();
@@ -251,6 +255,14 @@ final class Mesh implements AutoCloseable {
         }
 
         private void deliver(String text) {
+            java.util.function.Consumer<String> to = session;
+            if (!cut && to != null) {
+                if (text.startsWith("[\"MESH-ERR\"")) {
+                    errors.add(text);
+                }
+                to.accept(text);
+                return;
+            }
             Carrier c = target;
             if (cut || c == null) {
                 return;

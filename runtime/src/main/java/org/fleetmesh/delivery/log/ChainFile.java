@@ -79,7 +79,7 @@ public final class ChainFile {
                 return "prev: the first receipt names a prev " + r.prev().hex()
                         + " (an export starts at the chain's first receipt)";
             }
-            if (!Merkle.verifyConsistency(0, r.size(), Merkle.EMPTY_ROOT, r.root(), consistency)) {
+            if (!Merkle.verifyConsistency(0, r.size(), Merkle.emptyRoot(), r.root(), consistency)) {
                 return "fork: the first receipt's consistency proof is not empty";
             }
             return null;

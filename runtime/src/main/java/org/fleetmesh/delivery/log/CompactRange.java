@@ -61,7 +61,7 @@ public final class CompactRange {
     /** The tree's root: the right fold of the subtree roots (the empty root for size 0). */
     public byte[] root() {
         if (hashes.length == 0) {
-            return Merkle.EMPTY_ROOT.clone();
+            return Merkle.emptyRoot();
         }
         byte[] h = hashes[hashes.length - 1];
         for (int i = hashes.length - 2; i >= 0; i--) {

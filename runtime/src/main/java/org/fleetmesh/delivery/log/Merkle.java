@@ -22,8 +22,10 @@ public final class Merkle {
         }
     });
 
-    /** SHA-256 of the empty string: the root of the empty tree (RFC 9162 §2.1.1). */
-    public static final byte[] EMPTY_ROOT = sha256().digest();
+    private static final byte[] EMPTY = sha256().digest();
+
+    /** SHA-256 of the empty string: the root of the empty tree (RFC 9162 §2.1.1). A copy: the checks here use their own. */
+    public static final byte[] EMPTY_ROOT = EMPTY.clone();
 
     /** The hashes of aligned perfect subtrees of one tree: {@code [start, end)} with end - start a power of two dividing start. */
     public interface Subtrees {
@@ -37,6 +39,11 @@ public final class Merkle {
         MessageDigest md = SHA256.get();
         md.reset();
         return md;
+    }
+
+    /** A fresh copy of the empty tree's root. */
+    public static byte[] emptyRoot() {
+        return EMPTY.clone();
     }
 
     /** The leaf hash of an event id: H(0x00 ‖ 32-byte id). */
@@ -180,7 +187,7 @@ public final class Merkle {
             return proof.isEmpty() && Arrays.equals(rootM, rootN);
         }
         if (m == 0) {
-            return proof.isEmpty() && Arrays.equals(rootM, EMPTY_ROOT);
+            return proof.isEmpty() && Arrays.equals(rootM, EMPTY);
         }
         if (proof.isEmpty()) {
             return false;

@@ -63,7 +63,8 @@ public interface CustodyLedger {
      * together). Throws {@link IllegalStateException} when a leaf index or a receipt position does not continue the
      * stored tree or chain (as extended by the earlier steps of the batch), a receipt's tree size is not the tree's
      * size after its step's leaves, or an id is already a leaf of its tree (or earlier in the batch): nothing is
-     * written then.
+     * written then. A failing backend (the database) throws another {@link RuntimeException}; the batch is then
+     * not written, unless the connection broke during the commit itself (read the head again).
      */
     void append(List<Append> appends);
 
