@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
+import org.fleetmesh.delivery.SignedFrame;
 import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.NodeSecrets;
 import org.fleetmesh.nostr.Events;
@@ -113,6 +114,26 @@ final class MeshPeer implements AutoCloseable {
 
     String takeType(String type) throws InterruptedException {
         return take(m -> m.startsWith("[\"" + type + "\""), type);
+    }
+
+    /**
+     * A signed {@code MESH-EVENTS} frame from this peer to the node it is linked to (docs/spec/delivery.md): the
+     * events' {@code id} members as given, each with hops 0, signed by this peer's transport key now.
+     */
+    String frame(long seq, List<String> events) {
+        List<String> ids = new java.util.ArrayList<>(events.size());
+        List<Integer> hops = new java.util.ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            try {
+                ids.add(SignedFrame.idOf(events.get(i), i));
+            } catch (org.fleetmesh.delivery.FrameException e) {
+                throw new IllegalArgumentException(e);
+            }
+            hops.add(0);
+        }
+        String to = PeerIdentity.shortForm(link.peer().orElseThrow().did());
+        return SignedFrame.sign(secrets.transport(), shortDid(), to, seq, System.currentTimeMillis(), ids, hops)
+                .encode(events);
     }
 
     /** Signed kind 1 notes by this peer's Nostr key, distinct by {@code from}. */
