@@ -12,7 +12,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.fleetmesh.delivery.log.CompactRange;
-import org.fleetmesh.delivery.log.CustodyBreach;
 import org.fleetmesh.delivery.log.Receipt;
 import org.fleetmesh.delivery.log.ReceiptCheck;
 import org.fleetmesh.delivery.log.ReceiptException;
@@ -690,7 +689,7 @@ final class Forwarder {
                         List<Item> again = new ArrayList<>();
                         for (Receipt.Rejected rj : ok.rejected()) {
                             Item it = items0.get(rj.id());
-                            if (it != null && transient_(rj.reason())) {
+                            if (it != null && transientRefusal(rj.reason())) {
                                 again.add(it);
                             }
                         }
@@ -724,7 +723,7 @@ final class Forwarder {
                     List<Item> again = new ArrayList<>();
                     for (int i = 0; i < a.answers().size() && i < s.batch().items().size(); i++) {
                         String[] ans = a.answers().get(i);
-                        if (!"true".equals(ans[1]) && transient_(ans[2])) {
+                        if (!"true".equals(ans[1]) && transientRefusal(ans[2])) {
                             again.add(s.batch().items().get(i));
                         }
                     }
@@ -830,7 +829,7 @@ final class Forwarder {
         }
     }
 
-    private static boolean transient_(String reason) {
+    private static boolean transientRefusal(String reason) {
         return reason != null && (reason.startsWith("rate-limited:") || reason.startsWith("error:"));
     }
 

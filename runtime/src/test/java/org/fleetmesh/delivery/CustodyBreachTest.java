@@ -12,7 +12,6 @@ import org.fleetmesh.delivery.log.CompactRange;
 import org.fleetmesh.delivery.log.CustodyBreach;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
-import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.Utf8;
 import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.fleetmesh.spi.peers.Evidence;
@@ -208,9 +207,5 @@ class CustodyBreachTest {
         l.ab.release();
         l.ba.release();
         return l;
-    }
-
-    static String hex(byte[] b) {
-        return Hex.encode(b);
     }
 }

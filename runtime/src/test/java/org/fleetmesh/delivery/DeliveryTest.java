@@ -6,14 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
 import org.fleetmesh.nostr.Event;
-import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.junit.jupiter.api.AfterEach;
@@ -84,10 +82,6 @@ class DeliveryTest {
 
     static int taken(Mesh.Node n) {
         return n.fromPeer.stream().mapToInt(List::size).sum();
-    }
-
-    static Mesh.Link relink(Mesh mesh, Mesh.Node a, Mesh.Node b) {
-        return mesh.link(a, b);
     }
 
     @Test
