@@ -353,6 +353,16 @@ class MerkleTest {
         assertThrows(IllegalArgumentException.class, () -> Merkle.consistencyProof(3, 2, Merkle.ofLeaves(ReferenceTree.leaves(3))));
     }
 
+    /** Why a custody proof's tree_size must equal the signed checkpoint's (docs/spec/custody.md §5). */
+    @Test
+    void rfc9162VerificationAloneDoesNotBindEveryTreeSize() {
+        List<byte[]> d = ReferenceTree.leaves(3);
+        List<byte[]> path = Merkle.inclusionProof(0, 3, Merkle.ofLeaves(d));
+        byte[] root3 = Merkle.root(d);
+        assertTrue(Merkle.verifyInclusion(d.get(0), 0, 3, path, root3));
+        assertTrue(Merkle.verifyInclusion(d.get(0), 0, 4, path, root3), "the same path and root pass as size 4");
+    }
+
     @Test
     void edgeCasesOfInclusion() {
         byte[] l = ReferenceTree.leaves(1).get(0);
