@@ -133,7 +133,9 @@ class LinkFloodIT {
         ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
         try (MeshPeer honestPeer = new MeshPeer(vertx, "honest"); MeshPeer rogue = new MeshPeer(vertx, "rogue")) {
             honestPeer.link(node);
+            honestPeer.exchange();
             rogue.link(node);
+            rogue.exchange();
             Sender honest = new Sender(honestPeer);
             Sender flooder = new Sender(rogue);
             List<String> honestNotes = honestPeer.notes((BASELINE_SECONDS + FLOOD_SECONDS + 10) * HONEST_FRAMES_PER_SECOND, 0);

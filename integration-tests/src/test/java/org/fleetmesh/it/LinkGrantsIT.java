@@ -104,6 +104,7 @@ class LinkGrantsIT {
     void eventsWithinTheGrantAreStoredAndAnsweredOneByOne() throws Exception {
         try (MeshPeer peer = new MeshPeer(vertx, "events")) {
             peer.link(node);
+            peer.exchange();
             List<String> notes = peer.notes(3, 0);
             notes.set(1, notes.get(1).replace("note 1", "note one")); // its id no longer matches
             peer.send(peer.frame(1, notes));
@@ -131,6 +132,7 @@ class LinkGrantsIT {
     void badInputAfterMeshOkIsRefusedWithAReasonAndTheNodeCarriesOn() throws Exception {
         try (MeshPeer peer = new MeshPeer(vertx, "bad")) {
             peer.link(node);
+            peer.exchange();
             peer.takeType(EventFrame.DIDCOMM); // the offer
             peer.send("garbage");
             assertTrue(peer.takeType("MESH-ERR").startsWith("[\"MESH-ERR\",\"malformed: not JSON"));
@@ -162,7 +164,8 @@ class LinkGrantsIT {
             }
             assertTrue(metrics.contains(row), "no " + row + " in /q/metrics");
             assertTrue(metrics.contains("fleetmesh_link_budget_granted{peer=\"" + peer.shortDid()
-                    + "\",resource=\"events\"} " + TIER0_EVENTS + ".0"), "the grant is in the metrics");
+                    + "\",resource=\"events\"} " + TIER0_EVENTS + ".0"), "the grant is in the metrics: "
+                    + metrics.lines().filter(l -> l.startsWith("fleetmesh_link_budget_granted")).toList());
             assertTrue(metrics.contains("fleetmesh_link_strain{direction=\"in\",measure=\"events\",peer=\""
                     + peer.shortDid() + "\"}"), "the strain is in the metrics");
         }
@@ -172,6 +175,7 @@ class LinkGrantsIT {
     void aFlooderIsRateLimitedThenQuarantinedWithEvidenceAndCannotRelinkUntilItEnds() throws Exception {
         try (MeshPeer peer = new MeshPeer(vertx, "flooder")) {
             peer.link(node);
+            peer.exchange();
             String grantId = Grant.parse(peer.grants.read(peer.takeType(EventFrame.DIDCOMM)).grant(
                     System.currentTimeMillis() / 1000).event(), System.currentTimeMillis() / 1000).event().id().hex();
             List<String> notes = peer.notes(TIER0_EVENTS + 10, 0);
@@ -235,6 +239,7 @@ class LinkGrantsIT {
                 Thread.sleep(wait);
             }
             peer.link(node);
+            peer.exchange();
             peer.takeType(EventFrame.DIDCOMM);
             peer.send(peer.frame(8, peer.notes(1, 500)));
             JsonNode ok = MeshPeer.json(peer.takeType(EventFrame.EVENTS_OK));

@@ -73,6 +73,7 @@ class LinkTiersIT {
             node.stop();
             node.startAgain();
             peer.link(node);
+            peer.exchange();
             Grant again = nextGrant(peer).grant(now());
             assertEquals(1, again.terms().tier(), "the tier is kept per DID across the restart");
 

@@ -100,6 +100,33 @@ final class MeshPeer implements AutoCloseable {
         link.send(text);
     }
 
+    /**
+     * The sender's custody exchange (docs/spec/delivery.md), as a peer that has sent the node nothing before:
+     * {@code MESH-CUSTODY} from size 0, then the node's {@code MESH-CUSTODY-HEAD}; a node takes no frame before it.
+     * What else the node sent meanwhile stays queued, in order.
+     */
+    void exchange() throws InterruptedException {
+        send("[\"MESH-CUSTODY\",{\"size\":0,\"head\":null}]");
+        List<String> kept = new java.util.ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            String m = received.poll(100, TimeUnit.MILLISECONDS);
+            if (m != null && m.startsWith("[\"MESH-CUSTODY-HEAD\"")) {
+                break;
+            }
+            if (m != null) {
+                kept.add(m);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no MESH-CUSTODY-HEAD from the node within 20 s; queued: " + kept);
+            }
+        }
+        List<String> rest = new java.util.ArrayList<>();
+        received.drainTo(rest);
+        received.addAll(kept);
+        received.addAll(rest);
+    }
+
     /** The next message the node sent that matches, within 20 s. */
     String take(Predicate<String> p, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
