@@ -44,6 +44,7 @@ class LinkFloodIT {
     @BeforeAll
     static void start() {
         node = MeshnodeProcess.start("link-flood", Map.of(
+                "FLEETMESH_DELIVERY_RECEIPTS", "false",
                 "FLEETMESH_GRANTS_WINDOW", WINDOW_SECONDS + "s",
                 "FLEETMESH_GRANTS_TIER_BYTES", "16777216,33554432",
                 "FLEETMESH_GRANTS_TIER_EVENTS", GRANT_EVENTS + ",600",
@@ -101,7 +102,7 @@ class LinkFloodIT {
         void send(List<String> events) {
             long s = seq.incrementAndGet();
             sentAt.put(s, System.nanoTime());
-            peer.send(EventFrame.encode(s, events));
+            peer.send(peer.frame(s, events));
         }
 
         void reset() {
@@ -132,7 +133,9 @@ class LinkFloodIT {
         ScheduledExecutorService timers = Executors.newScheduledThreadPool(2);
         try (MeshPeer honestPeer = new MeshPeer(vertx, "honest"); MeshPeer rogue = new MeshPeer(vertx, "rogue")) {
             honestPeer.link(node);
+            honestPeer.exchange();
             rogue.link(node);
+            rogue.exchange();
             Sender honest = new Sender(honestPeer);
             Sender flooder = new Sender(rogue);
             List<String> honestNotes = honestPeer.notes((BASELINE_SECONDS + FLOOD_SECONDS + 10) * HONEST_FRAMES_PER_SECOND, 0);

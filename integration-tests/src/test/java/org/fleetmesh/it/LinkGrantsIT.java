@@ -41,6 +41,7 @@ class LinkGrantsIT {
     @BeforeAll
     static void start() {
         node = MeshnodeProcess.start("link-grants", Map.of(
+                "FLEETMESH_DELIVERY_RECEIPTS", "false",
                 "FLEETMESH_GRANTS_WINDOW", "10s",
                 "FLEETMESH_GRANTS_TIER_BYTES", "262144,1048576",
                 "FLEETMESH_GRANTS_TIER_EVENTS", TIER0_EVENTS + ",200",
@@ -103,9 +104,10 @@ class LinkGrantsIT {
     void eventsWithinTheGrantAreStoredAndAnsweredOneByOne() throws Exception {
         try (MeshPeer peer = new MeshPeer(vertx, "events")) {
             peer.link(node);
+            peer.exchange();
             List<String> notes = peer.notes(3, 0);
             notes.set(1, notes.get(1).replace("note 1", "note one")); // its id no longer matches
-            peer.send(EventFrame.encode(1, notes));
+            peer.send(peer.frame(1, notes));
             JsonNode ok = MeshPeer.json(peer.takeType(EventFrame.EVENTS_OK));
             assertEquals(1, ok.get(1).get("seq").asLong());
             JsonNode rows = ok.get(2);
@@ -115,7 +117,7 @@ class LinkGrantsIT {
             assertTrue(rows.get(1).get(2).asText().startsWith("invalid:"), rows.toString());
             assertTrue(rows.get(2).get(1).asBoolean(), rows.toString());
             // the same again: duplicates, still OK true
-            peer.send(EventFrame.encode(2, List.of(notes.get(0))));
+            peer.send(peer.frame(2, List.of(notes.get(0))));
             JsonNode dup = MeshPeer.json(peer.takeType(EventFrame.EVENTS_OK)).get(2).get(0);
             assertTrue(dup.get(1).asBoolean());
             assertTrue(dup.get(2).asText().startsWith("duplicate:"), dup.toString());
@@ -130,6 +132,7 @@ class LinkGrantsIT {
     void badInputAfterMeshOkIsRefusedWithAReasonAndTheNodeCarriesOn() throws Exception {
         try (MeshPeer peer = new MeshPeer(vertx, "bad")) {
             peer.link(node);
+            peer.exchange();
             peer.takeType(EventFrame.DIDCOMM); // the offer
             peer.send("garbage");
             assertTrue(peer.takeType("MESH-ERR").startsWith("[\"MESH-ERR\",\"malformed: not JSON"));
@@ -142,7 +145,7 @@ class LinkGrantsIT {
             peer.send("[\"MESH-DIDCOMM\",{\"ciphertext\":\"x\"}]");
             assertTrue(peer.takeType("MESH-ERR").startsWith("[\"MESH-ERR\",\"invalid: DIDComm message:"));
             // four violations: within threshold plus tolerance, so the link stays and a good frame is taken
-            peer.send(EventFrame.encode(6, peer.notes(1, 0)));
+            peer.send(peer.frame(6, peer.notes(1, 0)));
             JsonNode ok = MeshPeer.json(peer.takeType(EventFrame.EVENTS_OK));
             assertTrue(ok.get(2).get(0).get(1).asBoolean(), ok.toString());
             assertFalse(peer.closed.isDone());
@@ -161,7 +164,8 @@ class LinkGrantsIT {
             }
             assertTrue(metrics.contains(row), "no " + row + " in /q/metrics");
             assertTrue(metrics.contains("fleetmesh_link_budget_granted{peer=\"" + peer.shortDid()
-                    + "\",resource=\"events\"} " + TIER0_EVENTS + ".0"), "the grant is in the metrics");
+                    + "\",resource=\"events\"} " + TIER0_EVENTS + ".0"), "the grant is in the metrics: "
+                    + metrics.lines().filter(l -> l.startsWith("fleetmesh_link_budget_granted")).toList());
             assertTrue(metrics.contains("fleetmesh_link_strain{direction=\"in\",measure=\"events\",peer=\""
                     + peer.shortDid() + "\"}"), "the strain is in the metrics");
         }
@@ -171,14 +175,15 @@ class LinkGrantsIT {
     void aFlooderIsRateLimitedThenQuarantinedWithEvidenceAndCannotRelinkUntilItEnds() throws Exception {
         try (MeshPeer peer = new MeshPeer(vertx, "flooder")) {
             peer.link(node);
+            peer.exchange();
             String grantId = Grant.parse(peer.grants.read(peer.takeType(EventFrame.DIDCOMM)).grant(
                     System.currentTimeMillis() / 1000).event(), System.currentTimeMillis() / 1000).event().id().hex();
             List<String> notes = peer.notes(TIER0_EVENTS + 10, 0);
-            peer.send(EventFrame.encode(1, notes.subList(0, TIER0_EVENTS)));
+            peer.send(peer.frame(1, notes.subList(0, TIER0_EVENTS)));
             assertEquals(TIER0_EVENTS, MeshPeer.json(peer.takeType(EventFrame.EVENTS_OK)).get(2).size());
             // the grant is spent: each further frame is refused rate-limited and counts; the sixth ends the link
             for (int i = 0; i < 5; i++) {
-                peer.send(EventFrame.encode(2 + i, notes.subList(TIER0_EVENTS + i, TIER0_EVENTS + i + 1)));
+                peer.send(peer.frame(2 + i, notes.subList(TIER0_EVENTS + i, TIER0_EVENTS + i + 1)));
                 String refused = peer.takeType(EventFrame.REFUSED);
                 JsonNode r = MeshPeer.json(refused);
                 assertEquals(2 + i, r.get(1).get("seq").asLong());
@@ -187,7 +192,7 @@ class LinkGrantsIT {
                         + TIER0_EVENTS + " events per 10 s; refills in "), refused);
             }
             long before = System.currentTimeMillis();
-            peer.send(EventFrame.encode(7, notes.subList(TIER0_EVENTS + 5, TIER0_EVENTS + 6)));
+            peer.send(peer.frame(7, notes.subList(TIER0_EVENTS + 5, TIER0_EVENTS + 6)));
             String err = peer.take(m -> m.startsWith("[\"MESH-ERR\""), "the quarantine");
             assertTrue(err.startsWith("[\"MESH-ERR\",\"quarantined: until "), err);
             assertTrue(err.contains("after 6 violations in 60 s of the grant " + grantId), err);
@@ -234,8 +239,9 @@ class LinkGrantsIT {
                 Thread.sleep(wait);
             }
             peer.link(node);
+            peer.exchange();
             peer.takeType(EventFrame.DIDCOMM);
-            peer.send(EventFrame.encode(8, peer.notes(1, 500)));
+            peer.send(peer.frame(8, peer.notes(1, 500)));
             JsonNode ok = MeshPeer.json(peer.takeType(EventFrame.EVENTS_OK));
             assertTrue(ok.get(2).get(0).get(1).asBoolean(), ok.toString());
         }

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
+import org.fleetmesh.delivery.SignedFrame;
 import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.NodeSecrets;
 import org.fleetmesh.nostr.Events;
@@ -99,6 +100,33 @@ final class MeshPeer implements AutoCloseable {
         link.send(text);
     }
 
+    /**
+     * The sender's custody exchange (docs/spec/delivery.md), as a peer that has sent the node nothing before:
+     * {@code MESH-CUSTODY} from size 0, then the node's {@code MESH-CUSTODY-HEAD}; a node takes no frame before it.
+     * What else the node sent meanwhile stays queued, in order.
+     */
+    void exchange() throws InterruptedException {
+        send("[\"MESH-CUSTODY\",{\"size\":0,\"head\":null}]");
+        List<String> kept = new java.util.ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            String m = received.poll(100, TimeUnit.MILLISECONDS);
+            if (m != null && m.startsWith("[\"MESH-CUSTODY-HEAD\"")) {
+                break;
+            }
+            if (m != null) {
+                kept.add(m);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no MESH-CUSTODY-HEAD from the node within 20 s; queued: " + kept);
+            }
+        }
+        List<String> rest = new java.util.ArrayList<>();
+        received.drainTo(rest);
+        received.addAll(kept);
+        received.addAll(rest);
+    }
+
     /** The next message the node sent that matches, within 20 s. */
     String take(Predicate<String> p, String what) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -113,6 +141,26 @@ final class MeshPeer implements AutoCloseable {
 
     String takeType(String type) throws InterruptedException {
         return take(m -> m.startsWith("[\"" + type + "\""), type);
+    }
+
+    /**
+     * A signed {@code MESH-EVENTS} frame from this peer to the node it is linked to (docs/spec/delivery.md): the
+     * events' {@code id} members as given, each with hops 0, signed by this peer's transport key now.
+     */
+    String frame(long seq, List<String> events) {
+        List<String> ids = new java.util.ArrayList<>(events.size());
+        List<Integer> hops = new java.util.ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            try {
+                ids.add(SignedFrame.idOf(events.get(i), i));
+            } catch (org.fleetmesh.delivery.FrameException e) {
+                throw new IllegalArgumentException(e);
+            }
+            hops.add(0);
+        }
+        String to = PeerIdentity.shortForm(link.peer().orElseThrow().did());
+        return SignedFrame.sign(secrets.transport(), shortDid(), to, seq, System.currentTimeMillis(), ids, hops)
+                .encode(events);
     }
 
     /** Signed kind 1 notes by this peer's Nostr key, distinct by {@code from}. */

@@ -30,9 +30,11 @@ public final class MemoryPeerStore implements PeerStore {
         if (old == null) {
             p = new StoredPeer(key, did, configuredUrl, configuredUrl, source, now, Optional.empty());
         } else if (!old.configuredUrl().equals(configuredUrl)) {
-            p = new StoredPeer(key, did, configuredUrl, configuredUrl, source, old.added(), Optional.empty());
+            p = new StoredPeer(key, did, configuredUrl, configuredUrl, source, old.added(), Optional.empty(),
+                    old.federate());
         } else {
-            p = new StoredPeer(key, did, old.url(), configuredUrl, source, old.added(), old.announcedAt());
+            p = new StoredPeer(key, did, old.url(), configuredUrl, source, old.added(), old.announcedAt(),
+                    old.federate());
         }
         peers.put(key, p);
         return p;
@@ -50,7 +52,18 @@ public final class MemoryPeerStore implements PeerStore {
             return false;
         }
         peers.put(key, new StoredPeer(key, old.did(), url, old.configuredUrl(), old.source(), old.added(),
-                Optional.of(announcedAt)));
+                Optional.of(announcedAt), old.federate()));
+        return true;
+    }
+
+    @Override
+    public synchronized boolean federate(String key, Optional<String> filters) {
+        StoredPeer old = peers.get(key);
+        if (old == null) {
+            return false;
+        }
+        peers.put(key, new StoredPeer(key, old.did(), old.url(), old.configuredUrl(), old.source(), old.added(),
+                old.announcedAt(), filters));
         return true;
     }
 }

@@ -13,6 +13,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
+import org.fleetmesh.delivery.quarkus.DeliveryRuntime;
 import org.fleetmesh.identity.NodeDidDocument;
 import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.quarkus.NodeIdentity;
@@ -35,7 +36,8 @@ import io.vertx.core.Vertx;
 /**
  * The node's {@link LinkSessions}: every authenticated link runs an event session held to the grant this node gives
  * the peer ({@link EventLinks}), whose ledger lives in the node's database. Ends each tier window on a timer, and
- * writes the ledger on one thread of its own.
+ * writes the ledger on one thread of its own. What the links carry past the budget is the node's delivery
+ * ({@link DeliveryRuntime}).
  */
 @ApplicationScoped
 public class GrantedLinkSessions implements LinkSessions {
@@ -55,6 +57,9 @@ public class GrantedLinkSessions implements LinkSessions {
 
     @Inject
     MeterRegistry meters;
+
+    @Inject
+    DeliveryRuntime delivery;
 
     @Inject
     Vertx vertx;
@@ -108,6 +113,7 @@ public class GrantedLinkSessions implements LinkSessions {
                     };
                     l = new EventLinks(did, identity.secrets(), config.policy(), intake, ledger, writer,
                             System::nanoTime, System::currentTimeMillis, config.maxPeers());
+                    l.carriers(delivery.delivery());
                     linkMeters = new LinkMeters(l, meters);
                     links = l;
                     LOG.infof("mesh links held to grants: tier 0 grants %d bytes and %d events per %d s",
@@ -127,6 +133,7 @@ public class GrantedLinkSessions implements LinkSessions {
     @Override
     public void describe(String peerKey, Map<String, Object> into) {
         links().describe(peerKey, into);
+        delivery.delivery().describe(peerKey, into);
     }
 
     @Override

@@ -2,18 +2,24 @@ package org.fleetmesh.peering.quarkus;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
+import org.fleetmesh.delivery.quarkus.DeliveryRuntime;
 import org.fleetmesh.identity.capability.Right;
 import org.fleetmesh.identity.quarkus.NodeAddress;
 import org.fleetmesh.identity.quarkus.NodeIdentity;
 import org.fleetmesh.identity.NodeDidDocument;
+import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.peering.MeshStatus;
 import org.fleetmesh.peering.PeerAddress;
+import org.fleetmesh.spi.peers.Evidence;
+import org.fleetmesh.spi.peers.LinkLedger;
 import org.fleetmesh.spi.peers.PeerStore;
 import org.jboss.logging.Logger;
 
@@ -29,8 +35,9 @@ import io.vertx.ext.web.handler.BodyHandler;
 
 /**
  * The mesh's operator API (docs/spec/mesh-link.md, "Status" and "Admin API"): {@code GET /mesh/status} (loopback
- * without a token, elsewhere {@code admin:read}); {@code GET /mesh/peers} ({@code admin:read}), {@code POST
- * /mesh/peers} and {@code DELETE /mesh/peers/<did>} ({@code admin:write}).
+ * without a token, elsewhere {@code admin:read}); {@code GET /mesh/peers} and {@code GET /mesh/peers/<did>/evidence}
+ * ({@code admin:read}), {@code POST /mesh/peers} (with the peer's own {@code federate} filters, docs/spec/delivery.md),
+ * {@code POST /mesh/peers/<did>/resume} and {@code DELETE /mesh/peers/<did>} ({@code admin:write}).
  */
 @ApplicationScoped
 public class MeshAdminRoutes {
@@ -50,11 +57,22 @@ public class MeshAdminRoutes {
     @Inject
     NodeAddress address;
 
+    @Inject
+    DeliveryRuntime delivery;
+
+    @Inject
+    LinkLedger ledger;
+
+    /** Evidence records one {@code GET /mesh/peers/<did>/evidence} returns at most. */
+    static final int MAX_EVIDENCE = 1000;
+
     void routes(@Observes Router router) {
         router.get("/mesh/status").blockingHandler(this::status);
         router.get("/mesh/peers").blockingHandler(this::list);
         router.post("/mesh/peers").handler(BodyHandler.create().setBodyLimit(MAX_BODY)).blockingHandler(this::add);
         router.delete("/mesh/peers/:did").blockingHandler(this::remove);
+        router.post("/mesh/peers/:did/resume").blockingHandler(this::resume);
+        router.get("/mesh/peers/:did/evidence").blockingHandler(this::evidence);
     }
 
     private void status(RoutingContext ctx) {
@@ -82,15 +100,125 @@ public class MeshAdminRoutes {
             return;
         }
         PeerAddress peer;
+        Optional<JsonNode> federate;
+        List<Filter> filters = null;
         try {
             peer = parse(ctx.body().asString());
+            federate = federate(ctx.body().asString());
+            if (federate.isPresent() && !federate.get().isNull()) {
+                filters = delivery.filters(federate.get().toString());
+            }
         } catch (IllegalArgumentException e) {
             error(ctx, 400, "invalid: " + e.getMessage());
             return;
         }
         PeerStore.StoredPeer stored = peers.add(peer);
-        LOG.infof("admin: declared peer %s", peer);
+        if (federate.isPresent()) {
+            Optional<String> own = filters == null ? Optional.empty() : Optional.of(federate.get().toString());
+            peers.store().federate(stored.key(), own);
+            delivery.delivery().wanted(stored.key(), filters == null ? delivery.defaults() : filters);
+            stored = peers.store().find(stored.key()).orElse(stored);
+        }
+        LOG.infof("admin: declared peer %s%s", peer, federate.map(f -> " asking it for " + f).orElse(""));
         json(ctx, 201, peerJson(stored));
+    }
+
+    /** {@code POST /mesh/peers/<did>/resume}: forwarding to a peer halted on a custody breach goes on. */
+    private void resume(RoutingContext ctx) {
+        if (denied(ctx, Right.ADMIN_WRITE, false)) {
+            return;
+        }
+        String key;
+        try {
+            key = PeerAddress.keyOf(ctx.pathParam("did"));
+        } catch (IllegalArgumentException e) {
+            error(ctx, 400, "invalid: " + e.getMessage());
+            return;
+        }
+        Map<String, Object> described = new java.util.LinkedHashMap<>();
+        delivery.delivery().describe(key, described);
+        Object halted = described.get("custody") instanceof Map<?, ?> custody ? custody.get("halted") : null;
+        if (halted == null) {
+            error(ctx, 409, "not halted: forwarding to " + key + " is not halted");
+            return;
+        }
+        delivery.delivery().resume(key);
+        LOG.infof("admin: resumed forwarding to %s (halted: %s)", key, halted);
+        json(ctx, 200, JSON.createObjectNode().put("resumed", key).put("was", halted.toString()));
+    }
+
+    /** {@code GET /mesh/peers/<did>/evidence[?limit=n]}: the evidence recorded about a peer, oldest first. */
+    private void evidence(RoutingContext ctx) {
+        if (denied(ctx, Right.ADMIN_READ, false)) {
+            return;
+        }
+        String key;
+        int limit = MAX_EVIDENCE;
+        try {
+            key = PeerAddress.keyOf(ctx.pathParam("did"));
+            String l = ctx.request().getParam("limit");
+            if (l != null) {
+                limit = Integer.parseInt(l);
+                if (limit < 1 || limit > MAX_EVIDENCE) {
+                    throw new IllegalArgumentException("limit is 1.." + MAX_EVIDENCE);
+                }
+            }
+        } catch (NumberFormatException e) {
+            error(ctx, 400, "invalid: limit is a number 1.." + MAX_EVIDENCE);
+            return;
+        } catch (IllegalArgumentException e) {
+            error(ctx, 400, "invalid: " + e.getMessage());
+            return;
+        }
+        ObjectNode root = JSON.createObjectNode();
+        root.put("peer", key);
+        ArrayNode list = root.putArray("evidence");
+        for (Evidence e : ledger.evidence(key, limit)) {
+            list.add(evidenceJson(e));
+        }
+        json(ctx, 200, root);
+    }
+
+    private static ObjectNode evidenceJson(Evidence e) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("id", e.id());
+        o.put("severity", e.severity());
+        o.put("reason", e.reason());
+        o.put("at", e.at());
+        o.put("violations", e.violations());
+        if (e.quarantinedUntil() > 0) {
+            o.put("quarantined_until", e.quarantinedUntil());
+        } else {
+            o.putNull("quarantined_until");
+        }
+        o.put("grant_id", e.grantId());
+        try {
+            o.set("detail", JSON.readTree(e.detail()));
+        } catch (java.io.IOException ex) {
+            o.put("detail", e.detail());
+        }
+        return o;
+    }
+
+    /**
+     * The body's {@code federate} member when it has one: a JSON array of filters (the peer's own), or null (back to
+     * the node's default).
+     */
+    static Optional<JsonNode> federate(String body) {
+        JsonNode root;
+        try {
+            root = JSON.readTree(body);
+        } catch (java.io.IOException e) {
+            throw new IllegalArgumentException("the body is not JSON");
+        }
+        JsonNode f = root.get("federate");
+        if (f == null) {
+            return Optional.empty();
+        }
+        if (!f.isNull() && !f.isArray()) {
+            throw new IllegalArgumentException("\"federate\" is a JSON array of NIP-01 filters, or null");
+        }
+        return Optional.of(f);
     }
 
     private void remove(RoutingContext ctx) {
@@ -152,6 +280,15 @@ public class MeshAdminRoutes {
             o.put("announced_at", p.announcedAt().get());
         } else {
             o.putNull("announced_at");
+        }
+        if (p.federate().isPresent()) {
+            try {
+                o.set("federate", JSON.readTree(p.federate().get()));
+            } catch (java.io.IOException e) {
+                o.put("federate", p.federate().get());
+            }
+        } else {
+            o.putNull("federate");
         }
         return o;
     }

@@ -46,9 +46,16 @@ public interface PeerStore {
      * @param source who declared it
      * @param added when it was first declared
      * @param announcedAt {@code created_at} of the endpoint announcement that set {@code url}, if one did
+     * @param federate the NIP-01 filters (a JSON array) this node asks the peer to forward, when the operator gave the
+     *        peer its own (else the node's {@code fleetmesh.delivery.federate} applies)
      */
     record StoredPeer(String key, String did, String url, String configuredUrl, Source source, Instant added,
-            Optional<Long> announcedAt) {
+            Optional<Long> announcedAt, Optional<String> federate) {
+        public StoredPeer(String key, String did, String url, String configuredUrl, Source source, Instant added,
+                Optional<Long> announcedAt) {
+            this(key, did, url, configuredUrl, source, added, announcedAt, Optional.empty());
+        }
+
         public StoredPeer {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(did, "did");
@@ -57,6 +64,7 @@ public interface PeerStore {
             Objects.requireNonNull(source, "source");
             Objects.requireNonNull(added, "added");
             Objects.requireNonNull(announcedAt, "announcedAt");
+            Objects.requireNonNull(federate, "federate");
         }
     }
 
@@ -68,9 +76,16 @@ public interface PeerStore {
     /**
      * Declares a peer. A new one is stored as given. For one already stored, a {@code configuredUrl} that differs from
      * the stored one replaces both its URLs (the operator's word wins over an older announcement); the same one leaves
-     * a URL learnt from an announcement in place. Returns the stored peer after the write.
+     * a URL learnt from an announcement in place. Either way its {@code federate} stays. Returns the stored peer after
+     * the write.
      */
     StoredPeer declare(String key, String did, String configuredUrl, Source source, Instant now);
+
+    /**
+     * Sets the filters (a JSON array) this node asks the peer to forward, or with empty clears them (the node's default
+     * applies again). False when the peer is not stored.
+     */
+    boolean federate(String key, Optional<String> filters);
 
     /** Removes a peer; false when there was none. */
     boolean remove(String key);

@@ -35,6 +35,19 @@ class PgPeerStoreTest extends PgFixture {
     }
 
     @Test
+    void aPeersFederateFiltersAreStoredKeptByLaterDeclarationsAndMovesAndCleared() {
+        assertFalse(peers.federate(KEY, Optional.of("[]")), "no such peer");
+        peers.declare(KEY, KEY, "ws://b:1/mesh", Source.ADMIN, T);
+        assertTrue(peers.federate(KEY, Optional.of("[{\"kinds\":[1]}]")));
+        assertEquals(Optional.of("[{\"kinds\":[1]}]"), peers.find(KEY).orElseThrow().federate());
+        peers.moved(KEY, "ws://b:2/mesh", 100);
+        StoredPeer again = peers.declare(KEY, KEY, "ws://b:3/mesh", Source.ADMIN, T.plusSeconds(60));
+        assertEquals(Optional.of("[{\"kinds\":[1]}]"), again.federate(), "a new declaration keeps the filters");
+        assertTrue(peers.federate(KEY, Optional.empty()));
+        assertEquals(Optional.empty(), peers.find(KEY).orElseThrow().federate());
+    }
+
+    @Test
     void aLearntUrlSurvivesTheSameDeclarationAndOnlyANewerAnnouncementReplacesIt() {
         peers.declare(KEY, KEY, "ws://b:1/mesh", Source.CONFIG, T);
         assertTrue(peers.moved(KEY, "ws://b:2/mesh", 100));

@@ -14,9 +14,9 @@ import javax.sql.DataSource;
 
 import org.fleetmesh.spi.peers.PeerStore;
 
-/** {@link PeerStore} on the V3 schema ({@code db/fleetmesh/V3__peers.sql}; run {@code Migrations.migrate} first). */
+/** {@link PeerStore} on the V3 and V6 schema ({@code db/fleetmesh/V3__peers.sql}, {@code V6__peer_federate.sql}; run {@code Migrations.migrate} first). */
 public final class PgPeerStore implements PeerStore {
-    private static final String COLUMNS = "peer_key, did, url, configured_url, source, added_at, announced_at";
+    private static final String COLUMNS = "peer_key, did, url, configured_url, source, added_at, announced_at, federate";
 
     private final DataSource ds;
 
@@ -52,7 +52,7 @@ public final class PgPeerStore implements PeerStore {
     @Override
     public StoredPeer declare(String key, String did, String configuredUrl, Source source, Instant now) {
         // one statement: a changed configured URL replaces both URLs; the same one keeps a URL learnt since
-        String sql = "insert into mesh_peer (" + COLUMNS + ") values (?, ?, ?, ?, ?, ?, null) "
+        String sql = "insert into mesh_peer (" + COLUMNS + ") values (?, ?, ?, ?, ?, ?, null, null) "
                 + "on conflict (peer_key) do update set did = excluded.did, source = excluded.source, "
                 + "url = case when mesh_peer.configured_url = excluded.configured_url then mesh_peer.url else excluded.url end, "
                 + "announced_at = case when mesh_peer.configured_url = excluded.configured_url then mesh_peer.announced_at else null end, "
@@ -85,6 +85,18 @@ public final class PgPeerStore implements PeerStore {
     }
 
     @Override
+    public boolean federate(String key, Optional<String> filters) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement s = c.prepareStatement("update mesh_peer set federate = ? where peer_key = ?")) {
+            s.setString(1, filters.orElse(null));
+            s.setString(2, key);
+            return s.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw failed("federate " + key, e);
+        }
+    }
+
+    @Override
     public boolean moved(String key, String url, long announcedAt) {
         String sql = "update mesh_peer set url = ?, announced_at = ? where peer_key = ? "
                 + "and (announced_at is null or announced_at < ?)";
@@ -112,7 +124,8 @@ public final class PgPeerStore implements PeerStore {
         long announced = r.getLong(7);
         Optional<Long> announcedAt = r.wasNull() ? Optional.empty() : Optional.of(announced);
         return new StoredPeer(r.getString(1), r.getString(2), r.getString(3), r.getString(4),
-                Source.of(r.getString(5)), Instant.ofEpochMilli(r.getLong(6)), announcedAt);
+                Source.of(r.getString(5)), Instant.ofEpochMilli(r.getLong(6)), announcedAt,
+                Optional.ofNullable(r.getString(8)));
     }
 
     private static IllegalStateException failed(String what, SQLException e) {
