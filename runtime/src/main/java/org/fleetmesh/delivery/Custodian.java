@@ -68,6 +68,9 @@ final class Custodian {
     private record Asked(EventLink.Wire wire, CustodyMessages.Custody request) {
     }
 
+    /** The links (their wires) on which this node has answered the sender's MESH-CUSTODY with its final head. */
+    private final java.util.Set<EventLink.Wire> exchanged = java.util.Collections
+            .newSetFromMap(new java.util.WeakHashMap<>());
     private final Delivery node;
     private final String peer;
     private final String peerDid;
@@ -152,7 +155,8 @@ final class Custodian {
         }
         Taken t = new Taken(frame.seq(), wire, events, frame.ids(), frame.hops());
         synchronized (this) {
-            if (!loaded) {
+            if (!loaded || !exchanged.contains(wire)) {
+                // decided by what the peer sent on this link, not by how fast the head loaded
                 problem = "invalid: a frame before the custody exchange (MESH-CUSTODY, MESH-CUSTODY-HEAD)";
             } else if (frame.seq() <= highestSeq) {
                 problem = "invalid: frame seq " + frame.seq() + " is not above " + highestSeq
@@ -405,6 +409,11 @@ final class Custodian {
                 queued = false;
             }
             if (asked != null) {
+                if (!messages.isEmpty() && messages.get(messages.size() - 1).endsWith("\"more\":false}]")) {
+                    synchronized (Custodian.this) {
+                        exchanged.add(asked.wire());
+                    }
+                }
                 messages.forEach(asked.wire()::send);
             } else {
                 for (int i = 0; i < frames.size(); i++) {

@@ -31,6 +31,15 @@ final class CustodyLane {
 
         /** Preparing or writing failed; nothing of this job was written. */
         void failed(RuntimeException e);
+
+        /**
+         * A job that reads state earlier jobs may write (a forwarder loading its pair's head after a relink): it never
+         * shares a pass with jobs queued before it, so it sees their steps written. A pass prepares every job before
+         * it writes any, so without this a load in the same pass would read the ledger as it was before the pass.
+         */
+        default boolean barrier() {
+            return false;
+        }
     }
 
     private final CustodyLedger ledger;
@@ -71,8 +80,12 @@ final class CustodyLane {
         try {
             List<Job> jobs = new ArrayList<>();
             Job j;
-            while (jobs.size() < MAX_JOBS && (j = queue.poll()) != null) {
-                jobs.add(j);
+            // one consumer at a time (running), so a peeked job is still the head when polled
+            while (jobs.size() < MAX_JOBS && (j = queue.peek()) != null) {
+                if (j.barrier() && !jobs.isEmpty()) {
+                    break;
+                }
+                jobs.add(queue.poll());
             }
             List<List<CustodyLedger.Append>> steps = new ArrayList<>(jobs.size());
             List<CustodyLedger.Append> all = new ArrayList<>();

@@ -121,6 +121,11 @@ final class Forwarder {
             }
 
             @Override
+            public boolean barrier() {
+                return true; // after the previous link's forwarder wrote what it verified
+            }
+
+            @Override
             public void committed() {
                 String custody;
                 synchronized (Forwarder.this) {
@@ -558,8 +563,8 @@ final class Forwarder {
                 CustodyLedger.Outbound o;
                 synchronized (Forwarder.this) {
                     saveQueued = false;
-                    if (phase == Phase.LOADING) {
-                        return;
+                    if (phase == Phase.LOADING || phase == Phase.STOPPED) {
+                        return; // a stopped forwarder's state is the next link's to write
                     }
                     o = outbound(ackedSeq);
                 }
@@ -602,8 +607,10 @@ final class Forwarder {
             Map<Long, Sent> sent;
             Set<EventId> seen;
             synchronized (Forwarder.this) {
-                if (phase == Phase.HALTED) {
-                    inbox.clear(); // a halted pair verifies nothing more until it is resumed or relinked
+                if (phase == Phase.HALTED || phase == Phase.STOPPED) {
+                    // a halted pair verifies nothing more until it is resumed or relinked; a stopped one (its link
+                    // closed) leaves the rest to the next link's forwarder, whose custody exchange catches it up
+                    inbox.clear();
                 }
                 seen = new HashSet<>(verified);
                 items = new ArrayList<>(inbox);

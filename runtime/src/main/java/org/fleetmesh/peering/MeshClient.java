@@ -27,6 +27,12 @@ public final class MeshClient implements AutoCloseable {
     private final SeenProofs seen;
     private final Dialer dialer;
     private final LinkSessions sessions;
+    /**
+     * The longest WebSocket message a dialled link reads: after MESH-OK a frame may be as long as
+     * {@code fleetmesh.grants.max-frame-bytes} (1 MiB by default), and the accepting side reads up to
+     * {@code quarkus.websockets-next.server.max-message-size} (2 MiB); the handshake bounds its own messages itself.
+     */
+    static final int MAX_LINK_MESSAGE = 2 * 1024 * 1024;
 
     public MeshClient(Vertx vertx, MeshSigner self, HandshakeSettings settings) {
         this(vertx, self, settings, new SeenProofs());
@@ -45,7 +51,7 @@ public final class MeshClient implements AutoCloseable {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.seen = Objects.requireNonNull(seen, "seen");
         this.dialer = new Dialer(vertx, Dialer.Options.DEFAULTS
-                .withMaxMessageSize(Math.max(settings.maxMessageLength() * 4, 65_536))
+                .withMaxMessageSize(Math.max(settings.maxMessageLength() * 4, MAX_LINK_MESSAGE))
                 .withConnectTimeout(settings.timeout()));
     }
 

@@ -176,4 +176,23 @@ class CustodianTest {
         mesh.quiesce();
         assertEquals("[{\"kinds\":[49]}]", a.ledger.outbound(b.shortDid()).orElseThrow().filters());
     }
+
+    /**
+     * A frame on a new link before that link's custody exchange is refused, even though B's custodian has its head
+     * loaded from the first link: the rule follows what the peer sent on this link, not how fast a head loaded.
+     */
+    @Test
+    void aFrameOnANewLinkBeforeItsCustodyExchangeIsRefused() {
+        Mesh.Link second = mesh.new Link(a, b);
+        second.atB = b.delivery.open(second.ba, b.account(a));
+        second.ab.target = second.atB;
+        second.ab.release();
+        second.ba.release();
+        int before = second.ba.sent(EventFrame.REFUSED).size();
+        second.ab.send(frame(a.shortDid(), b.shortDid(), 1000, mesh.millis.get()));
+        Mesh.await(() -> second.ba.sent(EventFrame.REFUSED).size() > before, "B refuses the frame");
+        assertTrue(second.ba.sent(EventFrame.REFUSED).get(before).contains("invalid: a frame before the custody exchange"),
+                second.ba.sent.toString());
+        assertTrue(b.fromPeer.isEmpty(), "nothing reached ingest");
+    }
 }

@@ -406,7 +406,7 @@ class DeliveryTest {
         l.ba.release(); // the 4 receipts arrive, then their catch-up copies
         Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 16, "A verified the chain");
         mesh.quiesce();
-        assertTrue(a.links.evidence(b.shortDid(), 10).isEmpty(), "no breach");
+        assertTrue(a.links.evidence(b.shortDid(), 10).isEmpty(), () -> "no breach: " + a.links.evidence(b.shortDid(), 10));
         assertEquals(headId(b, CustodyLedger.Side.RECEIVED, a), headId(a, CustodyLedger.Side.SENT, b));
         assertEquals(16, taken(b), "nothing sent twice");
         Event later = mesh.event(1, 40);

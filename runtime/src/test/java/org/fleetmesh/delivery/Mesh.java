@@ -234,8 +234,8 @@ final class Mesh implements AutoCloseable {
                     held.add(t);
                     return;
                 }
+                thread.execute(() -> deliver(t));
             }
-            thread.execute(() -> deliver(t));
         }
 
         synchronized void hold() {
@@ -243,14 +243,13 @@ final class Mesh implements AutoCloseable {
         }
 
         void release() {
-            List<String> out;
+            // under the lock: a message sent while the held ones are handed over must not overtake them
             synchronized (this) {
                 holding = false;
-                out = new ArrayList<>(held);
+                for (String t : held) {
+                    thread.execute(() -> deliver(t));
+                }
                 held.clear();
-            }
-            for (String t : out) {
-                thread.execute(() -> deliver(t));
             }
         }
 

@@ -41,6 +41,7 @@ class MeshOverWebSocketTest {
     private HttpServer server;
     private final List<MeshLink> serverLinks = new CopyOnWriteArrayList<>();
     private final List<String> serverSent = new CopyOnWriteArrayList<>();
+    private final BlockingQueue<String> serverReceived = new LinkedBlockingQueue<>();
     private HandshakeSettings serverSettings = HandshakeSettings.DEFAULTS;
     /** When set, the server's links send through a {@link BudgetedSocket} with this budget, as MeshEndpoint's do. */
     private Long serverBudget;
@@ -68,7 +69,10 @@ class MeshOverWebSocketTest {
             }, new SendBudget(serverBudget));
             MeshLink link = new MeshLink(MeshHandshake.responder(B, serverSettings, seen), socket);
             serverLinks.add(link);
-            ws.textMessageHandler(link::receive);
+            ws.textMessageHandler(t -> {
+                serverReceived.add(t);
+                link.receive(t);
+            });
             ws.closeHandler(v -> link.closed());
             long timer = vertx.setTimer(serverSettings.timeout().toMillis(), id -> link.timedOut());
             link.authenticated().whenComplete((p, t) -> vertx.cancelTimer(timer));
@@ -115,6 +119,27 @@ class MeshOverWebSocketTest {
             PeerIdentity a = await(serverLinks.get(0).authenticated());
             assertEquals(A.did(), a.did());
             assertEquals(Optional.of(A_KEYS.publicKeys().nostr()), a.nostr());
+            link.close();
+        }
+    }
+
+    /**
+     * After MESH-OK a link carries event frames up to {@code fleetmesh.grants.max-frame-bytes} (1 MiB by default) both
+     * ways: the dialling side reads messages as long as the accepting side does, not only handshake-sized ones.
+     */
+    @Test
+    void theDiallingSideReadsFrameSizedMessagesAfterTheHandshake() throws Exception {
+        try (MeshClient client = new MeshClient(vertx, A, HandshakeSettings.DEFAULTS)) {
+            MeshLink link = await(client.connect(mesh()));
+            await(serverLinks.get(0).authenticated());
+            String big = "[\"BIG\",\"" + "x".repeat(1 << 20) + "\"]";
+            serverLinks.get(0).send(big);
+            String answer;
+            do {
+                answer = serverReceived.poll(10, TimeUnit.SECONDS);
+            } while (answer != null && !answer.contains("BIG"));
+            assertEquals("[\"MESH-ERR\",\"unsupported: message type \\\"BIG\\\" is not served on this link yet\"]",
+                    answer);
             link.close();
         }
     }
