@@ -594,6 +594,8 @@ final class Forwarder {
         private final List<String> messages = new ArrayList<>();
         private final List<EventId> verifiedNow = new ArrayList<>();
         private CustodyLedger.Receipt newRow;
+        /** The mirror's head this step started from: a step that verified nothing leaves the mirror as it finds it. */
+        private CustodyLedger.Receipt preparedRow;
         private Receipt newHead;
         private CompactRange newRange;
         private ReceiptCheck.Breach breach;
@@ -617,6 +619,7 @@ final class Forwarder {
                 inbox.clear();
                 sent = new LinkedHashMap<>(inFlight);
                 newRow = headRow;
+                preparedRow = headRow;
                 newHead = head;
                 newRange = range;
                 ep = epoch;
@@ -777,6 +780,7 @@ final class Forwarder {
         public void committed() {
             List<String> send = new ArrayList<>(messages);
             boolean resume = false;
+            boolean again;
             synchronized (Forwarder.this) {
                 queued = !inbox.isEmpty();
                 for (EventId id : verifiedNow) {
@@ -785,9 +789,11 @@ final class Forwarder {
                         verified.remove(verified.iterator().next());
                     }
                 }
-                headRow = newRow;
-                head = newHead;
-                range = newRange;
+                if (newRow != preparedRow) {
+                    headRow = newRow;
+                    head = newHead;
+                    range = newRange;
+                }
                 if (ep == epoch) {
                     for (Long s : finished) {
                         inFlight.remove(s);
@@ -815,9 +821,13 @@ final class Forwarder {
                 if (phase == Phase.STOPPED) {
                     send.clear();
                 }
+                // decided under the lock: once it is released a receipt may arrive, set queued and submit its own
+                // Step; reading the field again would submit a second one, which would prepare from the same head
+                // and, committing after the first, put that older head back (a false "prev" breach at the next one)
+                again = queued;
             }
             send.forEach(wire::send);
-            if (queued) {
+            if (again) {
                 node.lane().submit(new Step());
             }
             trySend();
