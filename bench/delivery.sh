@@ -25,13 +25,11 @@ trap cleanup EXIT
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-# grants far above the load, frames up to 1000 events, a send budget that holds 16 such frames in flight; the
-# dialler (b) takes link messages up to 4 x max-handshake-message-length (256 KiB by default, less than a frame of
-# 1000 events): raised here, or 1000-event frames end the link
-COMMON=(FLEETMESH_MESH_MAX_HANDSHAKE_MESSAGE_LENGTH=2097152
-  FLEETMESH_GRANTS_TIER_BYTES=50000000000,50000000000 FLEETMESH_GRANTS_TIER_EVENTS=1000000000,1000000000
-  FLEETMESH_GRANTS_MAX_FRAME_EVENTS=1000 FLEETMESH_GRANTS_MAX_FRAME_BYTES=8388608 FLEETMESH_MESH_SEND_BUDGET=268435456
-  FLEETMESH_DELIVERY_FRAME_BYTES=4194304 FLEETMESH_MESH_REDIAL_BASE=100ms FLEETMESH_MESH_REDIAL_CAP=1s)
+# grants far above the load, frames up to 1000 events (about 350 KB here: a link message is at most 2 MiB, what
+# either side of a link reads), a send budget that holds 16 such frames in flight
+COMMON=(FLEETMESH_GRANTS_TIER_BYTES=50000000000,50000000000 FLEETMESH_GRANTS_TIER_EVENTS=1000000000,1000000000
+  FLEETMESH_GRANTS_MAX_FRAME_EVENTS=1000 FLEETMESH_GRANTS_MAX_FRAME_BYTES=2097152 FLEETMESH_MESH_SEND_BUDGET=268435456
+  FLEETMESH_DELIVERY_FRAME_BYTES=1048576 FLEETMESH_MESH_REDIAL_BASE=100ms FLEETMESH_MESH_REDIAL_CAP=1s)
 
 # start_node <dir> <port> <log> [VAR=value ...]: a node in the background, its pid appended to pids, ready
 start_node() {
