@@ -178,14 +178,11 @@ class FederationIT {
                                 continue;
                             }
                             long got = Delivered.size(Delivered.peer(nodes.get(i), dids.get(j)).orElseThrow(), "received");
-                            // j sent i at least its own n, and at most the events i did not publish itself
-                            assertTrue(got >= n && got <= 2L * n, dids.get(i) + " took " + got + " from " + dids.get(j));
-                            // an event goes back to no node that holds it: i's own are in no tree it keeps
-                            String mine = own.get(i).iterator().next();
-                            Launcher.Run prove = Launcher.run(nodes.get(i).dataDir(), null, "receipts", "prove", mine,
-                                    "--peer", dids.get(j), "--side", "received");
-                            assertNotEquals(0, prove.exit(), "node " + i + " took its own " + mine + " back from " + j
-                                    + ": " + prove.stdout());
+                            // j sent i at least its own n; never more than each event once (a leaf is never
+                            // appended twice). An event of i's can come back from j only when j had it from the
+                            // third node before i's own copy reached it (delivery.md, "Multi-hop"): j cannot know i
+                            // holds it then; i stores nothing twice and receipts it as held. Under 3n.
+                            assertTrue(got >= n && got < 3L * n, dids.get(i) + " took " + got + " from " + dids.get(j));
                             if (j == (i + 1) % 3) {
                                 // while j's own, which i took from j, are; and the chain verifies
                                 String theirs = own.get(j).iterator().next();

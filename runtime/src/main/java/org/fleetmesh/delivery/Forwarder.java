@@ -446,7 +446,7 @@ final class Forwarder {
         int arrived = -1;
         Provenance.Source recent = node.provenance().of(id);
         if (recent != null) {
-            if (recent.peer().equals(peer)) {
+            if (recent.from(peer)) {
                 return -1;
             }
             arrived = recent.hops();

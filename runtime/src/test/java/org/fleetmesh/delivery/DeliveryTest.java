@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.junit.jupiter.api.AfterEach;
@@ -383,6 +384,21 @@ class DeliveryTest {
         assertEquals(3, p.size());
         assertNull(p.of(mesh.event(1, 0).id()));
         assertEquals("did:peer:x", p.of(mesh.event(1, 9).id()).peer());
+    }
+
+    /** A second copy from another peer is remembered too: that peer holds the event, so it is not offered back. */
+    @Test
+    void provenanceKeepsEverySenderOfAnEvent() {
+        Provenance p = new Provenance(10);
+        EventId id = mesh.event(1, 1).id();
+        p.arrived(id, "did:peer:i", 0);
+        p.arrived(id, "did:peer:k", 1);
+        assertTrue(p.of(id).from("did:peer:i") && p.of(id).from("did:peer:k"), p.of(id).toString());
+        assertEquals(0, p.of(id).hops(), "the fewest hops any copy had");
+        p.arrived(mesh.event(1, 2).id(), "did:peer:k", 2);
+        p.arrived(mesh.event(1, 2).id(), "did:peer:i", 0);
+        assertEquals(0, p.of(mesh.event(1, 2).id()).hops());
+        assertEquals(2, p.of(mesh.event(1, 2).id()).peers().size());
     }
 
     @Test
