@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
-import org.bouncycastle.math.ec.rfc8032.Ed25519;
 import org.fleetmesh.identity.Multikey;
 import org.fleetmesh.identity.SecretKey;
 import org.fleetmesh.nostr.Hex;
@@ -64,15 +63,8 @@ public record SignedFrame(long seq, String from, String to, long time, List<Inte
     /** Signs a frame with the sender's transport key (the Ed25519 seed). */
     public static SignedFrame sign(SecretKey transport, String from, String to, long seq, long time, List<String> ids,
             List<Integer> hops) {
-        byte[] message = signingBytes(from, to, seq, time, ids, hops);
-        byte[] seed = transport.bytes();
-        byte[] sig = new byte[Ed25519.SIGNATURE_SIZE];
-        try {
-            Ed25519.sign(seed, 0, message, 0, message.length, sig, 0);
-        } finally {
-            java.util.Arrays.fill(seed, (byte) 0);
-        }
-        return new SignedFrame(seq, from, to, time, hops, ids, Ed25519Signature.of(sig));
+        Ed25519Signature sig = Ed25519Signature.sign(signingBytes(from, to, seq, time, ids, hops), transport);
+        return new SignedFrame(seq, from, to, time, hops, ids, sig);
     }
 
     /** Whether {@link #sig} signs this header under the sender's transport key. */

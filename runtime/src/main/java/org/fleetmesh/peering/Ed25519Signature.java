@@ -5,6 +5,7 @@ import java.util.Arrays;
 import org.bouncycastle.math.ec.rfc8032.Ed25519;
 import org.fleetmesh.identity.KeyType;
 import org.fleetmesh.identity.Multikey;
+import org.fleetmesh.identity.SecretKey;
 import org.fleetmesh.nostr.Hex;
 
 /** A 64-byte Ed25519 signature (RFC 8032, pure Ed25519): the {@code sig} of a proof. */
@@ -25,6 +26,18 @@ public final class Ed25519Signature {
     }
 
     /** @throws IllegalArgumentException unless {@code hex} is 128 lower-case hex characters */
+    /** Signs {@code message} with the Ed25519 seed {@code key} (RFC 8032, pure Ed25519); the seed copy is wiped. */
+    public static Ed25519Signature sign(byte[] message, SecretKey key) {
+        byte[] seed = key.bytes();
+        byte[] sig = new byte[LENGTH];
+        try {
+            Ed25519.sign(seed, 0, message, 0, message.length, sig, 0);
+        } finally {
+            Arrays.fill(seed, (byte) 0);
+        }
+        return new Ed25519Signature(sig);
+    }
+
     public static Ed25519Signature ofHex(String hex) {
         if (!Hex.isLowerHex(hex, 2 * LENGTH)) {
             throw new IllegalArgumentException("an Ed25519 signature is " + (2 * LENGTH) + " lower-case hex characters");

@@ -69,15 +69,7 @@ public final class MeshSigner {
     }
 
     Ed25519Signature sign(Transcript transcript) {
-        byte[] seed = transport.bytes();
-        byte[] message = transcript.bytes();
-        byte[] sig = new byte[Ed25519.SIGNATURE_SIZE];
-        try {
-            Ed25519.sign(seed, 0, message, 0, message.length, sig, 0);
-        } finally {
-            Arrays.fill(seed, (byte) 0);
-        }
-        return Ed25519Signature.of(sig);
+        return Ed25519Signature.sign(transcript.bytes(), transport);
     }
 
     /** BIP-340 over the transcript hash with the given auxiliary randomness, when this signer has a Nostr key. */
