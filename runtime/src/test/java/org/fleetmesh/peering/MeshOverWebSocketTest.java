@@ -185,13 +185,17 @@ class MeshOverWebSocketTest {
         }
     }
 
-    /** A plain WebSocket to /mesh, its handlers set on the event loop before any frame can arrive. */
+    /**
+     * A plain WebSocket to /mesh, its handlers set before connecting: the node sends MESH-HELLO as soon as the socket
+     * opens, and handlers attached in the connect future's callback can miss it when that callback runs on the test
+     * thread after the event loop has already delivered the frame (CI lost a HELLO that way).
+     */
     private WebSocket rawConnection(WebSocketClient raw, BlockingQueue<String> received, CompletableFuture<Short> closed)
             throws Exception {
-        return await(raw.connect(server.actualPort(), "127.0.0.1", "/mesh").onSuccess(ws -> {
-            ws.textMessageHandler(received::add);
-            ws.closeHandler(v -> closed.complete(ws.closeStatusCode()));
-        }).toCompletionStage());
+        var ws = raw.webSocket();
+        ws.textMessageHandler(received::add);
+        ws.closeHandler(v -> closed.complete(ws.closeStatusCode()));
+        return await(ws.connect(server.actualPort(), "127.0.0.1", "/mesh").toCompletionStage());
     }
 
     @Test
