@@ -44,5 +44,62 @@ public interface Carrier {
 
         /** The carrier of a link whose peer has just authenticated, or null for none. It may send at once. */
         Carrier open(EventLink.Wire wire, PeerAccount account);
+
+        /**
+         * Several carriers on one link (delivery, then shard replication): frames go to the first one opened, a
+         * message to each in turn until one serves it, and the link's events to all of them.
+         */
+        static Carriers all(List<Carriers> each) {
+            List<Carriers> copy = List.copyOf(each);
+            return (wire, account) -> {
+                List<Carrier> opened = new java.util.ArrayList<>(copy.size());
+                for (Carriers c : copy) {
+                    Carrier one = c.open(wire, account);
+                    if (one != null) {
+                        opened.add(one);
+                    }
+                }
+                return opened.isEmpty() ? null : opened.size() == 1 ? opened.get(0) : new Several(opened);
+            };
+        }
+    }
+
+    /** The carriers of {@link Carriers#all}. */
+    final class Several implements Carrier {
+        private final List<Carrier> each;
+
+        Several(List<Carrier> each) {
+            this.each = each;
+        }
+
+        @Override
+        public void frame(long seq, String headerJson, List<String> events, long bytes) {
+            each.get(0).frame(seq, headerJson, events, bytes);
+        }
+
+        @Override
+        public boolean receive(String type, String text) {
+            for (Carrier c : each) {
+                if (c.receive(type, text)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        @Override
+        public void grantChanged() {
+            each.forEach(Carrier::grantChanged);
+        }
+
+        @Override
+        public void suspended() {
+            each.forEach(Carrier::suspended);
+        }
+
+        @Override
+        public void closed() {
+            each.forEach(Carrier::closed);
+        }
     }
 }
