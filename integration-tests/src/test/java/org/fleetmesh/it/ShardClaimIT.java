@@ -233,6 +233,45 @@ class ShardClaimIT {
         assertEquals(400, delete(write, "bad%20id").statusCode());
         assertTrue(!ids(list(read)).contains("profiles"));
         assertTrue(!ids(PeeringIT.status(node).path("shards")).contains("profiles"));
+        try (NostrClient c = NostrClient.connect(node)) {
+            // the claims are withdrawn by a NIP-09 deletion of their address: once it is stored, REQ serves none
+            String address = "30803:" + pubkey + ":profiles";
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            for (int i = 0; c.query("del-" + i, NostrClient.tree("{\"kinds\":[5],\"authors\":[\"" + pubkey
+                    + "\"],\"#a\":[\"" + address + "\"]}")).isEmpty(); i++) {
+                assertTrue(System.nanoTime() < deadline, "the node never withdrew its claims of profiles");
+                Thread.sleep(100);
+            }
+            assertEquals(List.of(), c.query("gone", NostrClient.tree("{\"kinds\":[30803],\"authors\":[\"" + pubkey
+                    + "\"],\"#d\":[\"profiles\"]}")), "the withdrawn claim is no longer served");
+        }
+
+    }
+
+    @Test
+    void theAdminApiDeclaresAtMostSixtyFourShards() throws Exception {
+        String write = PeeringIT.token(node, "admin:write");
+        String read = PeeringIT.token(node, "admin:read");
+        int declared = list(read).size();
+        List<String> added = new ArrayList<>();
+        for (int i = declared; i < 64; i++) {
+            String id = "bound-" + i;
+            HttpResponse<String> r = post(write, "{\"id\":\"" + id + "\",\"filter\":{\"kinds\":[" + (40000 + i)
+                    + "]},\"mode\":\"replicated\"}");
+            assertEquals(201, r.statusCode(), r.body());
+            added.add(id);
+        }
+        HttpResponse<String> over = post(write, "{\"id\":\"one-more\",\"filter\":{},\"mode\":\"replicated\"}");
+        assertEquals(400, over.statusCode());
+        assertEquals("invalid: this node declares 64 shards already, at most 64", NostrClient.tree(over.body()).path("error").asText());
+        assertEquals(64, list(read).size(), "the refused one left nothing behind");
+        HttpResponse<String> big = post(write, "{\"id\":\"big\",\"filter\":{\"#t\":[\"" + "x".repeat(20_000)
+                + "\"]},\"mode\":\"replicated\"}");
+        assertEquals(413, big.statusCode(), "a body over 16 KiB is refused before it is read");
+        for (String id : added) {
+            assertEquals(204, delete(write, id).statusCode());
+        }
+        assertEquals(declared, list(read).size());
     }
 
     @Test

@@ -124,6 +124,7 @@ public class ShardsRuntime implements LocalShards {
             if (stored.source() == ShardBook.Source.CONFIG && !ids.contains(stored.id())) {
                 LOG.infof("shard %s is no longer configured; forgetting it", stored.id());
                 book.remove(stored.id());
+                withdraw(stored.id());
                 continue;
             }
             Shard s;
@@ -202,12 +203,37 @@ public class ShardsRuntime implements LocalShards {
         return fresh;
     }
 
-    /** Forgets a shard (the admin API); false when it was not declared. Its last claim stays stored. */
+    /**
+     * Forgets a shard (the admin API); false when it was not declared. Its claims are withdrawn with a NIP-09 deletion
+     * of their address ({@code 30803:<pubkey>:<id>}): the node no longer promises anything about the set.
+     */
     public boolean remove(String id) {
         boolean had = declared().remove(id);
         boolean stored = book.remove(id);
-        schedule.forget(id);
+        if (had) {
+            withdraw(id);
+        }
         return had || stored;
+    }
+
+    private void withdraw(String id) {
+        long at = now();
+        schedule.withdrawn(id, at);
+        byte[] key = identity.secrets().nostr().bytes();
+        Event deletion;
+        try {
+            deletion = Claim.withdrawal(id, at, key);
+        } finally {
+            java.util.Arrays.fill(key, (byte) 0);
+        }
+        relays.relay().ingest().submit(List.of(deletion), new Origin.Import()).thenAccept(outcomes -> {
+            var o = outcomes.get(0);
+            if (o.accepted()) {
+                LOG.infof("claims of shard %s withdrawn (deletion %s)", id, o.id().hex());
+            } else {
+                LOG.errorf("the withdrawal of this node's claims of shard %s was refused: %s", id, o.reason());
+            }
+        });
     }
 
     /** {@code r} runs after every change to the declared shards (replication re-plans on it). */
