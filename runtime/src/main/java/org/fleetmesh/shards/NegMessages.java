@@ -72,7 +72,13 @@ public final class NegMessages {
     private NegMessages() {
     }
 
-    public static String open(String shard, String filterJson, byte[] message) {
+    /** The opening message, with the shard's filter in its canonical JSON (docs/spec/shards.md). */
+    public static String open(Shard shard, byte[] message) {
+        return open(shard.id(), ShardFilter.canonicalJson(shard.filter()), message);
+    }
+
+    /** The opening message with {@code filterJson} as given (tests write other filters). */
+    static String open(String shard, String filterJson, byte[] message) {
         return "[\"" + OPEN + "\"," + NostrJson.quote(shard) + "," + filterJson + ",\"" + Hex.encode(message) + "\"]";
     }
 
@@ -113,6 +119,9 @@ public final class NegMessages {
                 f = FilterJson.read(p, limits);
             } catch (FilterSyntaxException e) {
                 throw new Unreadable("invalid: " + OPEN + " filter: " + e.reason());
+            }
+            if (f.limit() != null) {
+                throw new Unreadable("invalid: " + OPEN + " filter: a shard filter has no limit");
             }
             byte[] m = hex(p, OPEN, maxBytes);
             end(p, OPEN, 4);
@@ -185,21 +194,6 @@ public final class NegMessages {
         }
     }
 
-    /** Whether {@code id} is a shard id: 1-64 characters of {@code [A-Za-z0-9._:-]} (docs/spec/shards.md). */
-    public static boolean isShardId(String id) {
-        if (id.isEmpty() || id.length() > 64) {
-            return false;
-        }
-        for (int i = 0; i < id.length(); i++) {
-            char c = id.charAt(i);
-            if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_'
-                    || c == ':' || c == '-')) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     private static JsonParser start(String text, String type) throws IOException, Unreadable {
         JsonParser p = FACTORY.createParser(text);
         if (p.nextToken() != JsonToken.START_ARRAY || p.nextToken() != JsonToken.VALUE_STRING
@@ -211,7 +205,7 @@ public final class NegMessages {
     }
 
     private static String shard(JsonParser p, String type) throws IOException, Unreadable {
-        if (p.nextToken() != JsonToken.VALUE_STRING || !isShardId(p.getText())) {
+        if (p.nextToken() != JsonToken.VALUE_STRING || !ShardsSetting.isId(p.getText())) {
             throw new Unreadable("invalid: " + type + " element 1 must be a shard id (1-64 of A-Za-z0-9._:-)");
         }
         return p.getText();

@@ -14,7 +14,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
-import org.fleetmesh.delivery.FederateMessage;
 import org.fleetmesh.delivery.PacedWire;
 import org.fleetmesh.negentropy.Id;
 import org.fleetmesh.negentropy.Negentropy;
@@ -22,7 +21,6 @@ import org.fleetmesh.negentropy.NegentropyException;
 import org.fleetmesh.negentropy.Storage;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
-import org.fleetmesh.nostr.FilterJson;
 import org.fleetmesh.peering.MeshErr;
 import org.fleetmesh.peering.link.Carrier;
 import org.fleetmesh.peering.link.EventLink;
@@ -114,19 +112,16 @@ public final class Replication implements Carrier.Carriers {
     private final LocalShards shards;
     private final Pusher pusher;
     private final LongSupplier millis;
-    private final FilterJson.Limits filterLimits;
     private final Map<String, Link> links = new ConcurrentHashMap<>();
     /** Every id some pass asked for and waits for, node-wide: a second pass does not ask another peer for it. */
     private final Map<EventId, Pull> wanted = new HashMap<>();
     private volatile boolean closed;
 
-    public Replication(Settings settings, LocalShards shards, Pusher pusher, LongSupplier millis,
-            FilterJson.Limits filterLimits) {
+    public Replication(Settings settings, LocalShards shards, Pusher pusher, LongSupplier millis) {
         this.settings = Objects.requireNonNull(settings, "settings");
         this.shards = Objects.requireNonNull(shards, "shards");
         this.pusher = Objects.requireNonNull(pusher, "pusher");
         this.millis = Objects.requireNonNull(millis, "millis");
-        this.filterLimits = Objects.requireNonNull(filterLimits, "filterLimits");
     }
 
     public Settings settings() {
@@ -331,7 +326,7 @@ public final class Replication implements Carrier.Carriers {
             }
             try {
                 switch (type) {
-                    case NegMessages.OPEN -> respondOpen(NegMessages.parseOpen(text, MAX_READ_BYTES, filterLimits));
+                    case NegMessages.OPEN -> respondOpen(NegMessages.parseOpen(text, MAX_READ_BYTES, ShardFilter.LIMITS));
                     case NegMessages.MSG -> respondMsg(NegMessages.parseMsg(text, NegMessages.MSG, MAX_READ_BYTES));
                     case NegMessages.CLOSE -> {
                         String id = NegMessages.parseClose(text);
@@ -379,9 +374,10 @@ public final class Replication implements Carrier.Carriers {
                 wire.send(NegMessages.err(o.shard(), "blocked: this node does not declare shard " + o.shard()));
                 return;
             }
-            if (!s.get().filter().equals(o.filter())) {
+            String here = ShardFilter.canonicalJson(s.get().filter());
+            if (!here.equals(ShardFilter.canonicalJson(o.filter()))) {
                 wire.send(NegMessages.err(o.shard(), "blocked: shard " + o.shard() + " has another filter here: "
-                        + FederateMessage.json(s.get().filter())));
+                        + here));
                 return;
             }
             Optional<Storage> snapshot = shards.snapshot(o.shard());
@@ -528,7 +524,7 @@ public final class Replication implements Carrier.Carriers {
             passStarted = now;
             progressAt = now;
             awaitingReply = true;
-            link.wire.send(NegMessages.open(shard.id(), FederateMessage.json(shard.filter()), first));
+            link.wire.send(NegMessages.open(shard, first));
         }
 
         void reply(byte[] message, long now) {

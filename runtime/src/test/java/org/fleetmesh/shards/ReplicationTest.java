@@ -19,7 +19,6 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 
-import org.fleetmesh.delivery.FederateMessage;
 import org.fleetmesh.identity.NodeDidDocument;
 import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.NodeSecrets;
@@ -32,7 +31,6 @@ import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Filter;
-import org.fleetmesh.nostr.FilterJson;
 import org.fleetmesh.peering.PeerIdentity;
 import org.fleetmesh.peering.Refusal;
 import org.fleetmesh.peering.link.Carrier;
@@ -149,7 +147,7 @@ class ReplicationTest {
             this.did = NodeDidDocument.of(secrets.publicKeys(), NodeEndpoints.of("ws://" + name + ".example/",
                     "ws://" + name + ".example/mesh", "http://" + name + ".example/didcomm")).did();
             byDid.put(shortDid(), this);
-            this.replication = new Replication(settings, shards, this::push, millis::get, FilterJson.Limits.DEFAULT);
+            this.replication = new Replication(settings, shards, this::push, millis::get);
         }
 
         String shortDid() {
@@ -367,7 +365,7 @@ class ReplicationTest {
         new Link(a, b);
         drain();
         assertEquals("refused", a.status(b, "notes").get("state"));
-        assertEquals("blocked: shard notes has another filter here: " + FederateMessage.json(kinds17),
+        assertEquals("blocked: shard notes has another filter here: " + ShardFilter.canonicalJson(kinds17),
                 a.status(b, "notes").get("reason"));
         assertTrue(a.ids(KIND_1).isEmpty());
     }
@@ -499,7 +497,7 @@ class ReplicationTest {
         Link l = new Link(a, b);
         drain();
         SortedVector empty = SortedVector.builder().seal();
-        String filter = FederateMessage.json(KIND_1);
+        String filter = ShardFilter.canonicalJson(KIND_1);
         for (int i = 0; i < 100; i++) {
             l.atB.receive(NegMessages.OPEN, NegMessages.open("s" + i, filter, new Negentropy(empty).initiate()));
         }
@@ -522,7 +520,7 @@ class ReplicationTest {
         b.shards.declared.add(NOTES);
         Link l = new Link(a, b);
         drain();
-        l.atB.receive(NegMessages.OPEN, NegMessages.open("notes", FederateMessage.json(KIND_1),
+        l.atB.receive(NegMessages.OPEN, NegMessages.open("notes", ShardFilter.canonicalJson(KIND_1),
                 new Negentropy(SortedVector.builder().seal()).initiate()));
         assertEquals(1, b.replication.responding(a.shortDid()));
         millis.addAndGet(120_000);
@@ -567,7 +565,7 @@ class ReplicationTest {
         b.shards.declared.add(NOTES);
         Link l = new Link(a, b);
         drain();
-        l.atB.receive(NegMessages.OPEN, NegMessages.open("notes", FederateMessage.json(KIND_1),
+        l.atB.receive(NegMessages.OPEN, NegMessages.open("notes", ShardFilter.canonicalJson(KIND_1),
                 new byte[] { 0x61, 0x05 }));
         assertTrue(l.ba.sent.get(l.ba.sent.size() - 1).startsWith("[\"MESH-NEG-ERR\",\"notes\",\"invalid: "),
                 l.ba.sent.get(l.ba.sent.size() - 1));
