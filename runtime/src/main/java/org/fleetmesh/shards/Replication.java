@@ -44,6 +44,8 @@ public final class Replication implements Carrier.Carriers {
     public static final int MAX_WANT = 1000;
     /** A pass retries this soon after the peer's index was building or its session expired. */
     static final long RETRY_MILLIS = 5_000;
+    /** A long pass (a rebuild) logs its progress this often. */
+    static final long PROGRESS_MILLIS = 10_000;
 
     /**
      * The settings of {@code fleetmesh.replication.*} (docs/OPERATING.md).
@@ -150,6 +152,18 @@ public final class Replication implements Carrier.Carriers {
 
     /** Events were stored (or found already stored): the passes waiting for them go on. Any thread. */
     public void arrived(Collection<EventId> ids) {
+        answered(ids, true);
+    }
+
+    /**
+     * Events a peer sent were refused by this node's ingest (deleted here, expired, ...): the passes waiting for them
+     * go on without them (they do not count as pulled, so no pass repeats for them at once).
+     */
+    public void refused(Collection<EventId> ids) {
+        answered(ids, false);
+    }
+
+    private void answered(Collection<EventId> ids, boolean stored) {
         if (ids.isEmpty()) {
             return;
         }
@@ -162,7 +176,7 @@ public final class Replication implements Carrier.Carriers {
             for (EventId id : ids) {
                 Pull p = wanted.remove(id);
                 if (p != null) {
-                    p.arrived(now);
+                    p.arrived(now, stored);
                     if (!moved.contains(p)) {
                         moved.add(p);
                     }
@@ -472,7 +486,9 @@ public final class Replication implements Carrier.Carriers {
         long found;
         long passPulled;
         long missed;
+        long refusedHere;
         long passStarted;
+        long reportedAt;
         /** The last time the pass moved (a reply, an arrival): a pass that stands still for want-timeout ends. */
         long progressAt;
 
@@ -492,6 +508,11 @@ public final class Replication implements Carrier.Carriers {
             if (state == State.SYNCING) {
                 if (now - progressAt >= settings.wantTimeout().toMillis()) {
                     finish(now, "no progress for " + settings.wantTimeout().toSeconds() + " s");
+                } else if (now - reportedAt >= PROGRESS_MILLIS) {
+                    reportedAt = now;
+                    LOG.infof("replication of shard %s with %s: pass %d running for %d s, %d found missing here so far,"
+                            + " %d pulled, %d asked for and waited for", shard.id(), link.peer, passes + 1,
+                            (now - passStarted) / 1000, found, passPulled, pending + toWant.size());
                 }
                 return;
             }
@@ -521,7 +542,9 @@ public final class Replication implements Carrier.Carriers {
             found = 0;
             passPulled = 0;
             missed = 0;
+            refusedHere = 0;
             passStarted = now;
+            reportedAt = now;
             progressAt = now;
             awaitingReply = true;
             link.wire.send(NegMessages.open(shard, first));
@@ -574,11 +597,15 @@ public final class Replication implements Carrier.Carriers {
             LOG.debugf("replication of shard %s with %s refused: %s", shard.id(), link.peer, why);
         }
 
-        void arrived(long now) {
+        void arrived(long now, boolean stored) {
             pending--;
-            pulled++;
-            passPulled++;
             progressAt = now;
+            if (stored) {
+                pulled++;
+                passPulled++;
+            } else {
+                refusedHere++;
+            }
         }
 
         /** Asks for what fits, continues the reconciliation when there is room, ends the pass when all is in. */
@@ -630,8 +657,11 @@ public final class Replication implements Carrier.Carriers {
             negentropy = null;
             held = null;
             passes++;
-            LOG.infof("replication of shard %s with %s: pass %d found %d missing here, pulled %d%s in %d ms",
+            // a pass that found nothing is the steady state: logged at debug, the others at info
+            LOG.logf(found == 0 && why == null ? Logger.Level.DEBUG : Logger.Level.INFO,
+                    "replication of shard %s with %s: pass %d found %d missing here, pulled %d%s%s in %d ms",
                     shard.id(), link.peer, passes, found, passPulled,
+                    refusedHere == 0 ? "" : ", " + refusedHere + " refused here",
                     why == null ? "" : ", " + missed + " not received (" + why + ")", now - passStarted);
             if (why == null || passPulled > 0) {
                 lastSync = now;
@@ -645,7 +675,8 @@ public final class Replication implements Carrier.Carriers {
                 start(now); // it pulled something: again at once, until a pass pulls nothing
             } else {
                 state = State.IDLE;
-                reason = why != null ? why : "what it found missing comes from another peer";
+                reason = why != null ? why : refusedHere > 0 ? refusedHere + " refused by this node's ingest"
+                        : "what it found missing comes from another peer";
                 nextPassAt = now + settings.interval().toMillis();
             }
         }

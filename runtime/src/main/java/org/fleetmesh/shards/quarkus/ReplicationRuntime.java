@@ -92,12 +92,12 @@ public class ReplicationRuntime {
                 return;
             }
             List<EventId> ids = new ArrayList<>(outcomes.size());
+            List<EventId> refused = new ArrayList<>();
             for (Ingest.Outcome o : outcomes) {
-                if (o.status() != Ingest.Status.REFUSED) {
-                    ids.add(o.id());
-                }
+                (o.status() == Ingest.Status.REFUSED ? refused : ids).add(o.id());
             }
             r.arrived(ids);
+            r.refused(refused);
         });
         LOG.infof("replication: every %ds per shard and peer, asks of %d ids, %d pending at most, messages of %d bytes",
                 settings.interval().toSeconds(), settings.wantBatch(), settings.maxPending(), settings.frameBytes());
