@@ -55,14 +55,22 @@ public final class Replication implements Carrier.Carriers {
      * @param maxPending ids this node waits for per pass, and pushed ids it queues per peer, at most
      * @param frameBytes the largest Negentropy message this node sends (bytes before hex, at least 4096)
      * @param wantTimeout a pass that receives none of the ids it asked for in this long gives up on them
+     * @param grace an id found missing is asked for only after this long: live forwarding brings most of what a pass
+     *        finds while events are being written, and what arrives meanwhile is not asked for
      */
-    public record Settings(Duration interval, int wantBatch, int maxPending, int frameBytes, Duration wantTimeout) {
+    public record Settings(Duration interval, int wantBatch, int maxPending, int frameBytes, Duration wantTimeout,
+            Duration grace) {
         public static final Settings DEFAULT = new Settings(Duration.ofSeconds(30), 1000, 10_000, 60_000,
-                Duration.ofSeconds(60));
+                Duration.ofSeconds(60), Duration.ofSeconds(2));
 
         public Settings {
             Objects.requireNonNull(interval, "interval");
             Objects.requireNonNull(wantTimeout, "wantTimeout");
+            Objects.requireNonNull(grace, "grace");
+            if (grace.isNegative() || grace.compareTo(wantTimeout) >= 0) {
+                throw new IllegalArgumentException("replication grace must be 0 or more and below want-timeout, not "
+                        + grace.toMillis() + " ms");
+            }
             if (interval.toMillis() < 1000 || wantTimeout.toMillis() < 1000) {
                 throw new IllegalArgumentException("replication interval and want-timeout are at least 1 s");
             }
@@ -176,7 +184,7 @@ public final class Replication implements Carrier.Carriers {
             for (EventId id : ids) {
                 Pull p = wanted.remove(id);
                 if (p != null) {
-                    p.arrived(now, stored);
+                    p.arrived(id, now, stored);
                     if (!moved.contains(p)) {
                         moved.add(p);
                     }
@@ -464,6 +472,10 @@ public final class Replication implements Carrier.Carriers {
         }
     }
 
+    /** An id found missing, and when. */
+    private record Found(EventId id, long at) {
+    }
+
     // ---- one pull: this node the initiator for one shard on one link (under the Replication's lock) ----
 
     private final class Pull {
@@ -481,8 +493,14 @@ public final class Replication implements Carrier.Carriers {
         byte[] held;
         boolean awaitingReply;
         boolean reconciled;
-        final ArrayDeque<EventId> toWant = new ArrayDeque<>();
-        int pending;
+        /** Ids found missing in this pass, oldest first; those no longer this pull's in {@code wanted} arrived. */
+        final ArrayDeque<Found> toWant = new ArrayDeque<>();
+        /** Ids found and not yet asked for (that have not arrived). */
+        int unasked;
+        /** Ids asked for and not yet arrived. */
+        final java.util.Set<EventId> asked = new java.util.HashSet<>();
+        /** Ids found missing that arrived before they were asked for (live forwarding brought them). */
+        long early;
         long found;
         long passPulled;
         long missed;
@@ -512,8 +530,9 @@ public final class Replication implements Carrier.Carriers {
                     reportedAt = now;
                     LOG.infof("replication of shard %s with %s: pass %d running for %d s, %d found missing here so far,"
                             + " %d pulled, %d asked for and waited for", shard.id(), link.peer, passes + 1,
-                            (now - passStarted) / 1000, found, passPulled, pending + toWant.size());
+                            (now - passStarted) / 1000, found, passPulled, asked.size() + unasked);
                 }
+                pump(now); // ids whose grace ended
                 return;
             }
             if (now >= nextPassAt) {
@@ -539,6 +558,7 @@ public final class Replication implements Carrier.Carriers {
             held = null;
             reconciled = false;
             toWant.clear();
+            early = 0;
             found = 0;
             passPulled = 0;
             missed = 0;
@@ -565,8 +585,13 @@ public final class Replication implements Carrier.Carriers {
                 return;
             }
             for (Id id : negentropy.needIds()) {
-                toWant.add(new EventId(id.toBytes()));
+                EventId e = new EventId(id.toBytes());
                 found++;
+                if (!wanted.containsKey(e)) { // else another peer's pass waits for it already
+                    wanted.put(e, this);
+                    toWant.add(new Found(e, now));
+                    unasked++;
+                }
             }
             negentropy.forgetFound();
             if (next == null) {
@@ -597,10 +622,12 @@ public final class Replication implements Carrier.Carriers {
             LOG.debugf("replication of shard %s with %s refused: %s", shard.id(), link.peer, why);
         }
 
-        void arrived(long now, boolean stored) {
-            pending--;
+        void arrived(EventId id, long now, boolean stored) {
             progressAt = now;
-            if (stored) {
+            if (!asked.remove(id)) {
+                unasked--;
+                early++;
+            } else if (stored) {
                 pulled++;
                 passPulled++;
             } else {
@@ -613,32 +640,38 @@ public final class Replication implements Carrier.Carriers {
             if (state != State.SYNCING || link.gone) {
                 return;
             }
-            while (!toWant.isEmpty() && pending < settings.maxPending()) {
-                int room = Math.min(settings.wantBatch(), settings.maxPending() - pending);
+            long grace = settings.grace().toMillis();
+            boolean young = false;
+            while (unasked > 0 && asked.size() < settings.maxPending() && !young) {
+                int room = Math.min(settings.wantBatch(), settings.maxPending() - asked.size());
                 List<EventId> batch = new ArrayList<>(room);
                 while (batch.size() < room && !toWant.isEmpty()) {
-                    EventId id = toWant.poll();
-                    Pull other = wanted.get(id);
-                    if (other != null && other != this) {
-                        continue; // another peer is sending it already
+                    Found f = toWant.peek();
+                    if (wanted.get(f.id()) != this) {
+                        toWant.poll(); // it arrived meanwhile
+                        continue;
                     }
-                    if (other == null) {
-                        wanted.put(id, this);
-                        pending++;
-                        batch.add(id);
+                    if (now - f.at() < grace) {
+                        young = true; // the rest were found later still
+                        break;
                     }
+                    toWant.poll();
+                    asked.add(f.id());
+                    unasked--;
+                    batch.add(f.id());
                 }
-                if (!batch.isEmpty()) {
-                    link.wire.send(NegMessages.want(shard.id(), batch));
+                if (batch.isEmpty()) {
+                    break;
                 }
+                link.wire.send(NegMessages.want(shard.id(), batch));
             }
-            if (held != null && !awaitingReply && pending + toWant.size() < settings.maxPending()) {
+            if (held != null && !awaitingReply && asked.size() + unasked < settings.maxPending()) {
                 byte[] m = held;
                 held = null;
                 awaitingReply = true;
                 link.wire.send(NegMessages.msg(shard.id(), m));
             }
-            if (reconciled && toWant.isEmpty() && pending == 0) {
+            if (reconciled && unasked == 0 && asked.isEmpty()) {
                 finish(now, null);
             }
         }
@@ -651,7 +684,7 @@ public final class Replication implements Carrier.Carriers {
                 link.wire.send(NegMessages.close(shard.id()));
             }
             awaitingReply = false;
-            long lacking = toWant.size() + pending;
+            long lacking = unasked + asked.size();
             abandonWants();
             missed += lacking;
             negentropy = null;
@@ -659,14 +692,16 @@ public final class Replication implements Carrier.Carriers {
             passes++;
             // a pass that found nothing is the steady state: logged at debug, the others at info
             LOG.logf(found == 0 && why == null ? Logger.Level.DEBUG : Logger.Level.INFO,
-                    "replication of shard %s with %s: pass %d found %d missing here, pulled %d%s%s in %d ms",
+                    "replication of shard %s with %s: pass %d found %d missing here, pulled %d%s%s%s in %d ms",
                     shard.id(), link.peer, passes, found, passPulled,
+                    early == 0 ? "" : ", " + early + " came by another way",
                     refusedHere == 0 ? "" : ", " + refusedHere + " refused here",
                     why == null ? "" : ", " + missed + " not received (" + why + ")", now - passStarted);
             if (why == null || passPulled > 0) {
                 lastSync = now;
             }
-            if (why == null && found == 0) {
+            if (why == null && passPulled == 0 && refusedHere == 0) {
+                // nothing was missing, or what was came another way (live forwarding, another peer's pass)
                 state = State.SYNCED;
                 reason = null;
                 nextPassAt = now + settings.interval().toMillis();
@@ -675,8 +710,7 @@ public final class Replication implements Carrier.Carriers {
                 start(now); // it pulled something: again at once, until a pass pulls nothing
             } else {
                 state = State.IDLE;
-                reason = why != null ? why : refusedHere > 0 ? refusedHere + " refused by this node's ingest"
-                        : "what it found missing comes from another peer";
+                reason = why != null ? why : refusedHere + " refused by this node's ingest";
                 nextPassAt = now + settings.interval().toMillis();
             }
         }
@@ -691,11 +725,12 @@ public final class Replication implements Carrier.Carriers {
         }
 
         private void abandonWants() {
-            toWant.clear();
-            if (pending > 0) {
+            if (unasked > 0 || !asked.isEmpty()) {
                 wanted.values().removeIf(p -> p == this);
-                pending = 0;
             }
+            toWant.clear();
+            asked.clear();
+            unasked = 0;
         }
 
         Map<String, Object> describe() {
@@ -703,7 +738,7 @@ public final class Replication implements Carrier.Carriers {
             m.put("state", state.word());
             m.put("passes", passes);
             m.put("pulled", pulled);
-            m.put("need", state == State.SYNCING ? (long) toWant.size() + pending : missed);
+            m.put("need", state == State.SYNCING ? (long) unasked + asked.size() : missed);
             m.put("last_sync", lastSync < 0 ? null : lastSync / 1000);
             if (reason != null) {
                 m.put("reason", reason);

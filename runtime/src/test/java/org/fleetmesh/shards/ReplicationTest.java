@@ -76,8 +76,11 @@ class ReplicationTest {
 
     static Replication.Settings settings(int wantBatch, int maxPending, int frameBytes) {
         return new Replication.Settings(Duration.ofSeconds(30), wantBatch, maxPending, frameBytes,
-                Duration.ofSeconds(60));
+                Duration.ofSeconds(60), Duration.ZERO);
     }
+
+    /** The defaults without the grace: what a pass finds is asked for at once (the grace has its own test). */
+    static final Replication.Settings FAST = settings(1000, 10_000, 60_000);
 
     /** Runs every queued message (and what it causes) in order; {@code watch} runs after each. */
     void drain(Runnable watch) {
@@ -287,8 +290,8 @@ class ReplicationTest {
 
     @Test
     void theDeltaMovesBothWaysAndOnlyTheDelta() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         a.shards.declared.add(NOTES);
         b.shards.declared.add(NOTES);
         List<Event> common = events(1, 0, 200);
@@ -357,8 +360,8 @@ class ReplicationTest {
 
     @Test
     void aPeerWithoutTheShardRefusesItAndTheStateSaysSo() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         a.shards.declared.add(NOTES);
         b.shards.declared.add(new Shard("other", KIND_1, Shard.Mode.REPLICATED));
         b.hold(events(1, 0, 5));
@@ -375,8 +378,8 @@ class ReplicationTest {
 
     @Test
     void aShardUnderTheSameIdWithAnotherFilterIsRefused() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         a.shards.declared.add(NOTES);
         Filter kinds17 = new Filter(null, null, Set.of(1, 7), Map.of(), null, null, null);
         b.shards.declared.add(new Shard("notes", kinds17, Shard.Mode.REPLICATED));
@@ -391,8 +394,8 @@ class ReplicationTest {
 
     @Test
     void anIndexStillBuildingIsRetriedSoon() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         a.shards.declared.add(NOTES);
         b.shards.declared.add(NOTES);
         b.hold(events(1, 0, 5));
@@ -415,8 +418,8 @@ class ReplicationTest {
 
     @Test
     void theIntervalAndAShardChangeStartNewPasses() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         a.shards.declared.add(NOTES);
         b.shards.declared.add(NOTES);
         new Link(a, b);
@@ -444,8 +447,8 @@ class ReplicationTest {
 
     @Test
     void aPassThatReceivesNothingGivesUpAfterTheWantTimeout() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         a.shards.declared.add(NOTES);
         b.shards.declared.add(NOTES);
         b.hold(events(1, 0, 40));
@@ -467,8 +470,8 @@ class ReplicationTest {
 
     @Test
     void anEventThisNodeRefusesEndsThePassAndIsNotAskedForAgainAtOnce() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         a.shards.declared.add(NOTES);
         b.shards.declared.add(NOTES);
         List<Event> es = events(1, 0, 3);
@@ -487,10 +490,43 @@ class ReplicationTest {
     }
 
     @Test
-    void anIdAskedOfOnePeerIsNotAskedOfAnother() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
+    void whatArrivesByLiveForwardingWithinTheGraceIsNotAskedFor() {
+        Node a = new Node("a", Replication.Settings.DEFAULT); // grace 2 s
         Node b = new Node("b", Replication.Settings.DEFAULT);
-        Node c = new Node("c", Replication.Settings.DEFAULT);
+        a.shards.declared.add(NOTES);
+        b.shards.declared.add(NOTES);
+        List<Event> es = events(1, 0, 5);
+        b.hold(es);
+        Link l = new Link(a, b);
+        drain();
+        assertTrue(l.ab.sent(NegMessages.WANT).isEmpty(), "nothing asked within the grace");
+        assertEquals(5L, a.status(b, "notes").get("need"));
+        for (Event e : es.subList(0, 3)) {
+            a.stored(e); // forwarded live meanwhile
+        }
+        millis.addAndGet(1999);
+        a.replication.tick();
+        drain();
+        assertTrue(l.ab.sent(NegMessages.WANT).isEmpty(), "still within the grace");
+        millis.addAndGet(1);
+        a.replication.tick();
+        drain();
+        assertEquals(List.of(NegMessages.want("notes", ids(es.subList(3, 5)))), l.ab.sent(NegMessages.WANT),
+                "only the 2 that did not come by themselves");
+        assertEquals(5, a.ids(KIND_1).size());
+        Map<String, Object> s = a.status(b, "notes");
+        assertEquals(2L, s.get("pulled"));
+        millis.addAndGet(2000); // the pass after it finds nothing
+        a.replication.tick();
+        drain();
+        assertEquals("synced", a.status(b, "notes").get("state"));
+    }
+
+    @Test
+    void anIdAskedOfOnePeerIsNotAskedOfAnother() {
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
+        Node c = new Node("c", FAST);
         for (Node n : List.of(a, b, c)) {
             n.shards.declared.add(NOTES);
         }
@@ -506,8 +542,8 @@ class ReplicationTest {
 
     @Test
     void aMeshWantIsBoundedAndAFullPushQueueSaysRateLimited() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         a.shards.declared.add(NOTES);
         b.shards.declared.add(NOTES);
         Link l = new Link(a, b);
@@ -530,8 +566,8 @@ class ReplicationTest {
 
     @Test
     void responderSessionsAreOnePerDeclaredShardAndAReopenReplacesIt() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         b.shards.declared.add(NOTES);
         b.hold(events(1, 0, 100));
         Link l = new Link(a, b);
@@ -555,8 +591,8 @@ class ReplicationTest {
 
     @Test
     void idleResponderSessionsExpire() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         b.shards.declared.add(NOTES);
         Link l = new Link(a, b);
         drain();
@@ -573,8 +609,8 @@ class ReplicationTest {
 
     @Test
     void malformedMessagesAreAnsweredInvalidAndCountAsViolations() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         b.shards.declared.add(NOTES);
         Link l = new Link(a, b);
         drain();
@@ -600,8 +636,8 @@ class ReplicationTest {
 
     @Test
     void aGarbledNegentropyMessageEndsTheSessionWithNegErr() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         b.shards.declared.add(NOTES);
         Link l = new Link(a, b);
         drain();
@@ -617,8 +653,8 @@ class ReplicationTest {
 
     /** The worked example of docs/spec/replication.md §7. */
     String example() {
-        Node a = new Node("a", Replication.Settings.DEFAULT);
-        Node b = new Node("b", Replication.Settings.DEFAULT);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", FAST);
         a.shards.declared.add(NOTES);
         b.shards.declared.add(NOTES);
         a.hold(List.of(event(1, 1), event(1, 2), event(1, 3)));

@@ -35,4 +35,11 @@ public interface ReplicationConfig {
     /** A pull that receives none of the ids it asked for in this long gives up on them until the next pass. */
     @WithDefault("60s")
     Duration wantTimeout();
+
+    /**
+     * An id found missing is asked for only after this long (0 or more, below want-timeout): live forwarding brings
+     * most of what a pass finds while events are being written, and what arrives meanwhile is not asked for.
+     */
+    @WithDefault("2s")
+    Duration grace();
 }

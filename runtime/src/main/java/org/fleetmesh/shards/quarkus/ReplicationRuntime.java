@@ -79,7 +79,7 @@ public class ReplicationRuntime {
         Replication.Settings settings;
         try {
             settings = new Replication.Settings(config.interval(), config.wantBatch(), config.maxPending(),
-                    config.frameBytes(), config.wantTimeout());
+                    config.frameBytes(), config.wantTimeout(), config.grace());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("fleetmesh.replication: " + e.getMessage(), e);
         }
