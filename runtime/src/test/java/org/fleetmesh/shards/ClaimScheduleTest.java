@@ -73,9 +73,11 @@ class ClaimScheduleTest {
     }
 
     @Test
-    void aForgottenShardIsDueAgain() throws Exception {
+    void aWithdrawnShardIsDueAgainOnlyAfterTheDeletion() throws Exception {
         schedule.published(claim(S, 5, fp(1), T));
-        schedule.forget(S.id());
-        assertTrue(schedule.due(S, 5, fp(1), T + 1));
+        schedule.withdrawn(S.id(), T + 30);
+        assertEquals(java.util.Optional.empty(), schedule.last(S.id()));
+        assertFalse(schedule.due(S, 5, fp(1), T + 30), "a claim at the deletion's second would be refused");
+        assertTrue(schedule.due(S, 5, fp(1), T + 31));
     }
 }

@@ -184,6 +184,16 @@ class ClaimTest {
         assertEquals(5, Claim.read(e).figures().count());
     }
 
+    @Test
+    void aWithdrawalDeletesTheClaimsAddress() {
+        Event w = Claim.withdrawal("uk-events-2026Q3", T0 + 60, SECRET);
+        assertEquals(5, w.kind());
+        assertEquals(T0 + 60, w.createdAt());
+        assertEquals(List.of(List.of("a", "30803:" + new PubKey(Schnorr.publicKey(SECRET)).hex() + ":uk-events-2026Q3"),
+                List.of("k", "30803")), w.tags());
+        assertEquals(null, Events.verify(w));
+    }
+
     static Event with(Event e, String name, String value) {
         return resigned(e, t -> {
             t.replaceAll(x -> x.get(0).equals(name) ? List.of(name, value) : x);
