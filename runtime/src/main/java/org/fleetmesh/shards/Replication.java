@@ -52,7 +52,7 @@ public final class Replication implements Carrier.Carriers {
      *
      * @param interval how often each shard is reconciled with each peer
      * @param wantBatch ids per MESH-WANT this node sends, at most (1..1000)
-     * @param maxPending ids this node waits for per pass, and pushed ids it queues per peer, at most
+     * @param maxPending ids this node waits for per pass, at most; twice as many pushed ids queue per peer
      * @param frameBytes the largest Negentropy message this node sends (bytes before hex, at least 4096)
      * @param wantTimeout a pass that receives none of the ids it asked for in this long gives up on them
      * @param grace an id found missing is asked for only after this long: live forwarding brings most of what a pass
@@ -445,9 +445,11 @@ public final class Replication implements Carrier.Carriers {
                 wire.send(NegMessages.err(w.shard(), "blocked: this node does not declare shard " + w.shard()));
                 return;
             }
-            int taken = pusher.push(peer, w.ids(), s.get().filter(), settings.maxPending());
+            // twice what a pass waits for: what arrived there and awaits its receipt here still counts
+            int room = 2 * settings.maxPending();
+            int taken = pusher.push(peer, w.ids(), s.get().filter(), room);
             if (taken < w.ids().size()) {
-                wire.send(new MeshErr("rate-limited: " + settings.maxPending()
+                wire.send(new MeshErr("rate-limited: " + room
                         + " pushed events wait for their receipts; " + (w.ids().size() - taken)
                         + " ids of this MESH-WANT were not taken, ask again later").encode());
             }

@@ -556,7 +556,7 @@ class ReplicationTest {
         b.hold(events(1, 0, 10));
         b.pushRoom = 4;
         l.atB.receive(NegMessages.WANT, NegMessages.want("notes", many.subList(0, 10)));
-        assertEquals("[\"MESH-ERR\",\"rate-limited: 10000 pushed events wait for their receipts; 6 ids of this "
+        assertEquals("[\"MESH-ERR\",\"rate-limited: 20000 pushed events wait for their receipts; 6 ids of this "
                 + "MESH-WANT were not taken, ask again later\"]", l.ba.sent.get(l.ba.sent.size() - 1));
         assertEquals(4, b.pushed.get(a.shortDid()).size());
         l.atB.receive(NegMessages.WANT, NegMessages.want("elsewhere", many.subList(0, 1)));

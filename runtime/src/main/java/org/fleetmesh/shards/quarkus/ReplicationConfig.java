@@ -24,7 +24,7 @@ public interface ReplicationConfig {
     @WithDefault("1000")
     int wantBatch();
 
-    /** Ids one pull waits for at once, and ids a peer may have queued here for pushing, at most. */
+    /** Ids one pass waits for at once, at most; a peer may have twice as many queued here for pushing. */
     @WithDefault("10000")
     int maxPending();
 
