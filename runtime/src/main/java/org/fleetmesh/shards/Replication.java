@@ -503,6 +503,8 @@ public final class Replication implements Carrier.Carriers {
         final java.util.Set<EventId> asked = new java.util.HashSet<>();
         /** Ids found missing that arrived before they were asked for (live forwarding brought them). */
         long early;
+        /** Ids found missing that another peer's pass was waiting for already. */
+        long deferred;
         long found;
         long passPulled;
         long missed;
@@ -561,6 +563,7 @@ public final class Replication implements Carrier.Carriers {
             reconciled = false;
             toWant.clear();
             early = 0;
+            deferred = 0;
             found = 0;
             passPulled = 0;
             missed = 0;
@@ -589,10 +592,13 @@ public final class Replication implements Carrier.Carriers {
             for (Id id : negentropy.needIds()) {
                 EventId e = new EventId(id.toBytes());
                 found++;
-                if (!wanted.containsKey(e)) { // else another peer's pass waits for it already
+                Pull owner = wanted.get(e);
+                if (owner == null) {
                     wanted.put(e, this);
                     toWant.add(new Found(e, now));
                     unasked++;
+                } else if (owner != this) {
+                    deferred++; // another peer's pass waits for it already
                 }
             }
             negentropy.forgetFound();
@@ -694,22 +700,28 @@ public final class Replication implements Carrier.Carriers {
             passes++;
             // a pass that found nothing is the steady state: logged at debug, the others at info
             LOG.logf(found == 0 && why == null ? Logger.Level.DEBUG : Logger.Level.INFO,
-                    "replication of shard %s with %s: pass %d found %d missing here, pulled %d%s%s%s in %d ms",
+                    "replication of shard %s with %s: pass %d found %d missing here, pulled %d%s%s%s%s in %d ms",
                     shard.id(), link.peer, passes, found, passPulled,
                     early == 0 ? "" : ", " + early + " came by another way",
+                    deferred == 0 ? "" : ", " + deferred + " asked of another peer",
                     refusedHere == 0 ? "" : ", " + refusedHere + " refused here",
                     why == null ? "" : ", " + missed + " not received (" + why + ")", now - passStarted);
             if (why == null || passPulled > 0) {
                 lastSync = now;
             }
-            if (why == null && passPulled == 0 && refusedHere == 0) {
-                // nothing was missing, or what was came another way (live forwarding, another peer's pass)
+            if (why == null && passPulled == 0 && refusedHere == 0 && deferred == 0) {
+                // nothing was missing, or what was came another way (live forwarding)
                 state = State.SYNCED;
                 reason = null;
                 nextPassAt = now + settings.interval().toMillis();
             } else if (passPulled > 0) {
                 state = State.IDLE;
                 start(now); // it pulled something: again at once, until a pass pulls nothing
+            } else if (why == null && refusedHere == 0) {
+                // another peer's pass brings what this one found: look again soon, synced once it has
+                state = State.IDLE;
+                reason = deferred + " asked of another peer";
+                nextPassAt = now + RETRY_MILLIS;
             } else {
                 state = State.IDLE;
                 reason = why != null ? why : refusedHere + " refused by this node's ingest";

@@ -538,6 +538,15 @@ class ReplicationTest {
         drain();
         assertEquals(50, a.ids(KIND_1).size());
         assertEquals(50, wantedIds(ab.ab) + wantedIds(ac.ab), "each id asked of one peer only");
+        Node deferring = wantedIds(ab.ab) == 0 ? b : c;
+        Map<String, Object> s = a.status(deferring, "notes");
+        assertEquals("idle", s.get("state"), "not synced while another peer's pass brings its finds: " + s);
+        assertEquals("50 asked of another peer", s.get("reason"));
+        millis.addAndGet(Replication.RETRY_MILLIS);
+        a.replication.tick();
+        drain();
+        assertEquals("synced", a.status(b, "notes").get("state"));
+        assertEquals("synced", a.status(c, "notes").get("state"));
     }
 
     @Test
