@@ -52,7 +52,7 @@ public final class Replication implements Carrier.Carriers {
      *
      * @param interval how often each shard is reconciled with each peer
      * @param wantBatch ids per MESH-WANT this node sends, at most (1..1000)
-     * @param maxPending ids this node waits for per pass, at most; twice as many pushed ids queue per peer
+     * @param maxPending ids this node waits for per link (all shards), at most; twice as many pushed ids queue per peer
      * @param frameBytes the largest Negentropy message this node sends (bytes before hex, at least 4096)
      * @param wantTimeout a pass that receives none of the ids it asked for in this long gives up on them
      * @param grace an id found missing is asked for only after this long: live forwarding brings most of what a pass
@@ -190,8 +190,17 @@ public final class Replication implements Carrier.Carriers {
                     }
                 }
             }
+            // room on a link is shared by its shards: the others may ask now too
+            List<Link> touched = new ArrayList<>();
             for (Pull p : moved) {
-                p.pump(now);
+                if (!touched.contains(p.link)) {
+                    touched.add(p.link);
+                }
+            }
+            for (Link l : touched) {
+                for (Pull p : new ArrayList<>(l.pulls.values())) {
+                    p.pump(now);
+                }
             }
         }
     }
@@ -253,6 +262,12 @@ public final class Replication implements Carrier.Carriers {
         return wanted.size();
     }
 
+    /** For tests: ids asked of {@code peer} and not yet arrived. */
+    synchronized int asked(String peer) {
+        Link l = links.get(peer);
+        return l == null ? 0 : l.asked();
+    }
+
     /** For tests: responder sessions open on {@code peer}'s link. */
     int responding(String peer) {
         Link l = links.get(peer);
@@ -302,6 +317,15 @@ public final class Replication implements Carrier.Carriers {
                 }
                 p.due(now);
             }
+        }
+
+        /** Ids this node's passes on this link asked for and wait for (under the Replication's lock). */
+        int asked() {
+            int n = 0;
+            for (Pull p : pulls.values()) {
+                n += p.asked.size();
+            }
+            return n;
         }
 
         void drop() {
@@ -650,8 +674,10 @@ public final class Replication implements Carrier.Carriers {
             }
             long grace = settings.grace().toMillis();
             boolean young = false;
-            while (unasked > 0 && asked.size() < settings.maxPending() && !young) {
-                int room = Math.min(settings.wantBatch(), settings.maxPending() - asked.size());
+            // max-pending bounds the link, all its shards together: the peer's push queue is per peer
+            int linkAsked = link.asked();
+            while (unasked > 0 && linkAsked < settings.maxPending() && !young) {
+                int room = Math.min(settings.wantBatch(), settings.maxPending() - linkAsked);
                 List<EventId> batch = new ArrayList<>(room);
                 while (batch.size() < room && !toWant.isEmpty()) {
                     Found f = toWant.peek();
@@ -671,6 +697,7 @@ public final class Replication implements Carrier.Carriers {
                 if (batch.isEmpty()) {
                     break;
                 }
+                linkAsked += batch.size();
                 link.wire.send(NegMessages.want(shard.id(), batch));
             }
             if (held != null && !awaitingReply && asked.size() + unasked < settings.maxPending()) {
