@@ -13,6 +13,7 @@ import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
 import org.fleetmesh.identity.NodeSecrets;
+import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.FilterJson;
 import org.fleetmesh.nostr.PubKey;
@@ -237,6 +238,29 @@ public final class Delivery implements Carrier.Carriers {
         for (Link l : open.values()) {
             l.forwarder.scan();
         }
+    }
+
+    /**
+     * Sends {@code peer} the events it asked for (shard replication, docs/spec/replication.md): of {@code ids}, those
+     * this node stores that match {@code within}, in signed frames with receipts like the forwarded ones, taking turns
+     * with them; whatever this node knows the peer holds (it asked: a restored node lacks what it once had), with
+     * hops 0, never a private kind (NIP-04, NIP-59), an ephemeral or a protected event. A pushed frame neither holds
+     * back nor advances the forwarding cursor: it is not durable, the puller asks again after a restart. At most
+     * {@code maxPending} pushed ids wait per peer; returns how many of {@code ids} it took (0 when the peer has no
+     * open link, forwarding to it is halted, or this store does not number its events).
+     */
+    public int push(String peer, List<EventId> ids, Filter within, int maxPending) {
+        Link l = open.get(PeerIdentity.shortForm(peer));
+        if (l == null || !store.sequenced() || ids.isEmpty()) {
+            return 0;
+        }
+        return l.forwarder.push(ids, within, maxPending);
+    }
+
+    /** For tests: the pushed ids waiting for {@code peer} (being read, queued or in flight). */
+    int pushedPending(String peer) {
+        Link l = open.get(PeerIdentity.shortForm(peer));
+        return l == null ? 0 : l.forwarder.pushedPending();
     }
 
     /** The filters this node asks of {@code peer} from now on (the admin API); sent at once when it is linked. */

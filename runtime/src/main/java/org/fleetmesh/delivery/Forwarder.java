@@ -48,6 +48,11 @@ final class Forwarder {
     static final int MAX_INBOX = Custodian.CATCH_UP + 64;
     static final int GRANT_KIND = 30801;
     private static final long DEFAULT_RETRY_MS = 1000;
+    /** Ids per store query of a push. */
+    static final int PUSH_QUERY = 500;
+    /** A push reads as a peer without NIP-42: the relay's private kinds (relay.md: 4, 13, 1059) stay here. */
+    static final org.fleetmesh.spi.storage.Reader PUSH_READER = org.fleetmesh.spi.storage.Reader.of(Set.of(4, 13,
+            1059), Set.of());
 
     enum Phase {
         LOADING, EXCHANGE, FORWARDING, HALTED, STOPPED
@@ -57,8 +62,16 @@ final class Forwarder {
     record Item(long storeSeq, EventId id, String json, int bytes, int hops) {
     }
 
-    /** A frame's worth of items; the cursor cannot pass its first item until it is receipted. */
-    record Batch(List<Item> items, long bytes) {
+    /**
+     * A frame's worth of items; the cursor cannot pass the first item of a scanned batch until it is receipted. A pushed
+     * batch (events a puller asked for, {@link Delivery#push}) has no place in the cursor: it is not durable, the
+     * puller asks again.
+     */
+    record Batch(List<Item> items, long bytes, boolean pushed) {
+        Batch(List<Item> items, long bytes) {
+            this(items, bytes, false);
+        }
+
         long floor() {
             return items.get(0).storeSeq() - 1;
         }
@@ -75,6 +88,12 @@ final class Forwarder {
     private final PubKey receiverKey;
     private final ArrayDeque<Object> inbox = new ArrayDeque<>();
     private final ArrayDeque<Batch> ready = new ArrayDeque<>();
+    /** Pushed batches read and waiting to go; they take turns with {@link #ready}. */
+    private final ArrayDeque<Batch> pushedReady = new ArrayDeque<>();
+    /** Pushed ids taken and not yet done: being read, waiting, or in flight. */
+    private int pushedPending;
+    /** Whether the last frame sent was a pushed one: the next goes from the scan when it has one. */
+    private boolean lastPushed;
     private final LinkedHashMap<Long, Sent> inFlight = new LinkedHashMap<>();
     private Phase phase = Phase.LOADING;
     private boolean queued;
@@ -240,7 +259,7 @@ final class Forwarder {
             }
             if (reason.startsWith("rate-limited:") || reason.startsWith("error:")) {
                 inFlight.remove(seq);
-                ready.addFirst(s.batch());
+                queueFirst(s.batch());
                 wakeLater(retryMillis < 0 ? DEFAULT_RETRY_MS : retryMillis);
             } else {
                 LOG.warnf("%s refused frame %d: %s; forwarding to it halts", peer, seq, reason);
@@ -267,6 +286,7 @@ final class Forwarder {
             phase = Phase.STOPPED;
             epoch++;
             ready.clear();
+            dropPushed();
         }
     }
 
@@ -292,6 +312,7 @@ final class Forwarder {
         phase = Phase.EXCHANGE;
         epoch++;
         ready.clear();
+        dropPushed();
         inFlight.clear();
         inbox.clear();
         scanPos = ackedSeq;
@@ -306,6 +327,7 @@ final class Forwarder {
             halted = reason;
             epoch++;
             ready.clear();
+            dropPushed();
             inFlight.clear();
         }
         saveOutbound();
@@ -430,8 +452,7 @@ final class Forwarder {
 
     /** Whether the event may go to this peer at all: stored, not protected, not custody or grant plumbing, wanted. */
     private static boolean forwardable(Event e, List<Filter> want) {
-        if (e.eventClass() == EventClass.EPHEMERAL || e.isProtected() || e.kind() == Receipt.KIND
-                || e.kind() == GRANT_KIND) {
+        if (!movable(e)) {
             return false;
         }
         for (Filter f : want) {
@@ -440,6 +461,109 @@ final class Forwarder {
             }
         }
         return false;
+    }
+
+    /** Whether the event may cross a link at all: stored, not protected (NIP-70), not custody or grant plumbing. */
+    private static boolean movable(Event e) {
+        return e.eventClass() != EventClass.EPHEMERAL && !e.isProtected() && e.kind() != Receipt.KIND
+                && e.kind() != GRANT_KIND;
+    }
+
+    // ---- pushing what the peer asked for (io executor) ----
+
+    /**
+     * Takes as many of {@code ids} as fit under {@code max} pushed ids pending for this peer and returns how many it
+     * took; those the store holds, that match {@code within}, that a peer may read without NIP-42 (no private kind)
+     * and that may cross a link at all go in pushed frames (hops 0), whatever the peer is known to hold: it asked.
+     */
+    int push(List<EventId> ids, Filter within, int max) {
+        int take;
+        long ep;
+        synchronized (this) {
+            if (phase == Phase.HALTED || phase == Phase.STOPPED) {
+                return 0;
+            }
+            take = Math.max(0, Math.min(ids.size(), max - pushedPending));
+            if (take == 0) {
+                return 0;
+            }
+            pushedPending += take;
+            ep = epoch;
+        }
+        List<EventId> taken = List.copyOf(ids.subList(0, take));
+        try {
+            node.io().execute(() -> readPushed(taken, within, ep));
+        } catch (RuntimeException e) {
+            synchronized (this) {
+                if (ep == epoch) {
+                    pushedPending -= take;
+                }
+            }
+            LOG.warnf("could not read the events %s asked for now: %s", peer, e.toString());
+            return 0;
+        }
+        return take;
+    }
+
+    private void readPushed(List<EventId> ids, Filter within, long ep) {
+        List<Item> found = new ArrayList<>();
+        try {
+            long now = node.millis() / 1000;
+            for (int from = 0; from < ids.size(); from += PUSH_QUERY) {
+                Set<EventId> part = new HashSet<>(ids.subList(from, Math.min(ids.size(), from + PUSH_QUERY)));
+                if (within.ids() != null) {
+                    part.retainAll(within.ids());
+                }
+                if (part.isEmpty()) {
+                    continue;
+                }
+                Filter f = new Filter(part, within.authors(), within.kinds(), within.tags(), within.since(),
+                        within.until(), null);
+                node.store().query(f, now, PUSH_READER, (id, json) -> {
+                    try {
+                        Event e = PARSER.parseEvent(json);
+                        if (movable(e) && f.matches(e)) {
+                            found.add(new Item(-1, e.id(), json, (int) Utf8.length(json), 0));
+                        }
+                    } catch (ProtocolException ex) {
+                        LOG.debugf("stored event %s does not parse: %s", id, ex.getMessage());
+                    }
+                    return true;
+                });
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("reading the events %s asked for failed: %s", peer, e.toString());
+            synchronized (this) {
+                if (ep == epoch) {
+                    pushedPending -= ids.size();
+                }
+            }
+            return;
+        }
+        List<Batch> batches = new ArrayList<>();
+        List<Item> current = new ArrayList<>();
+        long currentBytes = 0;
+        for (Item it : found) {
+            if (!current.isEmpty() && (current.size() >= node.settings().frameEvents()
+                    || currentBytes + it.bytes() > node.frameRoom())) {
+                batches.add(batch(current, true));
+                current.clear();
+                currentBytes = 0;
+            }
+            current.add(it);
+            currentBytes += it.bytes();
+        }
+        if (!current.isEmpty()) {
+            batches.add(batch(current, true));
+        }
+        synchronized (this) {
+            if (ep != epoch) {
+                return;
+            }
+            pushedPending -= ids.size() - found.size();
+            pushedReady.addAll(batches);
+        }
+        trySend();
     }
 
     /** The hops the event carries to this peer, or -1 when the peer holds it or the hop limit stops it. */
@@ -468,8 +592,12 @@ final class Forwarder {
 
     void trySend() {
         synchronized (this) {
-            while (phase == Phase.FORWARDING && !ready.isEmpty() && inFlight.size() < node.settings().inFlight()) {
-                Batch b = ready.peek();
+            while (phase == Phase.FORWARDING && (!ready.isEmpty() || !pushedReady.isEmpty())
+                    && inFlight.size() < node.settings().inFlight()) {
+                // pushed and scanned batches take turns: a rebuild does not stall live forwarding, nor it the rebuild
+                boolean push = !pushedReady.isEmpty() && (ready.isEmpty() || !lastPushed);
+                ArrayDeque<Batch> from = push ? pushedReady : ready;
+                Batch b = from.peek();
                 List<String> ids = new ArrayList<>(b.items().size());
                 List<Integer> hops = new ArrayList<>(b.items().size());
                 List<String> texts = new ArrayList<>(b.items().size());
@@ -482,12 +610,15 @@ final class Forwarder {
                 String text = f.encode(texts);
                 long delay = account.pacer().delay(Utf8.length(text), ids.size(), System.nanoTime());
                 if (delay == Bucket.NEVER) {
-                    ready.poll();
+                    from.poll();
                     if (b.items().size() > 1) {
                         int half = b.items().size() / 2;
-                        ready.addFirst(batch(b.items().subList(half, b.items().size())));
-                        ready.addFirst(batch(b.items().subList(0, half)));
+                        from.addFirst(batch(b.items().subList(half, b.items().size()), b.pushed()));
+                        from.addFirst(batch(b.items().subList(0, half), b.pushed()));
                     } else {
+                        if (b.pushed()) {
+                            pushedPending--;
+                        }
                         LOG.warnf("event %s never fits the grant %s gave this node; it is not forwarded to it",
                                 b.items().get(0).id(), peer);
                     }
@@ -497,7 +628,8 @@ final class Forwarder {
                     wakeLater(Math.max(1, delay / 1_000_000));
                     return;
                 }
-                ready.poll();
+                from.poll();
+                lastPushed = push;
                 List<ReceiptCheck.FrameEvent> fe = new ArrayList<>(ids.size());
                 for (Item it : b.items()) {
                     fe.add(new ReceiptCheck.FrameEvent(it.id(), it.bytes(), it.hops()));
@@ -510,7 +642,22 @@ final class Forwarder {
     }
 
     private static Batch batch(List<Item> items) {
-        return new Batch(List.copyOf(items), items.stream().mapToLong(Item::bytes).sum());
+        return batch(items, false);
+    }
+
+    private static Batch batch(List<Item> items, boolean pushed) {
+        return new Batch(List.copyOf(items), items.stream().mapToLong(Item::bytes).sum(), pushed);
+    }
+
+    /** Puts a batch back at the head of its queue (a transient refusal: it goes again first). */
+    private void queueFirst(Batch b) {
+        (b.pushed() ? pushedReady : ready).addFirst(b);
+    }
+
+    /** Forgets every pushed batch (a halt, a restart, a stop): the puller asks again. */
+    private void dropPushed() {
+        pushedReady.clear();
+        pushedPending = 0;
     }
 
     private void wakeLater(long millis) {
@@ -536,12 +683,14 @@ final class Forwarder {
             c = Math.min(c, b.floor());
         }
         for (Sent s : inFlight.values()) {
-            if (!finishing.contains(s.seq())) {
+            if (!finishing.contains(s.seq()) && !s.batch().pushed()) {
                 c = Math.min(c, s.batch().floor());
             }
         }
         for (Batch b : retries) {
-            c = Math.min(c, b.floor());
+            if (!b.pushed()) {
+                c = Math.min(c, b.floor());
+            }
         }
         return Math.max(c, ackedSeq);
     }
@@ -705,7 +854,7 @@ final class Forwarder {
                             }
                         }
                         if (!again.isEmpty()) {
-                            retries.add(batch(again));
+                            retries.add(batch(again, s.batch().pushed()));
                         }
                     }
                 } else if (item instanceof CustodyMessages.Head h) {
@@ -762,7 +911,7 @@ final class Forwarder {
                         }
                     }
                     if (!again.isEmpty()) {
-                        retries.add(batch(again));
+                        retries.add(batch(again, s.batch().pushed()));
                     }
                     outboundChanged = true;
                 }
@@ -820,10 +969,17 @@ final class Forwarder {
                 }
                 if (ep == epoch) {
                     for (Long s : finished) {
-                        inFlight.remove(s);
+                        Sent done = inFlight.remove(s);
+                        if (done != null && done.batch().pushed()) {
+                            pushedPending -= done.batch().items().size();
+                        }
                     }
                     for (int i = retries.size() - 1; i >= 0; i--) {
-                        ready.addFirst(retries.get(i));
+                        Batch r = retries.get(i);
+                        if (r.pushed()) {
+                            pushedPending += r.items().size();
+                        }
+                        queueFirst(r);
                     }
                     ackedSeq = Math.max(ackedSeq, acked);
                 }
@@ -833,6 +989,7 @@ final class Forwarder {
                     }
                     epoch++;
                     ready.clear();
+                    dropPushed();
                     inFlight.clear();
                     inbox.clear();
                     queued = false;
@@ -882,7 +1039,9 @@ final class Forwarder {
             n += b.items().size();
         }
         for (Sent s : inFlight.values()) {
-            n += s.batch().items().size();
+            if (!s.batch().pushed()) {
+                n += s.batch().items().size();
+            }
         }
         return n;
     }
@@ -915,6 +1074,10 @@ final class Forwarder {
 
     synchronized int inFlight() {
         return inFlight.size();
+    }
+
+    synchronized int pushedPending() {
+        return pushedPending;
     }
 
     /** Parses a MESH-EVENTS-OK's answers, leniently (they only decide what is resent). */

@@ -17,13 +17,13 @@ import org.fleetmesh.peering.link.Pacer;
  * receipts) would otherwise be refused there as {@code rate-limited:} and counted against this node. A message larger
  * than the whole allowance goes when the pacer is full (it cannot be split).
  */
-final class PacedWire implements EventLink.Wire {
+public final class PacedWire implements EventLink.Wire {
     private final EventLink.Wire wire;
     private final Pacer pacer;
     private final ArrayDeque<String> queue = new ArrayDeque<>();
     private boolean waking;
 
-    PacedWire(EventLink.Wire wire, Pacer pacer) {
+    public PacedWire(EventLink.Wire wire, Pacer pacer) {
         this.wire = wire;
         this.pacer = pacer;
     }

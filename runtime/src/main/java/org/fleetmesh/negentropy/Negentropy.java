@@ -86,6 +86,12 @@ public final class Negentropy {
         return Collections.unmodifiableList(needIds);
     }
 
+    /** Forgets the ids found so far: a long session hands them on round by round instead of keeping them all. */
+    public void forgetFound() {
+        haveIds.clear();
+        needIds.clear();
+    }
+
     private byte[] reconcileAux(MessageReader query) {
         lastTimestampIn = 0;
         lastTimestampOut = 0;

@@ -13,6 +13,7 @@ import java.util.Set;
 
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
+import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.junit.jupiter.api.AfterEach;
@@ -474,5 +475,115 @@ class DeliveryTest {
         assertTrue(account.pacer().paced());
         Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 40, "all 40 go as the grant refills");
         assertEquals(10, l.ab.sent("MESH-EVENTS").size(), "each frame sent once: the pacer holds, never drops");
+    }
+
+    // ---- push (shard replication pulls through it) ----
+
+    static List<EventId> ids(List<Event> events) {
+        return events.stream().map(Event::id).toList();
+    }
+
+    static long acked(Mesh.Node n, Mesh.Node peer) {
+        return n.ledger.outbound(peer.shortDid()).map(CustodyLedger.Outbound::ackedSeq).orElse(0L);
+    }
+
+    @Test
+    void aPushIsReceiptedAndDoesNotMoveTheCursor() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(List.of())); // B federates nothing: only the push moves events
+        List<Event> notes = events(1, 0, 10);
+        a.publish(notes.toArray(Event[]::new));
+        mesh.link(a, b);
+        mesh.quiesce();
+        assertEquals(10, a.delivery.push(b.shortDid(), ids(notes), Filter.ALL, 100));
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 10, "A holds receipts for the 10 pushed");
+        mesh.quiesce();
+        for (Event e : notes) {
+            assertTrue(b.store.holds(e.id()), "B holds " + e.id());
+        }
+        assertEquals(headId(b, CustodyLedger.Side.RECEIVED, a), headId(a, CustodyLedger.Side.SENT, b));
+        assertEquals(0, acked(a, b), "a push does not advance the cursor");
+        assertEquals(0, a.delivery.pushedPending(b.shortDid()));
+        Map<String, Object> status = new LinkedHashMap<>();
+        a.delivery.describe(b.shortDid(), status);
+        assertEquals(10L, status.get("queue"), "the store still waits behind the cursor for B's filters");
+    }
+
+    @Test
+    void pushedFramesDoNotHoldBackTheCursorOfLiveForwarding() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        List<Event> reactions = events(7, 0, 8); // B does not federate kind 7: only pushed
+        a.publish(reactions.toArray(Event[]::new));
+        List<Event> notes = events(1, 100, 8);
+        Mesh.Link l = mesh.link(a, b);
+        mesh.quiesce();
+        assertEquals(8, a.delivery.push(b.shortDid(), ids(reactions), Filter.ALL, 100));
+        a.publish(notes.toArray(Event[]::new));
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 16, "pushed and live events all receipted");
+        mesh.quiesce();
+        assertEquals(a.store.lastSequence(), acked(a, b), "the cursor reaches the end: pushed frames hold nothing");
+        List<String> frames = l.ab.sent("MESH-EVENTS");
+        assertEquals(4, frames.size(), "frames of 4: two pushed, two live");
+        assertTrue(reactions.stream().allMatch(e -> b.store.holds(e.id())));
+    }
+
+    @Test
+    void aPushIgnoresWhatThePeerIsKnownToHold() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(KIND_1));
+        Mesh.Node b = mesh.node("b", Mesh.settings(List.of()));
+        List<Event> notes = events(1, 0, 4);
+        b.publish(notes.toArray(Event[]::new));
+        mesh.link(a, b);
+        Mesh.await(() -> leaves(b, CustodyLedger.Side.SENT, a) == 4, "A took B's 4 events");
+        mesh.quiesce();
+        // B says it lacks them (a restored node): A sends them although B sent them here
+        assertEquals(4, a.delivery.push(b.shortDid(), ids(notes), Filter.ALL, 100));
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 4, "B receipted the 4 pushed back");
+        mesh.quiesce();
+        assertEquals(4, b.store.size(), "stored once");
+        assertEquals(0, hopsOf(b, a, notes.get(0)), "pushed with hops 0");
+    }
+
+    @Test
+    void aPushTakesAtMostMaxPendingIdsUntilTheyAreReceipted() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(List.of()));
+        List<Event> notes = events(1, 0, 30);
+        a.publish(notes.toArray(Event[]::new));
+        Mesh.Link l = mesh.link(a, b);
+        mesh.quiesce();
+        l.ba.hold(); // B's receipts wait
+        assertEquals(10, a.delivery.push(b.shortDid(), ids(notes), Filter.ALL, 10), "10 of 30 taken");
+        assertEquals(0, a.delivery.push(b.shortDid(), ids(notes.subList(10, 30)), Filter.ALL, 10), "none while 10 wait");
+        Mesh.await(() -> leaves(b, CustodyLedger.Side.RECEIVED, a) == 10, "B receipted 10");
+        mesh.quiesce();
+        assertEquals(10, a.delivery.pushedPending(b.shortDid()), "10 pending until their receipts arrive");
+        l.ba.release();
+        Mesh.await(() -> a.delivery.pushedPending(b.shortDid()) == 0, "the receipts free the room");
+        assertEquals(10, a.delivery.push(b.shortDid(), ids(notes.subList(10, 30)), Filter.ALL, 10));
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 20, "the next 10 receipted");
+    }
+
+    @Test
+    void aPushSendsOnlyWhatMatchesAndMayLeaveTheNode() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(List.of()));
+        Event note = mesh.event(1, 1);
+        Event reaction = mesh.event(7, 2);
+        Event dm = Events.sign(Mesh.AUTHOR, Mesh.T0 / 1000, 4, List.of(List.of("p", "00".repeat(32))), "secret");
+        Event wrap = Events.sign(Mesh.AUTHOR, Mesh.T0 / 1000, 1059, List.of(), "wrapped");
+        Event protectedNote = Events.sign(Mesh.AUTHOR, Mesh.T0 / 1000, 1, List.of(List.of("-")), "only here");
+        a.publish(note, reaction, dm, wrap, protectedNote);
+        Event unknown = mesh.event(1, 99); // never stored at A
+        mesh.link(a, b);
+        mesh.quiesce();
+        Filter notesAndDms = new Filter(null, null, Set.of(1, 4, 1059), Map.of(), null, null, null);
+        assertEquals(6, a.delivery.push(b.shortDid(), List.of(note.id(), reaction.id(), dm.id(), wrap.id(),
+                protectedNote.id(), unknown.id()), notesAndDms, 100), "all taken: the reading decides");
+        Mesh.await(() -> a.delivery.pushedPending(b.shortDid()) == 0, "the push is done");
+        mesh.quiesce();
+        assertEquals(List.of(note.id()), b.store.events().stream().map(Event::id).toList(),
+                "only the public, unprotected event within the filter");
     }
 }

@@ -81,7 +81,7 @@ final class SequencedStore implements EventStore {
     @Override
     public void query(Filter filter, long now, Reader reader, EventSink sink) {
         for (Event e : events()) {
-            if (filter.matches(e) && !sink.accept(e.id(), e.json())) {
+            if (filter.matches(e) && reader.mayRead(e) && !sink.accept(e.id(), e.json())) {
                 return;
             }
         }

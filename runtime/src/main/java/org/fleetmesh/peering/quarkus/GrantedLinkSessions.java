@@ -21,11 +21,13 @@ import org.fleetmesh.nostr.Event;
 import org.fleetmesh.peering.LinkSession;
 import org.fleetmesh.peering.LinkSessions;
 import org.fleetmesh.peering.MeshLink;
+import org.fleetmesh.peering.link.Carrier;
 import org.fleetmesh.peering.link.EventLinks;
 import org.fleetmesh.peering.link.Intake;
 import org.fleetmesh.relay.Ingest;
 import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.quarkus.RelayRuntime;
+import org.fleetmesh.shards.quarkus.ReplicationRuntime;
 import org.fleetmesh.spi.peers.LinkLedger;
 import org.jboss.logging.Logger;
 
@@ -60,6 +62,9 @@ public class GrantedLinkSessions implements LinkSessions {
 
     @Inject
     DeliveryRuntime delivery;
+
+    @Inject
+    ReplicationRuntime replication;
 
     @Inject
     Vertx vertx;
@@ -113,7 +118,7 @@ public class GrantedLinkSessions implements LinkSessions {
                     };
                     l = new EventLinks(did, identity.secrets(), config.policy(), intake, ledger, writer,
                             System::nanoTime, System::currentTimeMillis, config.maxPeers());
-                    l.carriers(delivery.delivery());
+                    l.carriers(Carrier.Carriers.all(List.of(delivery.delivery(), replication.replication())));
                     linkMeters = new LinkMeters(l, meters);
                     links = l;
                     LOG.infof("mesh links held to grants: tier 0 grants %d bytes and %d events per %d s",
@@ -134,6 +139,7 @@ public class GrantedLinkSessions implements LinkSessions {
     public void describe(String peerKey, Map<String, Object> into) {
         links().describe(peerKey, into);
         delivery.delivery().describe(peerKey, into);
+        replication.replication().describe(peerKey, into);
     }
 
     @Override

@@ -1,0 +1,45 @@
+package org.fleetmesh.shards.quarkus;
+
+import java.time.Duration;
+
+import io.quarkus.runtime.annotations.ConfigPhase;
+import io.quarkus.runtime.annotations.ConfigRoot;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/**
+ * Shard replication over the mesh links ({@code fleetmesh.replication.*}, {@code FLEETMESH_REPLICATION_*};
+ * docs/spec/replication.md): how often each shard is reconciled with each peer, and how much a pull may ask for and
+ * wait for at once.
+ */
+@ConfigMapping(prefix = "fleetmesh.replication")
+@ConfigRoot(phase = ConfigPhase.RUN_TIME)
+public interface ReplicationConfig {
+
+    /** Each shard is reconciled with each linked peer this often (and at link open, and after a shard change). */
+    @WithDefault("30s")
+    Duration interval();
+
+    /** Ids one {@code MESH-WANT} this node sends holds at most (1..1000). */
+    @WithDefault("1000")
+    int wantBatch();
+
+    /** Ids one pass waits for at once, at most; a peer may have twice as many queued here for pushing. */
+    @WithDefault("10000")
+    int maxPending();
+
+    /** The largest Negentropy message this node sends, in bytes before hex (4096..262144). */
+    @WithDefault("60000")
+    int frameBytes();
+
+    /** A pull that receives none of the ids it asked for in this long gives up on them until the next pass. */
+    @WithDefault("60s")
+    Duration wantTimeout();
+
+    /**
+     * An id found missing is asked for only after this long (0 or more, below want-timeout): live forwarding brings
+     * most of what a pass finds while events are being written, and what arrives meanwhile is not asked for.
+     */
+    @WithDefault("2s")
+    Duration grace();
+}
