@@ -38,6 +38,16 @@ class ShardClaimIT {
     static MeshnodeProcess node;
     static String pubkey;
     static final Keys alice = Keys.fresh();
+    private static String write, read;
+
+    /** Admin tokens, issued once (each issue is a CLI run). */
+    static synchronized String token(String right) throws Exception {
+        if (write == null) {
+            write = PeeringIT.token(node, "admin:write");
+            read = PeeringIT.token(node, "admin:read");
+        }
+        return right.equals("admin:write") ? write : read;
+    }
 
     @BeforeAll
     static void start() {
@@ -191,8 +201,8 @@ class ShardClaimIT {
 
     @Test
     void theAdminApiDeclaresReplacesAndRemovesShardsThatSurviveARestart() throws Exception {
-        String write = PeeringIT.token(node, "admin:write");
-        String read = PeeringIT.token(node, "admin:read");
+        String write = token("admin:write");
+        String read = token("admin:read");
         Event profile = alice.sign(0, now() - 10, "{\"name\":\"alice\"}");
         try (NostrClient c = NostrClient.connect(node)) {
             c.publishAndWait(profile).assertAccepted();
@@ -250,8 +260,8 @@ class ShardClaimIT {
 
     @Test
     void theAdminApiDeclaresAtMostSixtyFourShards() throws Exception {
-        String write = PeeringIT.token(node, "admin:write");
-        String read = PeeringIT.token(node, "admin:read");
+        String write = token("admin:write");
+        String read = token("admin:read");
         int declared = list(read).size();
         List<String> added = new ArrayList<>();
         for (int i = declared; i < 64; i++) {

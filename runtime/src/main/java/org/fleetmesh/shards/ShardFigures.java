@@ -1,9 +1,10 @@
 package org.fleetmesh.shards;
 
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.HexFormat;
 
-import org.fleetmesh.delivery.log.CompactRange;
 import org.fleetmesh.delivery.log.Merkle;
 import org.fleetmesh.negentropy.Fingerprint;
 import org.fleetmesh.negentropy.Storage;
@@ -14,7 +15,6 @@ import org.fleetmesh.negentropy.Storage;
  * then id ascending).
  */
 public record ShardFigures(long count, byte[] fingerprint, byte[] root) {
-    private static final int CHUNK = 4096;
 
     public ShardFigures {
         if (count < 0) {
@@ -34,19 +34,51 @@ public record ShardFigures(long count, byte[] fingerprint, byte[] root) {
     public static ShardFigures of(Storage items) {
         int n = items.size();
         byte[] fp = items.fingerprint(0, n).toBytes();
-        // appended a chunk at a time: a million-event shard never holds all its leaf hashes at once
-        CompactRange[] range = { CompactRange.empty() };
-        java.util.List<byte[]> chunk = new java.util.ArrayList<>(CHUNK);
+        return new ShardFigures(n, fp, root(items));
+    }
+
+    /**
+     * RFC 9162 MTH over the ids, in one pass with one digest: a stack of the perfect subtrees so far (at most one per
+     * bit of the count), merged as each leaf completes them; the right fold of the stack is the root.
+     */
+    static byte[] root(Storage items) {
+        int n = items.size();
+        if (n == 0) {
+            return Merkle.emptyRoot();
+        }
+        MessageDigest md = sha256();
+        byte[][] stack = new byte[33][];
+        int[] depth = { 0 };
         items.iterate(0, n, (item, i) -> {
-            chunk.add(Merkle.leafHash(item.id().toBytes()));
-            if (chunk.size() == CHUNK) {
-                range[0] = range[0].appendAll(chunk);
-                chunk.clear();
+            md.update((byte) 0);
+            md.update(item.id().toBytes());
+            byte[] h = md.digest();
+            // each trailing one bit of i is a perfect subtree this leaf completes
+            for (long t = i; (t & 1) == 1; t >>= 1) {
+                md.update((byte) 1);
+                md.update(stack[--depth[0]]);
+                md.update(h);
+                h = md.digest();
             }
+            stack[depth[0]++] = h;
             return true;
         });
-        range[0] = range[0].appendAll(chunk);
-        return new ShardFigures(n, fp, range[0].root());
+        byte[] h = stack[depth[0] - 1];
+        for (int k = depth[0] - 2; k >= 0; k--) {
+            md.update((byte) 1);
+            md.update(stack[k]);
+            md.update(h);
+            h = md.digest();
+        }
+        return h;
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     @Override

@@ -134,7 +134,12 @@ public class ShardsRuntime implements LocalShards {
                 LOG.errorf("the stored shard %s does not parse (%s); it is not served", stored.id(), ex.getMessage());
                 continue;
             }
-            d.put(s);
+            try {
+                d.put(s);
+            } catch (IllegalArgumentException ex) {
+                throw new IllegalArgumentException("shard " + s.id() + ": " + ex.getMessage()
+                        + " (configured and admin-declared shards together)", ex);
+            }
             storedClaim(s).ifPresent(schedule::published);
         }
         LOG.infof("shards: %d declared (%s), claims at most every %ds", d.shards().size(),
