@@ -104,6 +104,11 @@ start_node c "$PC" FLEETMESH_PEERS="$ADID@ws://127.0.0.1:$PA/mesh,$BDID@ws://127
 until [ "$(claimed "$PC")" = "$(claimed "$PA")" ]; do sleep 0.5; done
 t1=$(now)
 rebuild_bytes=$(mesh_bytes "$PC")
+# what each peer's replication passes pulled, per shard (the split between the two peers)
+curl -sf "http://127.0.0.1:$PC/mesh/status" | python3 -c '
+import json, sys
+for p in json.load(sys.stdin)["peers"]:
+    print("  from", p["did"][:24] + "...", {k: v.get("pulled") for k, v in (p.get("shards") or {}).items()})' >&2
 python3 -c "import sys; print(f'rebuild   {int(sys.argv[1]):,} events over 4 shards from 2 peers: {float(sys.argv[3])-float(sys.argv[2]):.1f} s (start to equal claims), {int(sys.argv[4])/1e6:,.1f} MB on its mesh links')" \
   "$N" "$t0" "$t1" "$rebuild_bytes"
 
