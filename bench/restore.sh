@@ -8,12 +8,12 @@
 #   2. sync: `./meshnode sync ws://A --dir down` into an empty data dir (NIP-77; bytes through a counting proxy);
 #   3. export/import: `./meshnode export` at A into a file, `./meshnode import` of it into an empty data dir (bytes:
 #      the file).
-# usage: bench/rebuild.sh [events]   (default 1,000,000; corpus and stores cached under $BENCH_DIR; KEEP=1 keeps logs)
+# usage: bench/restore.sh [events]   (default 1,000,000; corpus and stores cached under $BENCH_DIR; KEEP=1 keeps logs)
 set -euo pipefail
 export FLEETMESH_CLIENT_LIMITS="${FLEETMESH_CLIENT_LIMITS:-off}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 N="${1:-1000000}"
-WORK="${BENCH_DIR:-/tmp/fleetmesh-bench}/rebuild-$N"
+WORK="${BENCH_DIR:-/tmp/fleetmesh-bench}/restore-$N"
 mkdir -p "$WORK"
 if [ ! -d "$WORK/app" ]; then
   "$ROOT/meshnode" build
