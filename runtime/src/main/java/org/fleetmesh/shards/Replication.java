@@ -52,7 +52,7 @@ public final class Replication implements Carrier.Carriers {
      *
      * @param interval how often each shard is reconciled with each peer
      * @param wantBatch ids per MESH-WANT this node sends, at most (1..1000)
-     * @param maxPending ids this node waits for per pass, at most; twice as many pushed ids queue per peer
+     * @param maxPending ids this node waits for per link (all shards), at most; twice as many pushed ids queue per peer
      * @param frameBytes the largest Negentropy message this node sends (bytes before hex, at least 4096)
      * @param wantTimeout a pass that receives none of the ids it asked for in this long gives up on them
      * @param grace an id found missing is asked for only after this long: live forwarding brings most of what a pass
@@ -190,8 +190,17 @@ public final class Replication implements Carrier.Carriers {
                     }
                 }
             }
+            // room on a link is shared by its shards: the others may ask now too
+            List<Link> touched = new ArrayList<>();
             for (Pull p : moved) {
-                p.pump(now);
+                if (!touched.contains(p.link)) {
+                    touched.add(p.link);
+                }
+            }
+            for (Link l : touched) {
+                for (Pull p : new ArrayList<>(l.pulls.values())) {
+                    p.pump(now);
+                }
             }
         }
     }
@@ -253,6 +262,12 @@ public final class Replication implements Carrier.Carriers {
         return wanted.size();
     }
 
+    /** For tests: ids asked of {@code peer} and not yet arrived. */
+    synchronized int asked(String peer) {
+        Link l = links.get(peer);
+        return l == null ? 0 : l.asked();
+    }
+
     /** For tests: responder sessions open on {@code peer}'s link. */
     int responding(String peer) {
         Link l = links.get(peer);
@@ -302,6 +317,15 @@ public final class Replication implements Carrier.Carriers {
                 }
                 p.due(now);
             }
+        }
+
+        /** Ids this node's passes on this link asked for and wait for (under the Replication's lock). */
+        int asked() {
+            int n = 0;
+            for (Pull p : pulls.values()) {
+                n += p.asked.size();
+            }
+            return n;
         }
 
         void drop() {
@@ -503,6 +527,8 @@ public final class Replication implements Carrier.Carriers {
         final java.util.Set<EventId> asked = new java.util.HashSet<>();
         /** Ids found missing that arrived before they were asked for (live forwarding brought them). */
         long early;
+        /** Ids found missing that another peer's pass was waiting for already. */
+        long deferred;
         long found;
         long passPulled;
         long missed;
@@ -561,6 +587,7 @@ public final class Replication implements Carrier.Carriers {
             reconciled = false;
             toWant.clear();
             early = 0;
+            deferred = 0;
             found = 0;
             passPulled = 0;
             missed = 0;
@@ -589,10 +616,13 @@ public final class Replication implements Carrier.Carriers {
             for (Id id : negentropy.needIds()) {
                 EventId e = new EventId(id.toBytes());
                 found++;
-                if (!wanted.containsKey(e)) { // else another peer's pass waits for it already
+                Pull owner = wanted.get(e);
+                if (owner == null) {
                     wanted.put(e, this);
                     toWant.add(new Found(e, now));
                     unasked++;
+                } else if (owner != this) {
+                    deferred++; // another peer's pass waits for it already
                 }
             }
             negentropy.forgetFound();
@@ -644,8 +674,10 @@ public final class Replication implements Carrier.Carriers {
             }
             long grace = settings.grace().toMillis();
             boolean young = false;
-            while (unasked > 0 && asked.size() < settings.maxPending() && !young) {
-                int room = Math.min(settings.wantBatch(), settings.maxPending() - asked.size());
+            // max-pending bounds the link, all its shards together: the peer's push queue is per peer
+            int linkAsked = link.asked();
+            while (unasked > 0 && linkAsked < settings.maxPending() && !young) {
+                int room = Math.min(settings.wantBatch(), settings.maxPending() - linkAsked);
                 List<EventId> batch = new ArrayList<>(room);
                 while (batch.size() < room && !toWant.isEmpty()) {
                     Found f = toWant.peek();
@@ -665,6 +697,7 @@ public final class Replication implements Carrier.Carriers {
                 if (batch.isEmpty()) {
                     break;
                 }
+                linkAsked += batch.size();
                 link.wire.send(NegMessages.want(shard.id(), batch));
             }
             if (held != null && !awaitingReply && asked.size() + unasked < settings.maxPending()) {
@@ -694,22 +727,28 @@ public final class Replication implements Carrier.Carriers {
             passes++;
             // a pass that found nothing is the steady state: logged at debug, the others at info
             LOG.logf(found == 0 && why == null ? Logger.Level.DEBUG : Logger.Level.INFO,
-                    "replication of shard %s with %s: pass %d found %d missing here, pulled %d%s%s%s in %d ms",
+                    "replication of shard %s with %s: pass %d found %d missing here, pulled %d%s%s%s%s in %d ms",
                     shard.id(), link.peer, passes, found, passPulled,
                     early == 0 ? "" : ", " + early + " came by another way",
+                    deferred == 0 ? "" : ", " + deferred + " asked of another peer",
                     refusedHere == 0 ? "" : ", " + refusedHere + " refused here",
                     why == null ? "" : ", " + missed + " not received (" + why + ")", now - passStarted);
             if (why == null || passPulled > 0) {
                 lastSync = now;
             }
-            if (why == null && passPulled == 0 && refusedHere == 0) {
-                // nothing was missing, or what was came another way (live forwarding, another peer's pass)
+            if (why == null && passPulled == 0 && refusedHere == 0 && deferred == 0) {
+                // nothing was missing, or what was came another way (live forwarding)
                 state = State.SYNCED;
                 reason = null;
                 nextPassAt = now + settings.interval().toMillis();
             } else if (passPulled > 0) {
                 state = State.IDLE;
                 start(now); // it pulled something: again at once, until a pass pulls nothing
+            } else if (why == null && refusedHere == 0) {
+                // another peer's pass brings what this one found: look again soon, synced once it has
+                state = State.IDLE;
+                reason = deferred + " asked of another peer";
+                nextPassAt = now + RETRY_MILLIS;
             } else {
                 state = State.IDLE;
                 reason = why != null ? why : refusedHere + " refused by this node's ingest";

@@ -359,6 +359,29 @@ class ReplicationTest {
     }
 
     @Test
+    void maxPendingBoundsTheLinkAcrossItsShards() {
+        Replication.Settings small = settings(100, 500, 4096);
+        Node a = new Node("a", small);
+        Node b = new Node("b", small);
+        Filter reactions = new Filter(null, null, Set.of(7), Map.of(), null, null, null);
+        Shard likes = new Shard("likes", reactions, Shard.Mode.REPLICATED);
+        for (Node n : List.of(a, b)) {
+            n.shards.declared.add(NOTES);
+            n.shards.declared.add(likes);
+        }
+        b.hold(events(1, 0, 1500));
+        b.hold(events(7, 5000, 1500));
+        new Link(a, b);
+        int[] most = { 0 };
+        drain(() -> most[0] = Math.max(most[0], a.replication.asked(b.shortDid())));
+        assertEquals(1500, a.ids(KIND_1).size());
+        assertEquals(1500, a.ids(reactions).size());
+        assertTrue(most[0] <= 500, "at most 500 asked of B over both shards, saw " + most[0]);
+        assertEquals("synced", a.status(b, "notes").get("state"));
+        assertEquals("synced", a.status(b, "likes").get("state"));
+    }
+
+    @Test
     void aPeerWithoutTheShardRefusesItAndTheStateSaysSo() {
         Node a = new Node("a", FAST);
         Node b = new Node("b", FAST);
@@ -538,6 +561,15 @@ class ReplicationTest {
         drain();
         assertEquals(50, a.ids(KIND_1).size());
         assertEquals(50, wantedIds(ab.ab) + wantedIds(ac.ab), "each id asked of one peer only");
+        Node deferring = wantedIds(ab.ab) == 0 ? b : c;
+        Map<String, Object> s = a.status(deferring, "notes");
+        assertEquals("idle", s.get("state"), "not synced while another peer's pass brings its finds: " + s);
+        assertEquals("50 asked of another peer", s.get("reason"));
+        millis.addAndGet(Replication.RETRY_MILLIS);
+        a.replication.tick();
+        drain();
+        assertEquals("synced", a.status(b, "notes").get("state"));
+        assertEquals("synced", a.status(c, "notes").get("state"));
     }
 
     @Test

@@ -24,7 +24,7 @@ public interface ReplicationConfig {
     @WithDefault("1000")
     int wantBatch();
 
-    /** Ids one pass waits for at once, at most; a peer may have twice as many queued here for pushing. */
+    /** Ids this node waits for from one peer at once (all shards), at most; a peer may queue twice as many here. */
     @WithDefault("10000")
     int maxPending();
 
