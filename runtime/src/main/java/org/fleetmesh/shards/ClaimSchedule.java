@@ -14,16 +14,22 @@ public final class ClaimSchedule {
     private final long intervalSeconds;
     private final Map<String, Claim> last = new HashMap<>(); // guarded by this
     private final Map<String, Long> withdrawnAt = new HashMap<>(); // guarded by this
+    private volatile java.util.function.Predicate<Shard> ready = s -> true;
 
     public ClaimSchedule(Duration interval) {
         this.intervalSeconds = Math.max(0, interval.toSeconds());
     }
 
     /**
-     * Whether a claim of {@code shard} with figures {@code now} at time {@code nowSeconds} is due. The count and
+     * Whether a claim of {@code shard} with {@code count} and {@code fingerprint} at {@code nowSeconds} is due. The count and
      * fingerprint decide "changed" (the root follows from the same set), so a caller can ask before computing the root.
      */
-    public synchronized boolean due(Shard shard, long count, byte[] fingerprint, long nowSeconds) {
+    public boolean due(Shard shard, long count, byte[] fingerprint, long nowSeconds) {
+        // asked outside the lock: the predicate is replication's code
+        return ready.test(shard) && changedAndAllowed(shard, count, fingerprint, nowSeconds);
+    }
+
+    private synchronized boolean changedAndAllowed(Shard shard, long count, byte[] fingerprint, long nowSeconds) {
         Long withdrawn = withdrawnAt.get(shard.id());
         if (withdrawn != null && nowSeconds <= withdrawn) {
             return false; // the NIP-09 deletion of the address refuses claims up to its created_at
@@ -36,6 +42,15 @@ public final class ClaimSchedule {
             return false;
         }
         return nowSeconds > c.createdAt() && nowSeconds - c.createdAt() >= intervalSeconds;
+    }
+
+    /**
+     * Claims of a shard are due only while {@code ready} says so (replication holds back a restored node's claims
+     * until it has rebuilt the shard: an asserted claim of a half-empty set would earn it withholding evidence).
+     * By default every shard is ready.
+     */
+    public void claimWhen(java.util.function.Predicate<Shard> ready) {
+        this.ready = java.util.Objects.requireNonNull(ready, "ready");
     }
 
     /** Records the claim now published (or found stored at start) as the shard's last. */

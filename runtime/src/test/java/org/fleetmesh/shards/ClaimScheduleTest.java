@@ -80,4 +80,13 @@ class ClaimScheduleTest {
         assertFalse(schedule.due(S, 5, fp(1), T + 30), "a claim at the deletion's second would be refused");
         assertTrue(schedule.due(S, 5, fp(1), T + 31));
     }
+
+    @Test
+    void aShardThatIsNotReadyIsNotClaimedUntilItIs() throws Exception {
+        java.util.concurrent.atomic.AtomicBoolean ready = new java.util.concurrent.atomic.AtomicBoolean();
+        schedule.claimWhen(s -> ready.get());
+        assertFalse(schedule.due(S, 0, fp(0), T), "held");
+        ready.set(true);
+        assertTrue(schedule.due(S, 0, fp(0), T));
+    }
 }

@@ -246,6 +246,15 @@ public class ShardsRuntime implements LocalShards {
         declared().onChange(r);
     }
 
+    /**
+     * Claims of a shard are published only while {@code ready} says so, e.g. replication holding a restored node's
+     * asserted claims until it has rebuilt the shard from its peers. By default every shard is ready.
+     */
+    public void claimWhen(java.util.function.Predicate<Shard> ready) {
+        declared();
+        schedule.claimWhen(ready);
+    }
+
     @Override
     public List<Shard> shards() {
         return declared().shards();
