@@ -39,6 +39,7 @@ public final class Cli {
                 case "sync" -> org.fleetmesh.meshnode.sync.SyncCommand.run(args);
                 case "bench" -> bench(args);
                 case "did" -> did(args);
+                case "keys" -> KeysCommand.run(args);
                 case "token" -> TokenCommand.run(args);
                 case "bolt11" -> bolt11(args);
                 case "bolt12" -> bolt12(args);
@@ -200,6 +201,8 @@ public final class Cli {
                        meshnode receipts prove <event-id> [--peer <did>] [--side sent|received]   custody proofs as JSON
                        meshnode sync <ws-url> [--filter JSON] [--dir down|up|both]   NIP-77 sync with a relay
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
+                       meshnode keys export [--data-dir D] <file>   back up the node's keys to a new 0600 file (prints the DID)
+                       meshnode keys import <file> [--data-dir D] [--force]   restore them into <data-dir>/keys
                        meshnode token issue --right admin:write [--subject S] [--ttl 30d]   a capability token (admin API)
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
                        meshnode bolt12 decode <string>       a BOLT-12 offer/invoice_request/invoice as JSON (exit 1 if invalid)

@@ -255,4 +255,20 @@ class ReceiptsCommandTest {
         }
         return out;
     }
+
+    @Test
+    void aChainArchivedByACustodyResetStillExportsVerifiesAndProves() throws Exception {
+        String archived = ledger.archive(Side.SENT, B).orElseThrow();
+        assertEquals(B + "#reset-1", archived);
+        assertEquals(0, ReceiptsCommand.export(ledger, archived, Side.SENT, out, err), err());
+        assertEquals(2, lines().size());
+        Path file = dir.resolve("archived.jsonl");
+        Files.writeString(file, out());
+        outBytes.reset();
+        assertEquals(0, ReceiptsCommand.verify(file, out, err), err());
+        outBytes.reset();
+        assertEquals(0, ReceiptsCommand.prove(ledger, id("b1"), Optional.empty(), Optional.of(Side.SENT), out, err), err());
+        assertEquals(1, lines().size(), "the archived tree proves custody of what the peer once took");
+        assertEquals(1, ReceiptsCommand.export(ledger, B, Side.SENT, out, err), "the peer's live chain starts again empty");
+    }
 }

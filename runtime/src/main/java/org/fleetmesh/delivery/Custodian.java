@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.fleetmesh.delivery.log.CompactRange;
+import org.fleetmesh.delivery.log.CustodyReset;
 import org.fleetmesh.delivery.log.Merkle;
 import org.fleetmesh.delivery.log.Receipt;
 import org.fleetmesh.identity.Multikey;
@@ -409,7 +410,7 @@ final class Custodian {
                 queued = false;
             }
             if (asked != null) {
-                if (!messages.isEmpty() && messages.get(messages.size() - 1).endsWith("\"more\":false}]")) {
+                if (!messages.isEmpty() && finalHead(messages.get(messages.size() - 1))) {
                     synchronized (Custodian.this) {
                         exchanged.add(asked.wire());
                     }
@@ -441,12 +442,34 @@ final class Custodian {
         }
     }
 
+    /** Whether this node's answer ends with its head and no more receipts to follow: the exchange is done. */
+    private static boolean finalHead(String message) {
+        try {
+            return message.startsWith("[\"" + CustodyMessages.HEAD + "\"") && !CustodyMessages.parseHead(message).more();
+        } catch (FrameException e) {
+            throw new IllegalStateException("this node's own MESH-CUSTODY-HEAD does not read: " + e.getMessage(), e);
+        }
+    }
+
     /** The receipts of the chain after the sender's head (at most {@link #CATCH_UP}), then the head. */
     private List<String> catchUp(CustodyMessages.Custody request, CustodyLedger.Receipt h, long seqSeen) {
         List<String> out = new ArrayList<>();
         Long seq = h == null && seqSeen == 0 ? null : Math.max(seqSeen, h == null ? 0 : h.seq());
         if (h == null) {
-            out.add(CustodyMessages.head(0, null, seq, false));
+            String reset = null;
+            if (request.head() != null) {
+                // the sender mirrors a tree this node no longer holds (restored on an empty data dir): say so, signed,
+                // rather than answer a head behind its mirror, which it must take for a rollback (custody.md §8)
+                byte[] secret = node.nostrSecret();
+                try {
+                    reset = CustodyReset.sign(secret, node.millis() / 1000, sender, EventId.ofHex(request.head())).json();
+                } finally {
+                    Arrays.fill(secret, (byte) 0);
+                }
+                LOG.infof("%s mirrors a custody tree of size %d that this node does not hold; answering with a signed "
+                        + "reset (docs/spec/custody.md §8)", peer, request.size());
+            }
+            out.add(CustodyMessages.head(0, null, seq, false, reset));
             return out;
         }
         long start;

@@ -33,8 +33,15 @@ public final class CustodyMessages {
     public record Custody(long size, String head) {
     }
 
-    /** {@code {"size", "head", "seq", "more"}}: the receiver's head, its last receipted frame seq (or null). */
-    public record Head(long size, String head, Long seq, boolean more) {
+    /**
+     * {@code {"size", "head", "seq", "more"}}: the receiver's head, its last receipted frame seq (or null); with
+     * {@code "reset"} the receiver's signed custody reset (custody.md §8: it no longer holds the tree the sender
+     * mirrors), else null.
+     */
+    public record Head(long size, String head, Long seq, boolean more, Event reset) {
+        public Head(long size, String head, Long seq, boolean more) {
+            this(size, head, seq, more, null);
+        }
     }
 
     /** A {@code MESH-RECEIPT}: the frame seq it answers, whether it is a catch-up, the receipt, proof and appended. */
@@ -51,8 +58,14 @@ public final class CustodyMessages {
     }
 
     public static String head(long size, String head, Long seq, boolean more) {
+        return head(size, head, seq, more, null);
+    }
+
+    /** A MESH-CUSTODY-HEAD; a non-null {@code resetJson} (a kind 11803 reset event) is added as {@code "reset"}. */
+    public static String head(long size, String head, Long seq, boolean more, String resetJson) {
         return "[\"" + HEAD + "\",{\"size\":" + size + ",\"head\":" + quoteOrNull(head) + ",\"seq\":"
-                + (seq == null ? "null" : seq.toString()) + ",\"more\":" + more + "}]";
+                + (seq == null ? "null" : seq.toString()) + ",\"more\":" + more
+                + (resetJson == null ? "" : ",\"reset\":" + resetJson) + "}]";
     }
 
     /** A MESH-RECEIPT; {@code catchUp} adds {@code "catch_up": true} to the header. */
@@ -98,7 +111,19 @@ public final class CustodyMessages {
         if (more != null && !more.isNull() && !more.isBoolean()) {
             throw new FrameException("invalid: " + HEAD + " \"more\" is a boolean");
         }
-        return new Head(size(o, HEAD), headId(o, HEAD), s, more != null && more.asBoolean(false));
+        JsonNode r = o.get("reset");
+        Event reset = null;
+        if (r != null && !r.isNull()) {
+            if (!r.isObject()) {
+                throw new FrameException("invalid: " + HEAD + " \"reset\" is a kind 11803 event or absent");
+            }
+            try {
+                reset = EVENTS.parseEvent(DeliveryJson.MAPPER.writeValueAsString(r));
+            } catch (ProtocolException | com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new FrameException("invalid: " + HEAD + " reset event: " + DeliveryJson.clip(e.getMessage()));
+            }
+        }
+        return new Head(size(o, HEAD), headId(o, HEAD), s, more != null && more.asBoolean(false), reset);
     }
 
     /**

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import org.fleetmesh.delivery.log.CompactRange;
+import org.fleetmesh.delivery.log.CustodyReset;
 import org.fleetmesh.delivery.log.Receipt;
 import org.fleetmesh.delivery.log.ReceiptCheck;
 import org.fleetmesh.delivery.log.ReceiptException;
@@ -861,6 +862,29 @@ final class Forwarder {
                         messages.add(CustodyMessages.custody(newRow == null ? 0 : newRow.treeSize(),
                                 newRow == null ? null : newRow.receiptId().hex()));
                         continue;
+                    }
+                    if (h.reset() != null && newHead != null) {
+                        String problem = h.size() != 0 || h.head() != null
+                                ? "a reset comes with the empty tree's head (size 0, head null), not size " + h.size()
+                                : CustodyReset.check(h.reset(), receiverKey, self, newHead.id());
+                        if (problem == null) {
+                            // the receiver lost its tree (a restore): keep the old chain aside, mirror from 0 again
+                            Optional<String> archived = node.ledger().archive(CustodyLedger.Side.SENT, peer);
+                            String evidence = CustodyReset.evidence(peer, receiverKey, self, newHead, h.reset(),
+                                    archived.orElse(null), now);
+                            node.evidence(new Evidence(0, peer, "S1", "custody-reset: the peer no longer holds its "
+                                    + "tree of this node's events (size " + newHead.size() + ")", 0, now, now, 0,
+                                    account.given().map(g -> g.event().id().hex()).orElse(""),
+                                    account.given().map(g -> g.event().json()).orElse(""), evidence));
+                            LOG.infof("custody reset by %s: its tree of this node's events (size %d, receipt %s) is "
+                                    + "gone; the old chain is kept as %s and the mirror starts again at size 0", peer,
+                                    newHead.size(), newHead.id().hex(), archived.orElse("(none)"));
+                            newRow = null;
+                            newHead = null;
+                            newRange = CompactRange.empty();
+                        } else {
+                            LOG.warnf("%s sent a custody reset that does not hold: %s", peer, problem);
+                        }
                     }
                     ReceiptCheck.Mirror mirror = new ReceiptCheck.Mirror(receiverKey, self, peer, newHead, newRange);
                     EventId named = h.head() == null ? null : EventId.ofHex(h.head());

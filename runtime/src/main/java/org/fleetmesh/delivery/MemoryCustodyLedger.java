@@ -170,6 +170,22 @@ public final class MemoryCustodyLedger implements CustodyLedger {
     }
 
     @Override
+    public synchronized Optional<String> archive(Side side, String peer) {
+        Map<String, Tree> m = trees.get(side);
+        Tree t = m.remove(peer);
+        if (t == null) {
+            return Optional.empty();
+        }
+        int n = 1;
+        while (m.containsKey(CustodyLedger.archivedName(peer, n))) {
+            n++;
+        }
+        String name = CustodyLedger.archivedName(peer, n);
+        m.put(name, t);
+        return Optional.of(name);
+    }
+
+    @Override
     public synchronized Optional<Outbound> outbound(String peer) {
         return Optional.ofNullable(outbound.get(peer));
     }

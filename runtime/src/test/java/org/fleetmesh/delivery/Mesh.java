@@ -77,6 +77,17 @@ final class Mesh implements AutoCloseable {
         return node;
     }
 
+    /**
+     * {@code old} restored from a backup of its keys on an empty data dir: its delivery closed, a new node with the
+     * same keys (so the same DID) and an empty store and ledgers.
+     */
+    Node restored(Node old) {
+        old.delivery.close();
+        Node node = new Node(old.name + "-restored", old.secrets, old.settings);
+        nodes.add(node);
+        return node;
+    }
+
     static Delivery.Settings settings(List<Filter> federate) {
         Delivery.Settings d = Delivery.Settings.DEFAULT;
         return new Delivery.Settings(true, 4, d.frameBytes(), 4, d.maxHops(), d.maxSkew(), d.maxFilters(), federate,

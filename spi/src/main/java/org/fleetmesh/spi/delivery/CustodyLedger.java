@@ -90,6 +90,20 @@ public interface CustodyLedger {
     record Holders(java.util.Set<String> peers, int hops) {
     }
 
+    /**
+     * Moves the tree and chain of {@code (side, peer)} aside after a custody reset (docs/spec/custody.md §8): they are
+     * renamed {@code <peer>#reset-<n>} (n = 1, 2, ...: the first unused) and stay readable under that name (their
+     * leaves, receipts, {@link #peers}, {@link #holders}: receipts export and prove), and {@code (side, peer)} has no
+     * tree from then on: the next append starts it at size 0. The outbound state is not touched. Returns the new
+     * name, or empty when the pair had no tree.
+     */
+    Optional<String> archive(Side side, String peer);
+
+    /** The name {@link #archive} gives the {@code n}-th archived tree of {@code peer}. */
+    static String archivedName(String peer, int n) {
+        return peer + "#reset-" + n;
+    }
+
     /** The outbound state of {@code peer}, if any was saved. */
     Optional<Outbound> outbound(String peer);
 

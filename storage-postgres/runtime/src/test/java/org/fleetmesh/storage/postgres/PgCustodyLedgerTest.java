@@ -327,4 +327,34 @@ class PgCustodyLedgerTest extends PgFixture {
         }
         return out;
     }
+
+    @Test
+    void archiveMovesTheTreeAsideAndTheNextAppendStartsItAgainAtZero() {
+        ledger.append(List.of(step(Side.SENT, A, leaves(0, "e1", "e2"), receipt(0, 2, 1)),
+                step(Side.SENT, A, leaves(2, "e3"), receipt(1, 3, 2)),
+                step(Side.RECEIVED, A, leaves(0, "r1"), receipt(0, 1, 1))));
+        assertTrue(ledger.archive(Side.SENT, B).isEmpty(), "no tree, nothing archived");
+        assertEquals(Optional.of(A + "#reset-1"), ledger.archive(Side.SENT, A));
+        assertTrue(ledger.head(Side.SENT, A).isEmpty());
+        assertTrue(ledger.leaves(Side.SENT, A, 0, 10).isEmpty());
+        assertTrue(ledger.indexOf(Side.SENT, A, List.of(id("e1"))).isEmpty());
+        // the old chain stays readable under its new name, for receipts export and prove
+        String archived = A + "#reset-1";
+        assertEquals(3, ledger.head(Side.SENT, archived).orElseThrow().treeSize());
+        assertEquals(List.of(id("e1"), id("e2"), id("e3")),
+                ledger.leaves(Side.SENT, archived, 0, 10).stream().map(Leaf::eventId).toList());
+        assertEquals(2, ledger.receipts(Side.SENT, archived, 0, 10).size());
+        assertTrue(ledger.peers(Side.SENT).contains(archived));
+        assertEquals(Set.of(archived), ledger.holders(List.of(id("e1"))).get(id("e1")).peers(),
+                "the archived tree, not the peer, holds what it receipted");
+        // the other side is untouched
+        assertEquals(1, ledger.head(Side.RECEIVED, A).orElseThrow().treeSize());
+        // the tree grows again from 0, also with ids the archived tree holds
+        ledger.append(List.of(step(Side.SENT, A, leaves(0, "e1"), receipt(0, 1, 3))));
+        assertEquals(1, ledger.head(Side.SENT, A).orElseThrow().treeSize());
+        assertEquals(Set.of(A, archived), ledger.holders(List.of(id("e1"))).get(id("e1")).peers());
+        assertEquals(Optional.of(A + "#reset-2"), ledger.archive(Side.SENT, A), "the next archive takes the next name");
+        assertEquals(1, ledger.head(Side.SENT, A + "#reset-2").orElseThrow().treeSize());
+        assertEquals(3, ledger.head(Side.SENT, archived).orElseThrow().treeSize());
+    }
 }

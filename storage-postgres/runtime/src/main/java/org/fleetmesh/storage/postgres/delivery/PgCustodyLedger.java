@@ -151,6 +151,67 @@ public final class PgCustodyLedger implements CustodyLedger {
     }
 
     @Override
+    public Optional<String> archive(Side side, String peer) {
+        Objects.requireNonNull(peer, "peer");
+        try (Connection c = ds.getConnection()) {
+            try {
+                c.setAutoCommit(false);
+                Optional<String> name = archiveInTransaction(c, side(side), peer);
+                c.commit();
+                return name;
+            } catch (SQLException | RuntimeException e) {
+                rollbackQuietly(c);
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw new LedgerFailure("could not archive the " + side(side) + " tree of " + peer + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** A rename of the tree's row (its leaves and receipts follow its id): no migration, nothing copied. */
+    private static Optional<String> archiveInTransaction(Connection c, String side, String peer) throws SQLException {
+        Integer id = null;
+        // locked like an append, so no append continues the tree while it is moved aside
+        try (PreparedStatement ps = c.prepareStatement("select id from custody_tree where side = ? and peer = ? for update")) {
+            ps.setString(1, side);
+            ps.setString(2, peer);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    id = rs.getInt(1);
+                }
+            }
+        }
+        if (id == null) {
+            return Optional.empty();
+        }
+        Set<String> taken = new java.util.HashSet<>();
+        String prefix = CustodyLedger.archivedName(peer, 0);
+        prefix = prefix.substring(0, prefix.length() - 1);
+        try (PreparedStatement ps = c.prepareStatement("select peer from custody_tree where side = ? and starts_with(peer, ?)")) {
+            ps.setString(1, side);
+            ps.setString(2, prefix);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    taken.add(rs.getString(1));
+                }
+            }
+        }
+        int n = 1;
+        while (taken.contains(CustodyLedger.archivedName(peer, n))) {
+            n++;
+        }
+        String name = CustodyLedger.archivedName(peer, n);
+        try (PreparedStatement ps = c.prepareStatement("update custody_tree set peer = ? where id = ?")) {
+            ps.setString(1, name);
+            ps.setInt(2, id);
+            ps.executeUpdate();
+        }
+        return Optional.of(name);
+    }
+
+    @Override
     public Optional<Outbound> outbound(String peer) {
         List<Outbound> out = new ArrayList<>(1);
         read("the outbound state of " + peer, "select peer, acked_seq, next_frame_seq, filters, halted"
