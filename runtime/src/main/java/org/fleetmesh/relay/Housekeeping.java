@@ -47,11 +47,6 @@ final class Housekeeping implements AutoCloseable {
 
     /** Builds {@code ix} now in the background, then every {@code rebuildEvery} (0: never again). */
     synchronized void maintain(LiveIndexes ix, Duration rebuildEvery) {
-        indexer = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "fleetmesh-negentropy-index");
-            t.setDaemon(true);
-            return t;
-        });
         Runnable build = () -> {
             try {
                 ix.rebuild();
@@ -60,10 +55,32 @@ final class Housekeeping implements AutoCloseable {
             }
         };
         if (rebuildEvery.isZero()) {
-            indexer.execute(build);
+            indexer().execute(build);
         } else {
-            indexer.scheduleWithFixedDelay(build, 0, rebuildEvery.toSeconds(), TimeUnit.SECONDS);
+            indexer().scheduleWithFixedDelay(build, 0, rebuildEvery.toSeconds(), TimeUnit.SECONDS);
         }
+    }
+
+    /** Builds one index registered at run time, in the background on the same thread as the rebuilds. */
+    synchronized void build(LiveIndexes all, LiveIndexes.Index ix) {
+        indexer().execute(() -> {
+            try {
+                all.build(ix);
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "building the negentropy index %s failed", ix.label);
+            }
+        });
+    }
+
+    private ScheduledExecutorService indexer() {
+        if (indexer == null) {
+            indexer = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "fleetmesh-negentropy-index");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return indexer;
     }
 
     @Override

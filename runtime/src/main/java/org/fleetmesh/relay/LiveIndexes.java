@@ -35,15 +35,34 @@ final class LiveIndexes {
     private static final Logger LOG = Logger.getLogger(LiveIndexes.class);
 
     /** One registered filter and its tree; {@code tree} is null until the first build completes. */
-    static final class Index {
+    final class Index implements LiveIndex {
         final Filter filter;
         volatile FingerprintTree tree;
         final String label;
+        private volatile boolean closed;
         private List<Change> pending; // changes seen while a build scans the store; guarded by this
 
         Index(Filter filter, String label) {
             this.filter = filter;
             this.label = label;
+        }
+
+        @Override
+        public Optional<org.fleetmesh.negentropy.Storage> snapshot() {
+            FingerprintTree t = tree;
+            return t == null ? Optional.empty() : Optional.of(t.snapshot());
+        }
+
+        @Override
+        public int size() {
+            FingerprintTree t = tree;
+            return t == null ? -1 : t.size();
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            indexes.remove(this);
         }
 
         boolean accepts(Event e) {
@@ -53,7 +72,7 @@ final class LiveIndexes {
     }
 
     private final EventStore store;
-    private final List<Index> indexes = new ArrayList<>();
+    private final List<Index> indexes = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final LongSupplier now;
     private final AtomicLong applied = new AtomicLong();
 
@@ -82,34 +101,49 @@ final class LiveIndexes {
         return store.onCommitted(this::committed);
     }
 
+    /** Registers one more filter; it is empty (size -1) until {@link #build(Index)} has run. */
+    Index add(Filter filter, String label) {
+        Index ix = new Index(filter.withLimit(null), label);
+        indexes.add(ix);
+        return ix;
+    }
+
     /** (Re)builds every index from the store; sessions keep using the old tree until the new one is in. */
     void rebuild() {
         for (Index ix : indexes) {
-            long t0 = System.nanoTime();
-            FingerprintTree fresh;
-            synchronized (ix) {
-                ix.pending = new ArrayList<>();
-            }
-            List<Item> items = new ArrayList<>();
-            Filter scan = ix.filter;
-            store.enumerate(scan, now.getAsLong(), (createdAt, id) -> items.add(new Item(createdAt, Id.of(id.toBytes()))));
-            // enumerate is ordered by (created_at, id); private kinds are dropped by a second pass only when the
-            // filter could match them (cheap: one indexed query per private kind set)
-            Set<Id> privateIds = privateIdsOf(scan);
-            if (!privateIds.isEmpty()) {
-                items.removeIf(it -> privateIds.contains(it.id()));
-            }
-            fresh = FingerprintTree.fromSorted(items);
-            synchronized (ix) {
-                for (Change c : ix.pending) {
-                    c.applyTo(fresh); // in commit order (see class comment)
-                }
-                ix.pending = null;
-                ix.tree = fresh;
-            }
-            LOG.infof("negentropy index %s: %d items built in %d ms", ix.label, fresh.size(),
-                    (System.nanoTime() - t0) / 1_000_000);
+            build(ix);
         }
+    }
+
+    /** (Re)builds one index from the store. */
+    void build(Index ix) {
+        if (ix.closed) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        FingerprintTree fresh;
+        synchronized (ix) {
+            ix.pending = new ArrayList<>();
+        }
+        List<Item> items = new ArrayList<>();
+        Filter scan = ix.filter;
+        store.enumerate(scan, now.getAsLong(), (createdAt, id) -> items.add(new Item(createdAt, Id.of(id.toBytes()))));
+        // enumerate is ordered by (created_at, id); private kinds are dropped by a second pass only when the
+        // filter could match them (cheap: one indexed query per private kind set)
+        Set<Id> privateIds = privateIdsOf(scan);
+        if (!privateIds.isEmpty()) {
+            items.removeIf(it -> privateIds.contains(it.id()));
+        }
+        fresh = FingerprintTree.fromSorted(items);
+        synchronized (ix) {
+            for (Change c : ix.pending) {
+                c.applyTo(fresh); // in commit order (see class comment)
+            }
+            ix.pending = null;
+            ix.tree = fresh;
+        }
+        LOG.infof("negentropy index %s: %d items built in %d ms", ix.label, fresh.size(),
+                (System.nanoTime() - t0) / 1_000_000);
     }
 
     private Set<Id> privateIdsOf(Filter f) {

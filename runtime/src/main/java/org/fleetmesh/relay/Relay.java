@@ -52,6 +52,7 @@ public final class Relay implements AutoCloseable {
     private final NegSessions negSessions;
     private final Housekeeping housekeeping;
     private final AtomicReference<LiveIndexes> liveIndexes = new AtomicReference<>();
+    private boolean liveIndexesEnabled; // guarded by this
     private final Map<String, ClientState> connections = new ConcurrentHashMap<>();
     private final ClientGate clientGate;
 
@@ -132,17 +133,50 @@ public final class Relay implements AutoCloseable {
      * database. Returns false if the store has no change feed.
      */
     public synchronized boolean enableLiveIndexes(List<Filter> filters, List<String> labels, java.time.Duration rebuildEvery) {
-        if (filters.isEmpty() || liveIndexes.get() != null) {
+        if (filters.isEmpty() || liveIndexesEnabled) {
             return false;
         }
-        LiveIndexes ix = new LiveIndexes(store, filters, labels, nowSeconds);
-        if (!ix.attach()) {
+        LiveIndexes ix = liveIndexes();
+        if (ix == null) {
             LOG.warn("the store reports no changes: NIP-77 sessions snapshot their filter each time");
             return false;
         }
-        liveIndexes.set(ix);
+        for (int i = 0; i < filters.size(); i++) {
+            ix.add(filters.get(i), labels.get(i));
+        }
+        liveIndexesEnabled = true;
         housekeeping.maintain(ix, rebuildEvery);
         return true;
+    }
+
+    /**
+     * Registers one more live index at run time (shards do), built now in the background; NIP-77 sessions on exactly
+     * {@code filter} (its limit ignored) are served from it once built. Works whether or not
+     * {@link #enableLiveIndexes} was called; the periodic rebuild it set up covers this index too.
+     *
+     * @throws IllegalStateException if the store has no change feed to keep an index in step
+     */
+    public synchronized LiveIndex index(Filter filter, String label) {
+        LiveIndexes all = liveIndexes();
+        if (all == null) {
+            throw new IllegalStateException("the store reports no changes: it cannot keep a live index of " + label);
+        }
+        LiveIndexes.Index ix = all.add(filter, label);
+        housekeeping.build(all, ix);
+        return ix;
+    }
+
+    /** The live indexes, attached to the store's change feed on first use; null if the store has none. */
+    private LiveIndexes liveIndexes() {
+        LiveIndexes ix = liveIndexes.get();
+        if (ix == null) {
+            ix = new LiveIndexes(store, List.of(), List.of(), nowSeconds);
+            if (!ix.attach()) {
+                return null;
+            }
+            liveIndexes.set(ix);
+        }
+        return ix;
     }
 
     /** For tests and metrics: the number of items in live index {@code i}, or -1 while it is being built. */

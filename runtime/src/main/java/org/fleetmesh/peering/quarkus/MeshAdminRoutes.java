@@ -63,6 +63,9 @@ public class MeshAdminRoutes {
     @Inject
     LinkLedger ledger;
 
+    @Inject
+    org.fleetmesh.shards.quarkus.ShardsRuntime shards;
+
     /** Evidence records one {@code GET /mesh/peers/<did>/evidence} returns at most. */
     static final int MAX_EVIDENCE = 1000;
 
@@ -80,7 +83,11 @@ public class MeshAdminRoutes {
             return;
         }
         NodeDidDocument node = NodeDidDocument.of(identity.secrets().publicKeys(), address.endpoints());
-        json(ctx, 200, MeshStatus.of(node.shortForm(), node.keys().nostr().hex(), peers.links().view(), peers.sessions()));
+        ObjectNode root = MeshStatus.of(node.shortForm(), node.keys().nostr().hex(), peers.links().view(), peers.sessions());
+        Map<String, Object> shardStatus = new java.util.LinkedHashMap<>();
+        shards.describe(shardStatus);
+        root.set("shards", JSON.valueToTree(shardStatus.get("shards")));
+        json(ctx, 200, root);
     }
 
     private void list(RoutingContext ctx) {

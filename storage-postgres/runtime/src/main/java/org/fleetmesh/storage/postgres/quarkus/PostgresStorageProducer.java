@@ -8,16 +8,19 @@ import jakarta.inject.Singleton;
 import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.fleetmesh.spi.peers.LinkLedger;
 import org.fleetmesh.spi.peers.PeerStore;
+import org.fleetmesh.spi.shards.ShardBook;
 import org.fleetmesh.storage.postgres.PostgresStorage;
 import org.fleetmesh.storage.postgres.delivery.PgCustodyLedger;
 import org.fleetmesh.storage.postgres.peers.PgLinkLedger;
 import org.fleetmesh.storage.postgres.peers.PgPeerStore;
+import org.fleetmesh.storage.postgres.shards.PgShardBook;
 
 /**
  * CDI: produces the node's {@link org.fleetmesh.spi.storage.EventStore} (the bean's types are
  * {@link PostgresStorage}, {@code EventStore}, {@code AutoCloseable}), opened from configuration on
  * first use (see {@link PostgresStorage} for the keys) and closed, with the embedded cluster, at
- * shutdown; and the {@link PeerStore}, {@link LinkLedger} and {@link CustodyLedger} on the same database.
+ * shutdown; and the {@link PeerStore}, {@link LinkLedger}, {@link CustodyLedger} and {@link ShardBook} on the same
+ * database.
  */
 @ApplicationScoped
 public class PostgresStorageProducer {
@@ -50,5 +53,12 @@ public class PostgresStorageProducer {
     @Singleton
     PeerStore peers(PostgresStorage storage) {
         return new PgPeerStore(storage.dataSource());
+    }
+
+    /** The declared shards in the same database. */
+    @Produces
+    @Singleton
+    ShardBook shards(PostgresStorage storage) {
+        return new PgShardBook(storage.dataSource());
     }
 }
