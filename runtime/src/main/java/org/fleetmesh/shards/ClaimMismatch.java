@@ -16,10 +16,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * S2 evidence that a peer's claim does not describe the set it serves (docs/spec/sampling.md, "Claim mismatch"): the
- * peer asserts a shard with figures (count, fingerprint, root), this node fetched the shard's events up to the claim's
- * {@code created_at} from the peer, and the served set has the claim's count but another fingerprint or root. Only
- * that trigger counts: events that arrive after the claim (late, or older than it) change the count, so a count that
- * differs is never evidence; the same count with other members is a claim that names figures of no set it serves.
+ * peer asserts a shard with figures (count, fingerprint, root); this node fetched the shard's events up to the claim's
+ * {@code created_at} from the peer; the served set has the claim's root (or its fingerprint), so it is the set the
+ * claim describes, and yet another figure of the claim differs from that set's. The trigger is race-free: events that
+ * come or go after the claim (late arrivals, replacements, deletions) change the root and the fingerprint together,
+ * so a set that has changed matches neither and is never evidence. Identified by the root, the evidence holds against
+ * any adversary (SHA-256); by the fingerprint (a sum of ids, not collision-resistant against chosen events) it holds
+ * unless someone crafted events to collide, which {@link #identifiedBy()} lets a verifier weigh.
  *
  * @param subject the peer's DID (resolves offline to its Nostr key)
  * @param observer this node's DID
@@ -48,12 +51,24 @@ public record ClaimMismatch(String subject, String observer, Claim claim, String
 
     /**
      * Whether {@code served} (the claim's shard as the peer served it up to the claim's {@code created_at}) is
-     * evidence against {@code claim}: the same count, another fingerprint or root.
+     * evidence against {@code claim}: it has the claim's root or fingerprint, and some figure of the claim differs.
      */
     public static boolean mismatches(Claim claim, List<Item> served) {
         ShardFigures f = figuresOf(served);
-        return f.count() == claim.figures().count() && (!Arrays.equals(f.fingerprint(), claim.figures().fingerprint())
-                || !Arrays.equals(f.root(), claim.figures().root()));
+        return identifiedBy(claim.figures(), f) != null && !f.equals(claim.figures());
+    }
+
+    /** Which figure of the claim the served set has: {@code root}, {@code fingerprint}, or null for neither. */
+    static String identifiedBy(ShardFigures claimed, ShardFigures served) {
+        if (Arrays.equals(claimed.root(), served.root())) {
+            return "root";
+        }
+        return Arrays.equals(claimed.fingerprint(), served.fingerprint()) ? "fingerprint" : null;
+    }
+
+    /** How the served set was recognised as the claimed one: {@code root} (collision-resistant) or {@code fingerprint}. */
+    public String identifiedBy() {
+        return identifiedBy(claim.figures(), figures());
     }
 
     public String json() {
@@ -77,6 +92,7 @@ public record ClaimMismatch(String subject, String observer, Claim claim, String
         fo.put("count", f.count());
         fo.put("fingerprint", Hex.encode(f.fingerprint()));
         fo.put("root", Hex.encode(f.root()));
+        o.put("identified_by", identifiedBy());
         o.put("observed_at", observedAt);
         return o.toString();
     }
@@ -128,10 +144,16 @@ public record ClaimMismatch(String subject, String observer, Claim claim, String
                 || !Hex.encode(f.root()).equals(written.path("root").asText())) {
             throw new EvidenceException("figures are not those of the served set");
         }
-        if (!mismatches(claim, served)) {
-            throw new EvidenceException(f.count() != claim.figures().count()
-                    ? "the served count differs from the claim's: not evidence (events may have come or gone since)"
-                    : "the served set has the claim's figures");
+        String by = identifiedBy(claim.figures(), f);
+        if (by == null) {
+            throw new EvidenceException("the served set has neither the claim's root nor its fingerprint: not evidence "
+                    + "(events may have come or gone since the claim)");
+        }
+        if (f.equals(claim.figures())) {
+            throw new EvidenceException("the served set has the claim's figures");
+        }
+        if (!by.equals(o.path("identified_by").asText())) {
+            throw new EvidenceException("identified_by is not \"" + by + "\"");
         }
         return new ClaimMismatch(subject, observer, claim, request.toString(), served, observedAt);
     }

@@ -220,15 +220,31 @@ class SamplingEvidenceTest {
 
     // claim mismatch
 
-    /** The peer claims figures of one set of ten and serves another set of ten (one event swapped). */
-    private static String realMismatch() throws Exception {
-        List<Event> all = set(11);
-        List<Item> claimed = items(all.subList(0, 10));
-        List<Item> served = items(all.subList(1, 11));
-        Claim claim = claim(SHARD, claimed, CLAIMED_AT, PEER.nostr().bytes());
-        assertTrue(ClaimMismatch.mismatches(claim, served));
-        String req = "[{\"kinds\":[1],\"until\":" + CLAIMED_AT + ",\"limit\":500}]";
+    private static Claim claimWith(List<Item> items, long count, boolean fakeFingerprint, boolean fakeRoot)
+            throws ClaimException {
+        ShardFigures real = ClaimMismatch.figuresOf(items);
+        byte[] fp = real.fingerprint();
+        byte[] root = real.root();
+        if (fakeFingerprint) {
+            fp[0] ^= 1;
+        }
+        if (fakeRoot) {
+            root[0] ^= 1;
+        }
+        return Claim.read(Claim.sign(SHARD, new ShardFigures(count, fp, root), CLAIMED_AT, PEER.nostr().bytes()));
+    }
+
+    private static String mismatch(Claim claim, List<Item> served) {
+        String req = "[{\"kinds\":[1],\"until\":" + CLAIMED_AT + ",\"limit\":1001}]";
         return new ClaimMismatch(PEER_DID, OBSERVER_DID, claim, req, served, CLAIMED_AT + 5).json();
+    }
+
+    /** The peer serves ten events and claims their fingerprint with a root of no set. */
+    private static String realMismatch() throws Exception {
+        List<Item> served = items(set(10));
+        Claim claim = claimWith(served, 10, false, true);
+        assertTrue(ClaimMismatch.mismatches(claim, served));
+        return mismatch(claim, served);
     }
 
     private static void mismatchRefused(String json, String why) {
@@ -237,29 +253,33 @@ class SamplingEvidenceTest {
     }
 
     @Test
-    void realClaimMismatchEvidenceVerifies() throws Exception {
+    void aClaimWithAFalseRootFingerprintOrCountIsEvidence() throws Exception {
         String json = realMismatch();
         ClaimMismatch m = ClaimMismatch.verify(json);
+        assertEquals("fingerprint", m.identifiedBy());
         assertEquals(10, m.figures().count());
-        assertEquals(10, m.claim().figures().count());
         assertFalse(Arrays.equals(m.figures().root(), m.claim().figures().root()));
         assertEquals(json, m.json());
+        List<Item> served = items(set(10));
+        ClaimMismatch byRoot = ClaimMismatch.verify(mismatch(claimWith(served, 10, true, false), served));
+        assertEquals("root", byRoot.identifiedBy());
+        ClaimMismatch count = ClaimMismatch.verify(mismatch(claimWith(served, 11, false, false), served));
+        assertEquals("root", count.identifiedBy());
     }
 
     @Test
-    void aCountThatDiffersIsNeverEvidence() throws Exception {
+    void aSetThatChangedSinceTheClaimIsNeverEvidence() throws Exception {
         List<Event> all = set(11);
         Claim claim = claim(SHARD, items(all.subList(0, 10)), CLAIMED_AT, PEER.nostr().bytes());
         List<Item> more = items(all);
+        List<Item> swapped = items(all.subList(1, 11)); // one came, one went (a replacement): same count
         assertFalse(ClaimMismatch.mismatches(claim, more), "an event arrived after the claim");
         assertFalse(ClaimMismatch.mismatches(claim, items(all.subList(0, 9))), "an event went after the claim");
+        assertFalse(ClaimMismatch.mismatches(claim, swapped), "one came and one went");
         assertFalse(ClaimMismatch.mismatches(claim, items(all.subList(0, 10))), "the claimed set itself");
-        mismatchRefused(new ClaimMismatch(PEER_DID, OBSERVER_DID, claim, "[{}]", more, CLAIMED_AT + 5).json(),
-                "not evidence");
-        mismatchRefused(
-                new ClaimMismatch(PEER_DID, OBSERVER_DID, claim, "[{}]", items(all.subList(0, 10)), CLAIMED_AT + 5)
-                        .json(),
-                "has the claim's figures");
+        mismatchRefused(mismatch(claim, more), "not evidence");
+        mismatchRefused(mismatch(claim, swapped), "not evidence");
+        mismatchRefused(mismatch(claim, items(all.subList(0, 10))), "has the claim's figures");
     }
 
     @Test
@@ -275,7 +295,9 @@ class SamplingEvidenceTest {
         mismatchRefused(edit(json, o -> ((ObjectNode) o.get("figures")).put("root", "00".repeat(32))), "figures");
         mismatchRefused(edit(json, o -> ((ArrayNode) o.get("served")).remove(0)), "figures");
         mismatchRefused(edit(json, o -> ((ArrayNode) o.get("served")).add("x")), "served");
+        mismatchRefused(edit(json, o -> o.put("identified_by", "root")), "identified_by");
         mismatchRefused(edit(json, o -> o.put("subject", OBSERVER_DID)), "not a Nostr key of the subject");
         mismatchRefused(edit(json, o -> o.put("type", "withholding")), "type");
+        mismatchRefused(edit(json, o -> o.put("observed_at", CLAIMED_AT - 1)), "before the claim");
     }
 }
