@@ -26,6 +26,7 @@ import org.fleetmesh.peering.link.Intake;
 import org.fleetmesh.relay.Ingest;
 import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.quarkus.RelayRuntime;
+import org.fleetmesh.shards.quarkus.SamplingRuntime;
 import org.fleetmesh.spi.peers.LinkLedger;
 import org.jboss.logging.Logger;
 
@@ -60,6 +61,9 @@ public class GrantedLinkSessions implements LinkSessions {
 
     @Inject
     DeliveryRuntime delivery;
+
+    @Inject
+    SamplingRuntime sampling;
 
     @Inject
     Vertx vertx;
@@ -134,6 +138,7 @@ public class GrantedLinkSessions implements LinkSessions {
     public void describe(String peerKey, Map<String, Object> into) {
         links().describe(peerKey, into);
         delivery.delivery().describe(peerKey, into);
+        sampling.describe(peerKey, into);
     }
 
     @Override
