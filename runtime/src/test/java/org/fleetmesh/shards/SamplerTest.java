@@ -48,6 +48,8 @@ class SamplerTest {
             double p = Detection.detect(n, w, k);
             double rate = (double) caught / trials;
             double sigma = Math.sqrt(p * (1 - p) / trials);
+            System.out.printf("Sampler n=%d w=%d k=%d: %d trials, empirical %.4f, exact %.4f, bound %.4f, sigma %.4f%n", n,
+                    w, k, trials, rate, p, Detection.detectBound((double) w / n, k), sigma);
             assertTrue(Math.abs(rate - p) <= 5 * sigma + 1e-9,
                     "n=" + n + " w=" + w + " k=" + k + ": rate " + rate + ", exact " + p + ", sigma " + sigma);
         }

@@ -228,6 +228,8 @@ class SamplingRoundTest {
         double p = Detection.detect(n, w, k);
         double sigma = Math.sqrt(p * (1 - p) / rounds);
         double rate = (double) caught / rounds;
+        System.out.printf("SamplingRound n=%d w=%d k=%d: %d rounds, caught in %.4f, exact %.4f, sigma %.4f%n", n, w, k,
+                rounds, rate, p, sigma);
         assertTrue(Math.abs(rate - p) <= 5 * sigma, "rate " + rate + ", exact " + p + ", sigma " + sigma);
     }
 
