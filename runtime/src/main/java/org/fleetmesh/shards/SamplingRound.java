@@ -150,6 +150,12 @@ public final class SamplingRound {
                 continue;
             }
             asserted++;
+            if (claim.createdAt() > now) {
+                // its evidence would not verify (observed before the claim): the peer's clock is ahead of ours
+                problems.add("shard " + claim.shard().id() + ": the claim is dated " + (claim.createdAt() - now)
+                        + " s ahead of this node's clock");
+                continue;
+            }
             long latest = claim.createdAt() - settings.grace();
             List<Event> drawn = draw(claim, local, latest, now);
             if (!drawn.isEmpty()) {

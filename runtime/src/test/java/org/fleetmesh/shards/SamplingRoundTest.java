@@ -340,4 +340,16 @@ class SamplingRoundTest {
         assertEquals(0, o.claims());
         assertTrue(o.found().isEmpty());
     }
+
+    @Test
+    void aClaimDatedAheadOfThisNodesClockIsNotJudged() throws Exception {
+        List<Event> all = notes(100, NOW - 7200);
+        MemoryRelay peer = new MemoryRelay();
+        peer.events.addAll(all);
+        peer.hidden.addAll(all.stream().map(Event::id).toList());
+        peer.events.add(Claim.sign(SHARD, ShardFigures.of(storage(all)), NOW + 100, PEER.nostr().bytes()));
+        SamplingRound.Outcome o = round(peer, all, new Random(13));
+        assertTrue(o.found().isEmpty(), "evidence observed before its claim would not verify");
+        assertTrue(o.problems().stream().anyMatch(p -> p.contains("100 s ahead")), o.problems().toString());
+    }
 }
