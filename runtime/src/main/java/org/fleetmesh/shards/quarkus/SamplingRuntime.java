@@ -3,7 +3,6 @@ package org.fleetmesh.shards.quarkus;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.security.SecureRandom;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
@@ -32,12 +31,14 @@ import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
+import org.fleetmesh.nostr.NostrJson;
 import org.fleetmesh.nostr.ProtocolException;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.relay.client.Dialer;
 import org.fleetmesh.relay.client.RelayLink;
 import org.fleetmesh.shards.Claim;
 import org.fleetmesh.shards.EvidenceException;
+import org.fleetmesh.shards.PeerAnswer;
 import org.fleetmesh.shards.SamplingRound;
 import org.fleetmesh.shards.Shard;
 import org.fleetmesh.spi.peers.Evidence;
@@ -46,8 +47,6 @@ import org.fleetmesh.spi.peers.PeerStore;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.Reader;
 import org.jboss.logging.Logger;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.Vertx;
@@ -205,7 +204,7 @@ public class SamplingRuntime {
             return new SamplingRound.Answer(List.of(), false, "stopped");
         }
         long timeout = config.timeout().toMillis();
-        List<Event> events = new ArrayList<>();
+        PeerAnswer answer = new PeerAnswer(sub, maxEvents);
         try (RelayLink link = RelayLink.connect(d, relay, Math.max(1, timeout / 1000))) {
             link.send(message);
             long deadline = System.currentTimeMillis() + timeout;
@@ -213,48 +212,26 @@ public class SamplingRuntime {
                 long left = deadline - System.currentTimeMillis();
                 RelayLink.Incoming in = left <= 0 ? null : link.next(left, TimeUnit.MILLISECONDS);
                 if (in == null) {
-                    return new SamplingRound.Answer(events, false, "no EOSE within " + timeout + " ms");
+                    return answer.cut("no EOSE within " + timeout + " ms");
                 }
                 if (in instanceof RelayLink.Closed c) {
-                    return new SamplingRound.Answer(events, false, "the connection ended: " + c.why());
+                    return answer.cut("the connection ended: " + c.why());
                 }
-                if (!(in instanceof RelayLink.Message m) || !m.node().isArray() || m.node().size() < 2) {
-                    continue;
-                }
-                JsonNode n = m.node();
-                String verb = n.get(0).asText("");
-                if (!sub.equals(n.get(1).asText(null))) {
-                    continue; // NOTICE, AUTH, another subscription
-                }
-                switch (verb) {
-                    case "EVENT" -> {
-                        if (n.size() == 3 && n.get(2).isObject()) {
-                            try {
-                                events.add(parser.parseEvent(n.get(2).toString()));
-                            } catch (ProtocolException ex) {
-                                // a malformed event answers nothing
-                            }
+                if (in instanceof RelayLink.Message m) {
+                    SamplingRound.Answer a = answer.offer(m.node());
+                    if (a != null) {
+                        if (a.eose()) {
+                            link.send("[\"CLOSE\"," + NostrJson.quote(sub) + "]");
                         }
-                        if (events.size() > maxEvents) {
-                            return new SamplingRound.Answer(events, false, "more than " + maxEvents + " events");
-                        }
-                    }
-                    case "EOSE" -> {
-                        link.send("[\"CLOSE\"," + n.get(1).toString() + "]");
-                        return new SamplingRound.Answer(events, true, null);
-                    }
-                    case "CLOSED" -> {
-                        return new SamplingRound.Answer(events, false, "CLOSED " + (n.size() > 2 ? n.get(2) : ""));
-                    }
-                    default -> {
+                        return a;
                     }
                 }
             }
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
-            return new SamplingRound.Answer(events, false, "interrupted");
+            return answer.cut("interrupted");
         } catch (Exception ex) {
-            return new SamplingRound.Answer(events, false, "could not connect to " + relay + ": " + ex);
+            return answer.cut("could not connect to " + relay + ": " + ex);
         }
     }
 
