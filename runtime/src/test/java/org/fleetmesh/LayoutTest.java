@@ -39,7 +39,7 @@ class LayoutTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "relay", "negentropy", "identity", "peering", "settlement", "nostr" })
+    @ValueSource(strings = { "relay", "negentropy", "identity", "peering", "settlement", "nostr", "shards" })
     void noClassOutsideQuarkusImportsCdiConfigOrQuarkus(String mechanism) throws IOException {
         Path root = SOURCES.resolve(mechanism);
         try (Stream<Path> files = Files.walk(root)) {

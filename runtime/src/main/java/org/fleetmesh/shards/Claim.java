@@ -49,6 +49,16 @@ public record Claim(PubKey author, Shard shard, ShardFigures figures, long creat
         return new Event(id, pubkey, createdAt, KIND, tags, "", sig);
     }
 
+    /**
+     * The NIP-09 deletion (kind 5) that withdraws every claim of shard {@code id} by the signer: tags
+     * {@code ["a", "30803:<pubkey>:<id>"]} and {@code ["k", "30803"]}.
+     */
+    public static Event withdrawal(String id, long createdAt, byte[] nostrSecret) {
+        String pubkey = new PubKey(Schnorr.publicKey(nostrSecret)).hex();
+        return Events.sign(nostrSecret, createdAt, 5, List.of(List.of("a", KIND + ":" + pubkey + ":" + id),
+                List.of("k", Integer.toString(KIND))), "shard " + id + " is no longer declared");
+    }
+
     /** The tags of a claim, in their order. */
     public static List<List<String>> tags(Shard shard, ShardFigures figures) {
         return List.of(List.of("d", shard.id()), List.of("filter", ShardFilter.canonicalJson(shard.filter())),

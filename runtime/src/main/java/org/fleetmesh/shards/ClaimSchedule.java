@@ -13,6 +13,7 @@ import java.util.Optional;
 public final class ClaimSchedule {
     private final long intervalSeconds;
     private final Map<String, Claim> last = new HashMap<>(); // guarded by this
+    private final Map<String, Long> withdrawnAt = new HashMap<>(); // guarded by this
 
     public ClaimSchedule(Duration interval) {
         this.intervalSeconds = Math.max(0, interval.toSeconds());
@@ -23,6 +24,10 @@ public final class ClaimSchedule {
      * fingerprint decide "changed" (the root follows from the same set), so a caller can ask before computing the root.
      */
     public synchronized boolean due(Shard shard, long count, byte[] fingerprint, long nowSeconds) {
+        Long withdrawn = withdrawnAt.get(shard.id());
+        if (withdrawn != null && nowSeconds <= withdrawn) {
+            return false; // the NIP-09 deletion of the address refuses claims up to its created_at
+        }
         Claim c = last.get(shard.id());
         if (c == null || !c.sameShard(shard) || c.shard().mode() != shard.mode()) {
             return c == null || nowSeconds > c.createdAt();
@@ -46,8 +51,12 @@ public final class ClaimSchedule {
         return Optional.ofNullable(last.get(id));
     }
 
-    /** Forgets a shard no longer declared. */
-    public synchronized void forget(String id) {
+    /**
+     * Forgets a shard no longer declared, whose claims a NIP-09 deletion of their address made at {@code atSeconds}
+     * withdrew: a later declaration of the id is claimed only after that second.
+     */
+    public synchronized void withdrawn(String id, long atSeconds) {
         last.remove(id);
+        withdrawnAt.merge(id, atSeconds, Math::max);
     }
 }

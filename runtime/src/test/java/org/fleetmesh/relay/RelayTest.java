@@ -609,6 +609,70 @@ class RelayTest {
         assertEquals(needWithDm, withDm.get(0));
     }
 
+    /** Waits for a run-time index's first build (it runs on the housekeeping thread). */
+    static void awaitBuilt(LiveIndex ix) throws InterruptedException {
+        for (int i = 0; i < 500 && ix.size() < 0; i++) {
+            Thread.sleep(10);
+        }
+        assertTrue(ix.size() >= 0, "the index was never built");
+    }
+
+    @Test
+    void anIndexRegisteredAtRunTimeBuildsFollowsTheStoreAndServesItsFilter() throws Exception {
+        List<Event> notes = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            notes.add(note(NOW - 500 - i, "note " + i));
+            publish(client, notes.get(i));
+        }
+        publish(client, Events.sign(key, NOW - 450, 7, List.of(), "+"));
+        Event dm = Events.sign(key, NOW - 400, 4, List.of(List.of("p", "00".repeat(32))), "sealed");
+        publish(client, dm);
+        org.fleetmesh.nostr.Filter kinds14 = new org.fleetmesh.nostr.Filter(null, null, java.util.Set.of(1, 4), java.util.Map.of(),
+                null, null, null);
+        LiveIndex ix = relay.index(kinds14, "kinds 1 and 4"); // enableLiveIndexes was never called
+        awaitBuilt(ix);
+        assertEquals(10, ix.size(), "built from the store: the notes, not the reaction, not the private DM");
+        for (int i = 0; i < 3; i++) {
+            notes.add(note(NOW - 100 - i, "later " + i));
+            publish(client, notes.get(notes.size() - 1));
+        }
+        publish(client, Events.sign(key, NOW - 90, 7, List.of(), "+"));
+        assertEquals(1, store.delete(List.of(notes.get(0).id())));
+        notes.remove(0);
+        assertEquals(12, ix.size(), "inserts and the removal followed, the reaction left out");
+        org.fleetmesh.negentropy.SortedVector.Builder expected = org.fleetmesh.negentropy.SortedVector.builder();
+        notes.forEach(n -> expected.insert(n.createdAt(), org.fleetmesh.negentropy.Id.of(n.id().toBytes())));
+        assertEquals(expected.seal().fingerprint(0, 12), ix.snapshot().orElseThrow().fingerprint(0, 12));
+
+        var r = negSync(client, "shard", "{\"kinds\":[4,1]}", List.of());
+        assertEquals(1, relay.negSessionsFromLiveIndex(), "a session on exactly that filter is served by the index");
+        assertEquals(hexIds(notes), r.get(0));
+        // a second index on another filter, then enabling the configured ones: all live side by side
+        LiveIndex all = relay.index(org.fleetmesh.nostr.Filter.ALL, "{}");
+        awaitBuilt(all);
+        assertEquals(14, all.size(), "12 notes and 2 reactions");
+        ix.close();
+        assertEquals(r, negSync(client, "closed", "{\"kinds\":[1,4]}", List.of()));
+        assertEquals(1, relay.negSessionsFromLiveIndex(), "a closed index serves no more sessions");
+        assertEquals(14, all.size());
+        all.close();
+    }
+
+    @Test
+    void enablingConfiguredIndexesAfterARunTimeOneStillWorks() throws Exception {
+        publish(client, note(NOW - 10, "one"));
+        LiveIndex ix = relay.index(org.fleetmesh.nostr.Filter.ALL, "shard");
+        assertTrue(relay.enableLiveIndexes(List.of(org.fleetmesh.nostr.Filter.ALL), List.of("{}"), java.time.Duration.ZERO));
+        assertTrue(!relay.enableLiveIndexes(List.of(org.fleetmesh.nostr.Filter.ALL), List.of("{}"), java.time.Duration.ZERO),
+                "only once");
+        awaitBuilt(ix);
+        for (int i = 0; i < 500 && relay.liveIndexSize(1) < 0; i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(1, ix.size());
+        assertEquals(1, relay.liveIndexSize(1));
+    }
+
     @Test
     void negentropyFindsWhatEachSideLacks() throws Exception {
         List<Event> relayOnly = new java.util.ArrayList<>(), both = new java.util.ArrayList<>(), clientOnly = new java.util.ArrayList<>();

@@ -66,6 +66,7 @@ final class RelayInfo {
         ObjectNode kinds = f.putObject("kinds");
         kinds.put("grant", Grant.KIND);
         kinds.put("endpoint", EndpointAnnouncement.KIND);
+        kinds.put("shard_claim", org.fleetmesh.shards.Claim.KIND);
         ObjectNode c = f.putObject("client_limits");
         c.put("enabled", clients.isOn());
         if (clients.isOn()) {

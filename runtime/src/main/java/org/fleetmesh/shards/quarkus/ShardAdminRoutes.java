@@ -77,11 +77,9 @@ public class ShardAdminRoutes {
             error(ctx, 400, "invalid: " + e.getMessage());
             return;
         }
-        LOG.infof("admin: %s shard %s", fresh ? "declared" : "replaced", shard.id());
-        Map<String, Object> described = new LinkedHashMap<>();
-        shards.describe(described);
-        Object one = ((java.util.List<?>) described.get("shards")).stream()
-                .filter(m -> shard.id().equals(((Map<?, ?>) m).get("id"))).findFirst().orElse(null);
+        LOG.infof("admin: %s shard %s: %s %s", fresh ? "declared" : "replaced", shard.id(), shard.mode().word(),
+                org.fleetmesh.shards.ShardFilter.canonicalJson(shard.filter()));
+        Object one = shards.describe(shard.id()).orElse(null);
         json(ctx, fresh ? 201 : 200, JSON.valueToTree(one));
     }
 

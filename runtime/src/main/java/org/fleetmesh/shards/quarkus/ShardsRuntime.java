@@ -53,6 +53,8 @@ public class ShardsRuntime implements LocalShards {
     private static final Logger LOG = Logger.getLogger(ShardsRuntime.class);
     /** How often the figures are looked at; a claim still goes out at most once per claim-interval. */
     private static final long TICK_MILLIS = 1000;
+    /** Status computes a root (a pass over the set) only up to this size; larger sets show the current claim's. */
+    static final int STATUS_ROOT_MAX = 100_000;
 
     @Inject
     RelayRuntime relays;
@@ -122,6 +124,7 @@ public class ShardsRuntime implements LocalShards {
             if (stored.source() == ShardBook.Source.CONFIG && !ids.contains(stored.id())) {
                 LOG.infof("shard %s is no longer configured; forgetting it", stored.id());
                 book.remove(stored.id());
+                withdraw(stored.id());
                 continue;
             }
             Shard s;
@@ -197,19 +200,40 @@ public class ShardsRuntime implements LocalShards {
         boolean fresh = d.shard(shard.id()).isEmpty();
         d.put(shard);
         book.put(shard.id(), ShardFilter.canonicalJson(shard.filter()), shard.mode().word(), ShardBook.Source.ADMIN);
-        LOG.infof("shard %s declared: %s %s", shard.id(), shard.mode().word(), ShardFilter.canonicalJson(shard.filter()));
         return fresh;
     }
 
-    /** Forgets a shard (the admin API); false when it was not declared. Its last claim stays stored. */
+    /**
+     * Forgets a shard (the admin API); false when it was not declared. Its claims are withdrawn with a NIP-09 deletion
+     * of their address ({@code 30803:<pubkey>:<id>}): the node no longer promises anything about the set.
+     */
     public boolean remove(String id) {
         boolean had = declared().remove(id);
         boolean stored = book.remove(id);
-        schedule.forget(id);
-        if (had || stored) {
-            LOG.infof("shard %s removed", id);
+        if (had) {
+            withdraw(id);
         }
         return had || stored;
+    }
+
+    private void withdraw(String id) {
+        long at = now();
+        schedule.withdrawn(id, at);
+        byte[] key = identity.secrets().nostr().bytes();
+        Event deletion;
+        try {
+            deletion = Claim.withdrawal(id, at, key);
+        } finally {
+            java.util.Arrays.fill(key, (byte) 0);
+        }
+        relays.relay().ingest().submit(List.of(deletion), new Origin.Import()).thenAccept(outcomes -> {
+            var o = outcomes.get(0);
+            if (o.accepted()) {
+                LOG.infof("claims of shard %s withdrawn (deletion %s)", id, o.id().hex());
+            } else {
+                LOG.errorf("the withdrawal of this node's claims of shard %s was refused: %s", id, o.reason());
+            }
+        });
     }
 
     /** {@code r} runs after every change to the declared shards (replication re-plans on it). */
@@ -239,30 +263,39 @@ public class ShardsRuntime implements LocalShards {
      */
     public void describe(Map<String, Object> into) {
         List<Map<String, Object>> list = new ArrayList<>();
-        DeclaredShards d = declared();
-        for (Shard s : d.shards()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("id", s.id());
-            m.put("mode", s.mode().word());
-            m.put("filter", ShardFilter.canonicalJson(s.filter()));
-            Optional<Storage> snap = d.snapshot(s.id());
-            if (snap.isPresent()) {
-                m.put("count", snap.get().size());
-                m.put("fingerprint", snap.get().fingerprint(0, snap.get().size()).toHex());
-            } else {
-                m.put("count", null);
-                m.put("fingerprint", null);
-            }
-            Optional<Claim> c = schedule.last(s.id());
-            boolean current = c.isPresent() && snap.isPresent() && c.get().figures().count() == snap.get().size()
-                    && c.get().figures().fingerprintHex().equals(m.get("fingerprint"));
-            // the root costs a pass over the set: shown from the claim when the claim is current
-            m.put("root", current ? c.get().figures().rootHex() : snap.map(x -> ShardFigures.of(x).rootHex()).orElse(null));
-            m.put("claim", c.map(x -> x.event().id().hex()).orElse(null));
-            m.put("claimed_at", c.map(Claim::createdAt).orElse(null));
-            list.add(m);
+        for (Shard s : declared().shards()) {
+            list.add(describe(s));
         }
         into.put("shards", list);
+    }
+
+    /** One shard as {@link #describe(Map)} shows it; empty when not declared. */
+    public Optional<Map<String, Object>> describe(String id) {
+        return declared().shard(id).map(this::describe);
+    }
+
+    private Map<String, Object> describe(Shard s) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("id", s.id());
+        m.put("mode", s.mode().word());
+        m.put("filter", ShardFilter.canonicalJson(s.filter()));
+        Optional<Storage> snap = declared().snapshot(s.id());
+        String fingerprint = snap.map(x -> x.fingerprint(0, x.size()).toHex()).orElse(null);
+        m.put("count", snap.map(Storage::size).orElse(null));
+        m.put("fingerprint", fingerprint);
+        Optional<Claim> c = schedule.last(s.id());
+        boolean current = c.isPresent() && snap.isPresent() && c.get().figures().count() == snap.get().size()
+                && c.get().figures().fingerprintHex().equals(fingerprint);
+        String root = null;
+        if (current) {
+            root = c.get().figures().rootHex();
+        } else if (snap.isPresent() && snap.get().size() <= STATUS_ROOT_MAX) {
+            root = ShardFigures.of(snap.get()).rootHex();
+        }
+        m.put("root", root);
+        m.put("claim", c.map(x -> x.event().id().hex()).orElse(null));
+        m.put("claimed_at", c.map(Claim::createdAt).orElse(null));
+        return m;
     }
 
     /** Publishes the claims that are due; runs on the claimer thread. */
