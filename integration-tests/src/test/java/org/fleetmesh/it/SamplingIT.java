@@ -37,7 +37,7 @@ import io.vertx.core.Vertx;
  * whole) and samples it every second with the default 46 samples; the rogue is caught within the rounds the math
  * predicts for P(miss) <= 1e-6, the evidence from the admin API verifies with {@link Withholding#verify}, and the
  * samples reached the rogue as ordinary id lookups. A second shard whose claim names a root of no set it serves is a
- * claim mismatch.
+ * claim mismatch. A third shard, which the node does not declare, is sampled from the node's store.
  */
 class SamplingIT {
     static final int N = 1000;
@@ -50,6 +50,8 @@ class SamplingIT {
     static String readToken;
     static Keys author = Keys.fresh();
     static Keys other = Keys.fresh();
+    static Keys third = Keys.fresh();
+    static List<Event> undeclared = new ArrayList<>();
     static List<Event> shard = new ArrayList<>();
     static Set<EventId> withheld = new HashSet<>();
     static Event withholdingClaim;
@@ -88,6 +90,18 @@ class SamplingIT {
         falseClaim = rogue.claim(shard("it-second", other), new ShardFigures(real.count(), real.fingerprint(), root),
                 now + 1);
 
+        // a third shard the node does not declare (drawn from its store): 20% withheld
+        for (int i = 0; i < 200; i++) {
+            undeclared.add(third.note(now - 4000 + i, "undeclared " + i));
+        }
+        rogue.serve(undeclared);
+        List<EventId> hidden = new ArrayList<>();
+        for (int i = 0; i < 200; i += 5) {
+            hidden.add(undeclared.get(i).id());
+        }
+        rogue.withhold(hidden);
+        rogue.claim(shard("it-undeclared", third), now);
+
         node = MeshnodeProcess.start("sampling", Delivered.env("[]", "FLEETMESH_PEERS", rogue.peerSetting(),
                 "FLEETMESH_SAMPLING_INTERVAL", "1s", "FLEETMESH_SAMPLING_SAMPLES", Integer.toString(K),
                 "FLEETMESH_SAMPLING_GRACE", GRACE + "s", "FLEETMESH_SHARDS",
@@ -95,10 +109,12 @@ class SamplingIT {
                         + "\"]},\"mode\":\"asserted\"}]"));
         readToken = PeeringIT.token(node, "admin:read");
         try (NostrClient c = NostrClient.connect(node)) {
-            for (Event e : shard) {
+            List<Event> all = new ArrayList<>(shard);
+            all.addAll(undeclared);
+            for (Event e : all) {
                 c.publish(e);
             }
-            for (Event e : shard) {
+            for (Event e : all) {
                 c.expectOk(e.id().hex()).assertAccepted();
             }
         }
@@ -150,10 +166,14 @@ class SamplingIT {
     void aOnePercentWithholderIsCaughtWithinTheRoundsTheMathPredicts() throws Exception {
         long predicted = Detection.roundsFor(N, WITHHELD, K, 1e-6);
         assertEquals(30, predicted, "ln(1e-6) / ln(C(990,46)/C(1000,46))");
-        List<JsonNode> found = awaitEvidence("withholding", l -> !l.isEmpty());
+        List<JsonNode> found = awaitEvidence("withholding",
+                l -> l.stream().anyMatch(e -> e.path("reason").asText().contains("shard it-sampled,")));
+        found = found.stream().filter(e -> e.path("reason").asText().contains("shard it-sampled,")).toList();
 
         // which sample round first asked the rogue for an event it withholds: counted at the rogue itself
-        List<String> asked = rogue.idRequests();
+        // the rounds' id lookups for this shard (those for the others hold other authors' events)
+        List<String> asked = rogue.idRequests().stream()
+                .filter(r -> shard.stream().anyMatch(e -> r.contains(e.id().hex()))).toList();
         int firstHit = -1;
         for (int i = 0; i < asked.size() && firstHit < 0; i++) {
             for (EventId w : withheld) {
@@ -195,7 +215,18 @@ class SamplingIT {
         assertTrue(sampling.path("samples").asLong() >= K, sampling.toString());
         assertTrue(sampling.path("missing").asLong() >= 1, sampling.toString());
         assertTrue(sampling.path("last_round").isNumber(), sampling.toString());
-        assertEquals(2, sampling.path("asserted").asLong(), sampling.toString());
+        assertEquals(3, sampling.path("asserted").asLong(), sampling.toString());
+    }
+
+    @Test
+    void aShardThisNodeDoesNotDeclareIsSampledFromItsStore() throws Exception {
+        List<JsonNode> found = awaitEvidence("withholding",
+                l -> l.stream().anyMatch(e -> e.path("reason").asText().contains("shard it-undeclared,")));
+        JsonNode record = found.stream().filter(e -> e.path("reason").asText().contains("shard it-undeclared,"))
+                .findFirst().orElseThrow();
+        Withholding w = Withholding.verify(record.path("detail").toString(), GRACE);
+        assertEquals("it-undeclared", w.claim().shard().id());
+        assertTrue(undeclared.stream().anyMatch(e -> e.id().equals(w.event().id())));
     }
 
     @Test
