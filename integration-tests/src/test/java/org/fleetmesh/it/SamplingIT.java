@@ -227,6 +227,15 @@ class SamplingIT {
         Withholding w = Withholding.verify(record.path("detail").toString(), GRACE);
         assertEquals("it-undeclared", w.claim().shard().id());
         assertTrue(undeclared.stream().anyMatch(e -> e.id().equals(w.event().id())));
+
+        // bounded: one record per false claim, however many rounds find more of its 40 withheld events
+        long rounds = Delivered.peer(node, subject()).orElseThrow().path("sampling").path("rounds").asLong();
+        JsonNode later = Delivered.awaitPeer(node, subject(),
+                p -> p.path("sampling").path("rounds").asLong() >= rounds + 3, "three more rounds").path("sampling");
+        assertTrue(later.path("missing").asLong() > 1, later.toString());
+        long records = evidence("withholding").stream()
+                .filter(e -> e.path("reason").asText().contains("shard it-undeclared,")).count();
+        assertEquals(1, records, "one withholding record for the one claim of it-undeclared");
     }
 
     @Test

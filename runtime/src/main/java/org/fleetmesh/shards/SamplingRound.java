@@ -94,10 +94,12 @@ public final class SamplingRound {
     /**
      * What a piece of evidence is about and its object.
      *
+     * @param type {@link Withholding#TYPE} or {@link ClaimMismatch#TYPE}
+     * @param claim the id (hex) of the claim it holds against
      * @param reason {@code withholding: shard <id>, event <id>} or {@code claim mismatch: shard <id>}
      * @param json the evidence object ({@link Withholding#json()} or {@link ClaimMismatch#json()})
      */
-    public record Found(String reason, String json) {
+    public record Found(String type, String claim, String reason, String json) {
     }
 
     /**
@@ -178,8 +180,8 @@ public final class SamplingRound {
                         if (found.size() < settings.evidencePerRound()) {
                             Withholding w = new Withholding(subject, observer, claim, e, req, answered, true,
                                     settings.grace(), at);
-                            found.add(new Found("withholding: shard " + claim.shard().id() + ", event " + e.id().hex(),
-                                    w.json()));
+                            found.add(new Found(Withholding.TYPE, claim.event().id().hex(),
+                                    "withholding: shard " + claim.shard().id() + ", event " + e.id().hex(), w.json()));
                         }
                     }
                 }
@@ -192,7 +194,8 @@ public final class SamplingRound {
                     checked.add(claimId);
                     if (ClaimMismatch.mismatches(claim, served) && found.size() < settings.evidencePerRound()) {
                         ClaimMismatch m = new ClaimMismatch(subject, observer, claim, request, served, now);
-                        found.add(new Found("claim mismatch: shard " + claim.shard().id(), m.json()));
+                        found.add(new Found(ClaimMismatch.TYPE, claimId, "claim mismatch: shard " + claim.shard().id(),
+                                m.json()));
                     }
                 }
             }

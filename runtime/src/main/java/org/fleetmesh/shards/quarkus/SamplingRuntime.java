@@ -63,7 +63,7 @@ public class SamplingRuntime {
     private static final Logger LOG = Logger.getLogger(SamplingRuntime.class);
     /** An anonymous reader: the private kinds stay out of what a sample may ask for. */
     private static final Reader ANONYMOUS = Reader.of(Set.of(4, 13, 1059), Set.of());
-    /** Claims fetched whole that are remembered (not fetched again), and withheld events already recorded. */
+    /** Claims fetched whole that are remembered (not fetched again), and claims with evidence already recorded. */
     private static final int REMEMBERED = 4096;
 
     @Inject
@@ -163,8 +163,10 @@ public class SamplingRuntime {
         checkedClaims.addAll(o.checked());
         int stored = 0;
         for (SamplingRound.Found f : o.found()) {
-            if (!recorded.add(p.key() + " " + f.reason())) {
-                continue; // this withheld event (or this claim) is on record already
+            // one record per claim and kind: one withheld event proves the claim false; the rest are counted
+            String key = p.key() + " " + f.claim() + " " + f.type();
+            if (!recorded.add(key)) {
+                continue;
             }
             long ms = System.currentTimeMillis();
             try {
@@ -172,7 +174,7 @@ public class SamplingRuntime {
                 stored++;
                 LOG.warnf("sampling %s: %s (S2 evidence recorded)", p.key(), f.reason());
             } catch (RuntimeException ex) {
-                recorded.remove(p.key() + " " + f.reason());
+                recorded.remove(key);
                 LOG.errorf("the sampling evidence about %s was not stored: %s", p.key(), ex.toString());
             }
         }
