@@ -149,13 +149,8 @@ class LyingPeerIT {
     }
 
     static JsonNode evidence(String did) {
-        return evidence(node, readToken, did);
-    }
-
-    /** {@code GET /mesh/peers/<did>/evidence} of a node. */
-    static JsonNode evidence(MeshnodeProcess n, String token, String did) {
-        HttpResponse<String> r = PeeringIT.send(HttpRequest.newBuilder(n.httpUri()
-                .resolve("/mesh/peers/" + did + "/evidence")).header("Authorization", "Bearer " + token).GET());
+        HttpResponse<String> r = PeeringIT.send(HttpRequest.newBuilder(node.httpUri()
+                .resolve("/mesh/peers/" + did + "/evidence")).header("Authorization", "Bearer " + readToken).GET());
         assertEquals(200, r.statusCode(), r.body());
         return NostrClient.tree(r.body());
     }

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -138,7 +140,10 @@ class SamplingIT {
     }
 
     static List<JsonNode> evidence(String type) {
-        JsonNode all = LyingPeerIT.evidence(node, readToken, subject());
+        HttpResponse<String> r = PeeringIT.send(HttpRequest.newBuilder(node.httpUri()
+                .resolve("/mesh/peers/" + subject() + "/evidence")).header("Authorization", "Bearer " + readToken).GET());
+        assertEquals(200, r.statusCode(), r.body());
+        JsonNode all = NostrClient.tree(r.body());
         List<JsonNode> out = new ArrayList<>();
         for (JsonNode e : all.path("evidence")) {
             if (type.equals(e.path("detail").path("type").asText())) {
