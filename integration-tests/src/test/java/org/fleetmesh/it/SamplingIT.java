@@ -2,6 +2,7 @@ package org.fleetmesh.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.net.http.HttpRequest;
@@ -255,5 +256,13 @@ class SamplingIT {
         // the honest claim of the withheld shard is never a mismatch: it describes what the rogue serves
         assertTrue(evidence("claim-mismatch").stream()
                 .noneMatch(e -> e.path("reason").asText().contains("it-sampled")));
+    }
+
+    @Test
+    void aBadSamplingSettingStopsTheStartWithItsReason() {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> MeshnodeProcess.start("sampling-bad", Map.of("FLEETMESH_SAMPLING_SAMPLES", "0")).close());
+        assertTrue(e.getMessage().contains("fleetmesh.sampling (samples, grace, check-max): samples per round are 1..1000"),
+                e.getMessage());
     }
 }

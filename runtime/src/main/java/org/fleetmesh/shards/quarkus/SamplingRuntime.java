@@ -105,7 +105,11 @@ public class SamplingRuntime {
 
     /** Checks the settings (a bad one stops the start with its reason), then samples on a clock. */
     void onStart(@Observes StartupEvent e) {
-        settings = new SamplingRound.Settings(config.samples(), config.grace().toSeconds(), config.checkMax(), 64, 8);
+        try {
+            settings = new SamplingRound.Settings(config.samples(), config.grace().toSeconds(), config.checkMax(), 64, 8);
+        } catch (IllegalArgumentException ex) {
+            throw new IllegalArgumentException("fleetmesh.sampling (samples, grace, check-max): " + ex.getMessage(), ex);
+        }
         if (config.interval().toMillis() < 100 || config.timeout().toMillis() < 100 || config.maxScan() < 1) {
             throw new IllegalArgumentException("fleetmesh.sampling: interval and timeout are at least 100ms, max-scan >= 1");
         }
