@@ -28,6 +28,7 @@ import org.fleetmesh.relay.Ingest;
 import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.quarkus.RelayRuntime;
 import org.fleetmesh.shards.quarkus.ReplicationRuntime;
+import org.fleetmesh.shards.quarkus.SamplingRuntime;
 import org.fleetmesh.spi.peers.LinkLedger;
 import org.jboss.logging.Logger;
 
@@ -65,6 +66,9 @@ public class GrantedLinkSessions implements LinkSessions {
 
     @Inject
     ReplicationRuntime replication;
+
+    @Inject
+    SamplingRuntime sampling;
 
     @Inject
     Vertx vertx;
@@ -140,6 +144,7 @@ public class GrantedLinkSessions implements LinkSessions {
         links().describe(peerKey, into);
         delivery.delivery().describe(peerKey, into);
         replication.replication().describe(peerKey, into);
+        sampling.describe(peerKey, into);
     }
 
     @Override
