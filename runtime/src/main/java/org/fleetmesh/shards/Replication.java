@@ -125,6 +125,8 @@ public final class Replication implements Carrier.Carriers {
     private final Map<String, Link> links = new ConcurrentHashMap<>();
     /** Every id some pass asked for and waits for, node-wide: a second pass does not ask another peer for it. */
     private final Map<EventId, Pull> wanted = new HashMap<>();
+    /** The shards some pass ended synced for since the start (guarded by this). */
+    private final java.util.Set<String> synced = new java.util.HashSet<>();
     private volatile boolean closed;
 
     public Replication(Settings settings, LocalShards shards, Pusher pusher, LongSupplier millis) {
@@ -227,6 +229,35 @@ public final class Replication implements Carrier.Carriers {
             for (Link l : links.values()) {
                 l.sync(now);
             }
+        }
+    }
+
+    /**
+     * Whether this node is still filling the shard from its peers: no pass for it has ended {@code synced} since the
+     * start, and a link has a pass for it running or has not finished its first one. A restored node's claims of an
+     * asserted shard wait for this (docs/spec/replication.md, "Claims while rebuilding").
+     */
+    public boolean rebuilding(String shardId) {
+        synchronized (this) {
+            if (synced.contains(shardId)) {
+                return false;
+            }
+            for (Link l : links.values()) {
+                for (Pull p : l.pulls.values()) {
+                    if (p.shard.id().equals(shardId) && p.state != State.REFUSED
+                            && (p.state == State.SYNCING || p.passes == 0)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    }
+
+    /** Whether a pass for the shard has ended {@code synced} with some peer since the start. */
+    public boolean syncedOnce(String shardId) {
+        synchronized (this) {
+            return synced.contains(shardId);
         }
     }
 
@@ -739,6 +770,7 @@ public final class Replication implements Carrier.Carriers {
             if (why == null && passPulled == 0 && refusedHere == 0 && deferred == 0) {
                 // nothing was missing, or what was came another way (live forwarding)
                 state = State.SYNCED;
+                synced.add(shard.id());
                 reason = null;
                 nextPassAt = now + settings.interval().toMillis();
             } else if (passPulled > 0) {

@@ -359,6 +359,26 @@ class ReplicationTest {
     }
 
     @Test
+    void aNodeFillingAShardIsRebuildingUntilAPassEndsSynced() {
+        Replication.Settings small = settings(100, 500, 4096);
+        Node a = new Node("a", small);
+        Node b = new Node("b", small);
+        a.shards.declared.add(NOTES);
+        b.shards.declared.add(NOTES);
+        b.hold(events(1, 0, 2000));
+        assertFalse(a.replication.rebuilding("notes"), "no link: nothing to wait for");
+        Link l = new Link(a, b);
+        boolean[] seen = { false };
+        drain(() -> seen[0] |= a.replication.rebuilding("notes"));
+        assertTrue(seen[0], "rebuilding while the pass pulled");
+        assertEquals(2000, a.ids(KIND_1).size());
+        assertFalse(a.replication.rebuilding("notes"), "not once a pass ended synced");
+        assertTrue(a.replication.syncedOnce("notes"));
+        assertFalse(a.replication.syncedOnce("other"));
+        assertEquals(0, l.ab.violations + l.ba.violations);
+    }
+
+    @Test
     void maxPendingBoundsTheLinkAcrossItsShards() {
         Replication.Settings small = settings(100, 500, 4096);
         Node a = new Node("a", small);

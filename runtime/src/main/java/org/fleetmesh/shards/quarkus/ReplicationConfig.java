@@ -42,4 +42,11 @@ public interface ReplicationConfig {
      */
     @WithDefault("2s")
     Duration grace();
+
+    /**
+     * After a start, an asserted shard's claims wait at most this long for a first pass with a declared peer (a
+     * restored node must not assert a half-empty set); a pass that is pulling holds them until it ends. 0: no wait.
+     */
+    @WithDefault("30s")
+    Duration claimHold();
 }

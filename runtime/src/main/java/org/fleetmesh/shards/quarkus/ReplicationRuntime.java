@@ -43,6 +43,9 @@ public class ReplicationRuntime {
     ReplicationConfig config;
 
     @Inject
+    org.fleetmesh.peering.quarkus.MeshPeers peers;
+
+    @Inject
     Vertx vertx;
 
     private volatile Replication replication;
@@ -86,6 +89,13 @@ public class ReplicationRuntime {
         Delivery d = delivery.delivery();
         Replication r = new Replication(settings, shards.localShards(), d::push, System::currentTimeMillis);
         shards.onChange(r::shardsChanged);
+        // a restored node rebuilding an asserted shard claims it once a pass with a peer has ended synced: before,
+        // its claim would assert a half-empty set and earn it withholding evidence (replication.md)
+        long startedAt = System.currentTimeMillis();
+        long holdMillis = config.claimHold().toMillis();
+        shards.claimWhen(s -> s.mode() != org.fleetmesh.shards.Shard.Mode.ASSERTED || r.syncedOnce(s.id())
+                || !r.rebuilding(s.id()) && (System.currentTimeMillis() - startedAt >= holdMillis
+                        || peers.store().all().isEmpty()));
         // what a peer's frames brought in: stored now, or held already (a duplicate)
         relays.relay().ingest().addListener((origin, batch, outcomes) -> {
             if (!(origin instanceof Origin.Peer)) {
