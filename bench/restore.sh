@@ -8,11 +8,15 @@
 #   2. sync: `./meshnode sync ws://A --dir down` into an empty data dir (NIP-77; bytes through a counting proxy);
 #   3. export/import: `./meshnode export` at A into a file, `./meshnode import` of it into an empty data dir (bytes:
 #      the file).
-# usage: bench/restore.sh [events]   (default 1,000,000; corpus and stores cached under $BENCH_DIR; KEEP=1 keeps logs)
+#   4. steady state (last, so that 1-3 see the same N events): live writes into A at R events/s for S seconds
+#      (bench/LiveWrites.java), replication only: link bytes per event and copy (all three nodes'
+#      fleetmesh_mesh_peer_bytes_total / 2) and each node's CPU;
+# usage: bench/restore.sh [events] [live rate] [live seconds]   (default 1,000,000, 1000, 60; corpus and stores cached
+#        under $BENCH_DIR; KEEP=1 keeps logs)
 set -euo pipefail
 export FLEETMESH_CLIENT_LIMITS="${FLEETMESH_CLIENT_LIMITS:-off}"
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
-N="${1:-1000000}"
+N="${1:-1000000}"; RATE="${2:-1000}"; LIVE="${3:-60}"
 WORK="${BENCH_DIR:-/tmp/fleetmesh-bench}/restore-$N"
 mkdir -p "$WORK"
 if [ ! -d "$WORK/app" ]; then
@@ -168,3 +172,25 @@ FLEETMESH_DATA_DIR="$WORK/run-e" "$M" import < "$WORK/export.jsonl" > /dev/null 
 t2=$(now)
 python3 -c "import sys,os; print(f'export/import  export {float(sys.argv[2])-float(sys.argv[1]):.1f} s + import {float(sys.argv[3])-float(sys.argv[2]):.1f} s, {os.path.getsize(sys.argv[4])/1e6:,.1f} MB of JSONL')" \
   "$t0" "$t1" "$t2" "$WORK/export.jsonl"
+
+echo "== 4. steady state: $RATE events/s of live writes into A for $LIVE s, replication only (federate [])" >&2
+cpu_of() { awk '{ print $14 + $15 }' "/proc/$1/stat"; } # utime + stime of the node's JVM, clock ticks
+jvm_of() { pgrep -P "$1" java || echo "$1"; }           # ./meshnode execs java; the pid may be the script's
+TICK=$(getconf CLK_TCK)
+all_bytes() { echo $(( $(mesh_bytes "$PA") + $(mesh_bytes "$PB") + $(mesh_bytes "$PC") )); }
+total_claimed() { claimed "$1" | awk '{ s += $2 } END { print s }'; }
+b0=$(all_bytes); ja=$(jvm_of "${PID[a]}"); jb=$(jvm_of "${PID[b]}"); jc=$(jvm_of "${PID[c]}")
+ca0=$(cpu_of "$ja"); cb0=$(cpu_of "$jb"); cc0=$(cpu_of "$jc"); n0=$(total_claimed "$PA")
+t0=$(now)
+APP="$WORK/app"
+java -cp "$APP/lib/boot/*:$APP/lib/main/*:$APP/app/*" "$ROOT/bench/LiveWrites.java" "ws://127.0.0.1:$PA/" "$RATE" "$LIVE" >&2
+until [ "$(claimed "$PC")" = "$(claimed "$PA")" ] && [ "$(claimed "$PB")" = "$(claimed "$PA")" ] \
+  && [ "$(total_claimed "$PA")" -ge $((n0 + RATE * LIVE)) ]; do sleep 0.5; done
+t1=$(now)
+b1=$(all_bytes); ca1=$(cpu_of "$ja"); cb1=$(cpu_of "$jb"); cc1=$(cpu_of "$jc")
+python3 -c "import sys
+b0,b1,ca0,ca1,cb0,cb1,cc0,cc1,tick,t0,t1=map(float,sys.argv[1:12]); n=int(sys.argv[12]); dt=t1-t0
+link=(b1-b0)/2  # each link's bytes are counted at both ends
+print(f'steady    {n:,} live events at A reached B and C (claims equal) {dt:.1f} s after the first; '
+      f'{link/(2*n):,.0f} link bytes per event and copy; CPU A {(ca1-ca0)/tick/dt*100:.0f} %, B {(cb1-cb0)/tick/dt*100:.0f} %, C {(cc1-cc0)/tick/dt*100:.0f} % of a core')" \
+  "$b0" "$b1" "$ca0" "$ca1" "$cb0" "$cb1" "$cc0" "$cc1" "$TICK" "$t0" "$t1" "$((RATE * LIVE))"
