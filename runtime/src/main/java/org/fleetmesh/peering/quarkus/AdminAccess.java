@@ -34,6 +34,23 @@ public class AdminAccess {
     public record Denial(int status, String reason) {
     }
 
+    /**
+     * Answers the request with its refusal when access is denied ({@code 401} with {@code WWW-Authenticate: Bearer},
+     * or {@code 403}; a JSON {@code {"error": reason}}) and returns true; false lets the route go on.
+     */
+    public boolean refuse(io.vertx.ext.web.RoutingContext ctx, Right right, boolean loopbackWithoutToken) {
+        Optional<Denial> denial = check(ctx.request(), right, loopbackWithoutToken);
+        if (denial.isEmpty()) {
+            return false;
+        }
+        if (denial.get().status() == 401) {
+            ctx.response().putHeader("WWW-Authenticate", "Bearer");
+        }
+        ctx.response().setStatusCode(denial.get().status()).putHeader("Content-Type", "application/json")
+                .end(new io.vertx.core.json.JsonObject().put("error", denial.get().reason()).encode());
+        return true;
+    }
+
     public Optional<Denial> check(HttpServerRequest request, Right right, boolean loopbackWithoutToken) {
         String header = request.getHeader("Authorization");
         if (header == null) {

@@ -301,15 +301,7 @@ public class MeshAdminRoutes {
     }
 
     private boolean denied(RoutingContext ctx, Right right, boolean loopback) {
-        Optional<AdminAccess.Denial> denial = access.check(ctx.request(), right, loopback);
-        if (denial.isEmpty()) {
-            return false;
-        }
-        if (denial.get().status() == 401) {
-            ctx.response().putHeader("WWW-Authenticate", "Bearer");
-        }
-        error(ctx, denial.get().status(), denial.get().reason());
-        return true;
+        return access.refuse(ctx, right, loopback);
     }
 
     private static void error(RoutingContext ctx, int status, String reason) {

@@ -2,7 +2,6 @@ package org.fleetmesh.shards.quarkus;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
 
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -101,15 +100,7 @@ public class ShardAdminRoutes {
     }
 
     private boolean denied(RoutingContext ctx, Right right) {
-        Optional<AdminAccess.Denial> denial = access.check(ctx.request(), right, false);
-        if (denial.isEmpty()) {
-            return false;
-        }
-        if (denial.get().status() == 401) {
-            ctx.response().putHeader("WWW-Authenticate", "Bearer");
-        }
-        error(ctx, denial.get().status(), denial.get().reason());
-        return true;
+        return access.refuse(ctx, right, false);
     }
 
     private static void error(RoutingContext ctx, int status, String reason) {
