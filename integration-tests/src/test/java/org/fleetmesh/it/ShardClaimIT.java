@@ -169,7 +169,7 @@ class ShardClaimIT {
             assertEquals(claim(storedClaim(c, "n3", "notes")).event().id().hex(), s.path("claim").asText());
             assertEquals("{\"kinds\":[1]}", s.path("filter").asText());
         }
-        assertEquals(30803, NostrClient.tree(node.relayInfo()).path("fleetmesh").path("kinds").path("shard_claim").asInt());
+        assertEquals(30803, NostrClient.tree(node.relayInfo()).path("fleetmesh").path("kinds").path("claim").asInt());
     }
 
     static HttpResponse<String> post(String token, String body) {

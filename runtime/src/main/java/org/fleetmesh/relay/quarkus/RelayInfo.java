@@ -66,7 +66,9 @@ final class RelayInfo {
         ObjectNode kinds = f.putObject("kinds");
         kinds.put("grant", Grant.KIND);
         kinds.put("endpoint", EndpointAnnouncement.KIND);
-        kinds.put("shard_claim", org.fleetmesh.shards.Claim.KIND);
+        kinds.put("claim", org.fleetmesh.shards.Claim.KIND);
+        kinds.put("receipt", org.fleetmesh.delivery.log.Receipt.KIND);
+        kinds.put("finding", 1804); // org.fleetmesh.standing.Finding.KIND (docs/spec/findings.md)
         ObjectNode c = f.putObject("client_limits");
         c.put("enabled", clients.isOn());
         if (clients.isOn()) {
