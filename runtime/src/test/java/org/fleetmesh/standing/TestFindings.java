@@ -171,9 +171,9 @@ final class TestFindings {
         }
     }
 
-    /** The grant the observer gave the subject. */
+    /** The grant the observer gave the subject: both named by their short forms, as EventLinks writes them. */
     static Grant grant() {
-        return Grant.sign(new GrantTerms(OBSERVER_DID, PeerIdentity.shortForm(SUBJECT_DID), 1 << 20, 100, 60, 1,
+        return Grant.sign(new GrantTerms(PeerIdentity.shortForm(OBSERVER_DID), PeerIdentity.shortForm(SUBJECT_DID), 1 << 20, 100, 60, 1,
                 AT + 86_400), OBSERVER.nostr().bytes(), AT - 600, ZERO_AUX);
     }
 
