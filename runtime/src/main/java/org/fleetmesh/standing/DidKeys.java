@@ -38,6 +38,15 @@ final class DidKeys {
     private DidKeys() {
     }
 
+    /** How many answers are remembered now (of keys, of short forms): at most {@value #REMEMBERED} each. */
+    static int[] remembered() {
+        synchronized (MEMO) {
+            synchronized (SHORT) {
+                return new int[] { MEMO.size(), SHORT.size() };
+            }
+        }
+    }
+
     /** {@link PeerIdentity#shortForm}, which decodes (and so checks) a did:peer:4 long form to find its short form. */
     static String shortForm(String did) {
         if (!did.startsWith(DidPeer4.PREFIX)) {
