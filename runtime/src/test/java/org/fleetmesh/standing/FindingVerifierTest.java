@@ -383,12 +383,19 @@ class FindingVerifierTest {
      */
     @Test
     void mutationsNeverThrowAndNeverVerifyChangedEvidence() {
+        Event lie = Finding.sign(SUBJECT_DID, TestFindings.THIRD_KEY, TestFindings.THIRD_DID, Severity.S2,
+                Scope.COMPUTE, "compute-equivocation", TestFindings.computeEquivocation(), TestFindings.AT,
+                TestFindings.SUBJECT.nostr().bytes());
+        Event garbage = Events.sign(TestFindings.SUBJECT.nostr().bytes(), TestFindings.AT, Finding.KIND,
+                List.of(List.of("p", OBSERVER_KEY.hex())), "spam");
         List<String> evidence = List.of(TestFindings.custodyFork(), TestFindings.custodyReset(),
                 TestFindings.withholding(), TestFindings.claimMismatch(), TestFindings.computeEquivocation(),
-                FindingEvidence.budgetEvidence(TestFindings.budgetRecord()));
+                FindingEvidence.budgetEvidence(TestFindings.budgetRecord()),
+                FindingEvidence.falseFinding(lie, check(lie).reason()),
+                FindingEvidence.malformedFinding(garbage, check(garbage).reason()));
         Random random = new Random(1804);
         Map<Verdict, Integer> seen = new EnumMap<>(Verdict.class);
-        for (int round = 0; round < 400; round++) {
+        for (int round = 0; round < 480; round++) {
             String ev = evidence.get(round % evidence.size());
             Event valid = TestFindings.finding(ev);
             List<List<String>> tags = new ArrayList<>();
