@@ -57,6 +57,30 @@ class StandingTest {
     }
 
     @Test
+    void computeFindingsNeverTouchAnyTransitViewEvenOfObservers() {
+        // random findings of both scopes; dropping every compute finding leaves every transit view as it was
+        java.util.Random rnd = new java.util.Random(14);
+        String[] verdicts = { "VERIFIED", "VERIFIED", "ATTESTED", "FALSE", "MALFORMED" };
+        for (int trial = 0; trial < 50; trial++) {
+            List<FindingRecord> rs = new ArrayList<>();
+            for (int i = 0; i < 60; i++) {
+                boolean self = rnd.nextInt(4) == 0;
+                rs.add(rec("e" + i, self ? "did:me" : "did:n" + rnd.nextInt(8), "did:n" + rnd.nextInt(8),
+                        "S" + (1 + rnd.nextInt(3)), rnd.nextBoolean() ? "compute" : "transit", "d" + rnd.nextInt(40),
+                        verdicts[rnd.nextInt(verdicts.length)], self, NOW_MS / 1000 - rnd.nextInt(30 * 86_400)));
+            }
+            ToIntFunction<String> tiers = o -> o.hashCode() & 1;
+            Views all = Standing.compute(rs, P, tiers, NOW_MS);
+            Views transitOnly = Standing.compute(rs.stream().filter(r -> r.scope().equals("transit")).toList(), P,
+                    tiers, NOW_MS);
+            for (SubjectView s : all.subjects().values()) {
+                assertEquals(transitOnly.transit(s.subject()), s.transit(), "trial " + trial + " " + s.subject());
+                assertTrue(s.transit() >= 0 && s.transit() <= 1 && s.compute() >= 0 && s.compute() <= 1);
+            }
+        }
+    }
+
+    @Test
     void aSwarmOfTierZeroObserversMovesNothing() {
         List<FindingRecord> swarm = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
