@@ -50,6 +50,15 @@ class PgStandingBookTest extends PgFixture {
     }
 
     @Test
+    void summariesAreTheRecordsWithoutTheirEvents() {
+        book.add(rec("a", "did:x", "VERIFIED", false, NOW));
+        book.add(rec("b", "did:y", "FALSE", false, NOW));
+        assertEquals(book.all(10).stream().map(FindingRecord::withoutEvent).toList(), book.summaries(10));
+        assertEquals("", book.summaries(1).get(0).event());
+        assertEquals(List.of("b"), ids(book.summaries(1)));
+    }
+
+    @Test
     void anUnknownSubjectKeyAndAnEmptyReasonSurvive() {
         FindingRecord r = new FindingRecord(0, "n", "{}", "pubkey:" + "ef".repeat(32), "did:key:z6Mk", null, "S9",
                 "elsewhere", "", "00".repeat(32), "MALFORMED", null, false, 0, 0);
