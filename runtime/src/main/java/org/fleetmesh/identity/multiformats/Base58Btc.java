@@ -55,24 +55,42 @@ public final class Base58Btc {
         while (zeros < text.length() && text.charAt(zeros) == '1') {
             zeros++;
         }
-        byte[] bytes = new byte[(text.length() - zeros) * 733 / 1000 + 1]; // log(58)/log(256)
-        int length = 0;
-        for (int i = zeros; i < text.length(); i++) {
-            char c = text.charAt(i);
-            int carry = c < 128 ? VALUES[c] : -1;
-            if (carry < 0) {
-                throw new MultiformatException("'" + c + "' at position " + i + " is not a base58btc character");
+        // five base-58 digits at a time into 32-bit limbs (58^5 < 2^30): a did:peer:4 long form (~2,200 digits)
+        // decodes ~20 times faster than digit by digit into bytes, and every finding check decodes one or two
+        int[] limbs = new int[((text.length() - zeros) * 733 / 1000 + 1) / 4 + 2]; // little-endian, base 2^32
+        int used = 0;
+        int i = zeros;
+        while (i < text.length()) {
+            int group = Math.min(5, text.length() - i);
+            long chunk = 0;
+            long scale = 1;
+            for (int g = 0; g < group; g++, i++) {
+                char c = text.charAt(i);
+                int v = c < 128 ? VALUES[c] : -1;
+                if (v < 0) {
+                    throw new MultiformatException("'" + c + "' at position " + i + " is not a base58btc character");
+                }
+                chunk = chunk * 58 + v;
+                scale *= 58;
             }
-            int j = 0;
-            for (int k = bytes.length - 1; (carry != 0 || j < length) && k >= 0; k--, j++) {
-                carry += 58 * (bytes[k] & 0xff);
-                bytes[k] = (byte) carry;
-                carry >>>= 8;
+            long carry = chunk;
+            for (int k = 0; k < used; k++) {
+                long x = (limbs[k] & 0xffffffffL) * scale + carry;
+                limbs[k] = (int) x;
+                carry = x >>> 32;
             }
-            length = j;
+            if (carry != 0) {
+                limbs[used++] = (int) carry;
+            }
+        }
+        int length = used * 4;
+        while (length > 0 && ((limbs[(length - 1) / 4] >>> (((length - 1) % 4) * 8)) & 0xff) == 0) {
+            length--;
         }
         byte[] out = new byte[zeros + length];
-        System.arraycopy(bytes, bytes.length - length, out, zeros, length);
+        for (int b = 0; b < length; b++) {
+            out[out.length - 1 - b] = (byte) (limbs[b / 4] >>> ((b % 4) * 8));
+        }
         return out;
     }
 }

@@ -47,4 +47,35 @@ class Base58BtcTest {
         MultiformatException e = assertThrows(MultiformatException.class, () -> Base58Btc.decode("2NEpo" + bad + "7T"));
         assertTrue(e.getMessage().contains("not a base58btc character"), e.getMessage());
     }
+
+    @Test
+    void decodesAsTheDigitByDigitAlgorithmDoesForEveryLength() {
+        Random random = new Random(58);
+        for (int n = 0; n < 2000; n++) {
+            StringBuilder text = new StringBuilder();
+            int len = random.nextInt(n < 1000 ? 40 : 2400);
+            for (int i = 0; i < len; i++) {
+                // leading '1's now and then: zero bytes
+                text.append(i < 3 && random.nextInt(4) == 0 ? '1' : Base58Btc.ALPHABET.charAt(random.nextInt(58)));
+            }
+            assertArrayEquals(reference(text.toString()), Base58Btc.decode(text.toString()), text.toString());
+        }
+    }
+
+    /** The textbook decode (one digit at a time into bytes), which the limb decode must equal. */
+    private static byte[] reference(String text) {
+        int zeros = 0;
+        while (zeros < text.length() && text.charAt(zeros) == '1') {
+            zeros++;
+        }
+        java.math.BigInteger v = java.math.BigInteger.ZERO;
+        for (int i = zeros; i < text.length(); i++) {
+            v = v.multiply(java.math.BigInteger.valueOf(58)).add(java.math.BigInteger.valueOf(Base58Btc.ALPHABET.indexOf(text.charAt(i))));
+        }
+        byte[] mag = v.signum() == 0 ? new byte[0] : v.toByteArray();
+        int skip = mag.length > 0 && mag[0] == 0 ? 1 : 0;
+        byte[] out = new byte[zeros + mag.length - skip];
+        System.arraycopy(mag, skip, out, zeros, mag.length - skip);
+        return out;
+    }
 }
