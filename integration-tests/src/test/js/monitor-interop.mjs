@@ -29,8 +29,8 @@ async function main() {
         events.push({ ...ev, verified: verifyEvent({ ...ev }) })
       },
       oneose() {
+        resolve() // first: closing reports "closed by caller" to onclose
         sub.close()
-        resolve()
       },
       onclose(reason) {
         reject(new Error('CLOSED ' + reason))

@@ -37,12 +37,17 @@ class MonitorIT {
                 String monitor = statusA.path("pubkey").asText();
                 PeeringIT.awaitLinked(a, aDid, b, bDid);
                 String aUrl = "ws://localhost:" + a.port() + "/";
-                String bUrl = "ws://127.0.0.1:" + b.port() + "/";
 
                 // A's own probe of B shows in its status once the round published it
                 JsonNode probe = await(a, bDid, p -> p.path("monitor").path("event").isTextual(), "A's probe of B")
                         .path("monitor");
-                assertEquals(bUrl, probe.path("url").asText(), probe.toString());
+                // B's relay as A dials it (B's signed endpoint announcement may have moved it to B's own name)
+                String bUrl = probe.path("url").asText();
+                String bMesh = PeeringIT.peer(PeeringIT.status(a), bDid).orElseThrow().path("url").asText();
+                assertEquals(bMesh.substring(0, bMesh.length() - "mesh".length()), bUrl, probe.toString());
+                assertTrue(bUrl.endsWith(":" + b.port() + "/"), bUrl);
+                assertEquals(List.of(), NostrClient.JSON.convertValue(probe.path("failures"), List.class),
+                        probe.toString());
                 awaitStored(a, monitor, aUrl, bUrl);
 
                 NodeJs.Run r = NodeJs.run(jsDir, 60, "node", SCRIPT, a.wsUri().toString(), monitor, bUrl);
