@@ -28,10 +28,10 @@ class MonitorIT {
     @Test
     void publishesDiscoveryForItselfAndItsPeerAndKeepsOtherMonitorsAsHintsOnly() throws Exception {
         Path jsDir = NodeJs.withNostrTools(SCRIPT);
-        try (MeshnodeProcess b = MeshnodeProcess.start("monitor-b")) {
+        try (MeshnodeProcess b = MeshnodeProcess.start("monitor-b", Map.of("FLEETMESH_MONITOR_ENABLED", "true"))) {
             String bDid = PeeringIT.did(b);
             try (MeshnodeProcess a = MeshnodeProcess.start("monitor-a", Map.of("FLEETMESH_PEERS",
-                    bDid + "@" + PeeringIT.mesh(b), "FLEETMESH_MONITOR_FREQUENCY", "2s"))) {
+                    bDid + "@" + PeeringIT.mesh(b), "FLEETMESH_MONITOR_ENABLED", "true", "FLEETMESH_MONITOR_FREQUENCY", "2s"))) {
                 JsonNode statusA = PeeringIT.status(a);
                 String aDid = statusA.path("did").asText();
                 String monitor = statusA.path("pubkey").asText();

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.event.ObservesAsync;
 import jakarta.inject.Inject;
 
@@ -42,6 +43,7 @@ import org.fleetmesh.relay.quarkus.RelayRuntime;
 import org.fleetmesh.spi.storage.EventStore;
 import org.jboss.logging.Logger;
 
+import io.quarkus.runtime.StartupEvent;
 import io.quarkus.vertx.http.HttpServerStart;
 import io.vertx.core.Vertx;
 
@@ -95,6 +97,24 @@ public class MonitorRuntime {
     record Probed(Probe probe, long at, Optional<String> published) {
     }
 
+    /** Refuses to start on a bad setting, naming it. */
+    void validate(@Observes StartupEvent started) {
+        if (config.frequency().getSeconds() < 1 || config.hintsPerRelay() < 1 || config.hintRelays() < 1) {
+            throw new IllegalArgumentException("fleetmesh.monitor: frequency is at least 1s, hints-per-relay and "
+                    + "hint-relays at least 1");
+        }
+        timeouts();
+    }
+
+    private RelayProbe.Timeouts timeouts() {
+        try {
+            return new RelayProbe.Timeouts(config.timeout().open(), config.timeout().read(), config.timeout().write(),
+                    config.timeout().nip11());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("fleetmesh.monitor.timeout.*: " + e.getMessage(), e);
+        }
+    }
+
     void onHttpStart(@ObservesAsync HttpServerStart started) {
         try {
             start();
@@ -111,12 +131,7 @@ public class MonitorRuntime {
         if (monitor != null) {
             return;
         }
-        if (config.frequency().getSeconds() < 1 || config.hintsPerRelay() < 1 || config.hintRelays() < 1) {
-            throw new IllegalArgumentException("fleetmesh.monitor: frequency is at least 1s, hints-per-relay and "
-                    + "hint-relays at least 1");
-        }
-        RelayProbe.Timeouts timeouts = new RelayProbe.Timeouts(config.timeout().open(), config.timeout().read(),
-                config.timeout().write(), config.timeout().nip11());
+        RelayProbe.Timeouts timeouts = timeouts();
         self = identity.secrets().publicKeys().nostr().hex();
         hints = new Hints(config.hintsPerRelay(), config.hintRelays());
         dialer = new Dialer(vertx, Dialer.Options.DEFAULTS.withMaxMessageSize(4 << 20)
