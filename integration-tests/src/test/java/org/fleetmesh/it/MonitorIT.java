@@ -31,7 +31,8 @@ class MonitorIT {
         try (MeshnodeProcess b = MeshnodeProcess.start("monitor-b", Map.of("FLEETMESH_MONITOR_ENABLED", "true"))) {
             String bDid = PeeringIT.did(b);
             try (MeshnodeProcess a = MeshnodeProcess.start("monitor-a", Map.of("FLEETMESH_PEERS",
-                    bDid + "@" + PeeringIT.mesh(b), "FLEETMESH_MONITOR_ENABLED", "true", "FLEETMESH_MONITOR_FREQUENCY", "2s"))) {
+                    bDid + "@" + PeeringIT.mesh(b), "FLEETMESH_MONITOR_ENABLED", "true",
+                    "FLEETMESH_MONITOR_FREQUENCY", "2s"))) {
                 JsonNode statusA = PeeringIT.status(a);
                 String aDid = statusA.path("did").asText();
                 String monitor = statusA.path("pubkey").asText();

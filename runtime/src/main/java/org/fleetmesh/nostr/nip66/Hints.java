@@ -10,8 +10,9 @@ import java.util.Set;
 
 /**
  * What other monitors say about relays, kept as hints only (never evidence): the latest discovery event per monitor
- * and relay URL, at most {@code perUrl} monitors per URL and {@code maxUrls} URLs, so a stranger publishing discovery
- * events cannot make the node hold more. A full URL keeps the newest: a newer event replaces the oldest held.
+ * and relay URL, only for the watched URLs ({@link #watch}), at most {@code perUrl} monitors per URL and
+ * {@code maxUrls} URLs, so a stranger publishing discovery events cannot make the node hold more. A full URL keeps the
+ * newest: a newer event replaces the oldest held.
  */
 public final class Hints {
     /** One monitor's latest word on one relay, cut to size. */
@@ -33,6 +34,7 @@ public final class Hints {
     private final int perUrl;
     private final int maxUrls;
     private final Map<String, Map<String, Hint>> byUrl = new HashMap<>();
+    private Set<String> watched = Set.of();
 
     public Hints(int perUrl, int maxUrls) {
         if (perUrl < 1 || maxUrls < 1) {
@@ -51,9 +53,12 @@ public final class Hints {
         }
     }
 
-    /** Keeps {@code d} if it is news; false when it is older than what is held or there is no room. */
+    /** Keeps {@code d} if it is news about a watched URL; false when not, when older than what is held, or no room. */
     public synchronized boolean offer(Discovery d) {
         String url = key(d.url());
+        if (!watched.contains(url)) {
+            return false;
+        }
         Map<String, Hint> monitors = byUrl.get(url);
         if (monitors == null) {
             if (byUrl.size() >= maxUrls) {
@@ -93,9 +98,19 @@ public final class Hints {
         return out;
     }
 
-    /** Forgets every URL not in {@code urls} (normalized keys). */
-    public synchronized void retain(Set<String> urls) {
-        byUrl.keySet().retainAll(urls);
+    /** Hints are kept about these URLs only (normalized here); what is held about any other is forgotten. */
+    public synchronized void watch(Set<String> urls) {
+        Set<String> keys = new java.util.HashSet<>();
+        for (String u : urls) {
+            keys.add(key(u));
+        }
+        watched = Set.copyOf(keys);
+        byUrl.keySet().retainAll(watched);
+    }
+
+    /** Whether hints about {@code url} are kept. */
+    public synchronized boolean watches(String url) {
+        return watched.contains(key(url));
     }
 
     public synchronized int urls() {

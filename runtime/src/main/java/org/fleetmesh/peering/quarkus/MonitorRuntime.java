@@ -212,7 +212,7 @@ public class MonitorRuntime {
             Set<String> now = new LinkedHashSet<>(relayUrls());
             Set<String> before = watched;
             watched = Set.copyOf(now);
-            hints.retain(now);
+            hints.watch(now);
             for (String url : now) {
                 if (!before.contains(url)) {
                     backfill(url);
@@ -251,10 +251,7 @@ public class MonitorRuntime {
             return; // this node's own measurements are not hints
         }
         try {
-            Discovery d = Discovery.read(e);
-            if (watched.contains(Hints.key(d.url()))) {
-                hints.offer(d);
-            }
+            hints.offer(Discovery.read(e)); // kept only when it is about a watched relay
         } catch (Nip66Exception x) {
             LOG.debugf("NIP-66: discovery event %s does not read: %s", e.id().hex(), x.getMessage());
         }

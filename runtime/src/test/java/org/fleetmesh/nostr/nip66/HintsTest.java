@@ -28,6 +28,7 @@ class HintsTest {
     @Test
     void keepsTheLatestPerMonitorAndUrlNewestFirst() throws Exception {
         Hints h = new Hints(16, 1024);
+        h.watch(Set.of("wss://b.example"));
         assertTrue(h.offer(discovery(1, "wss://b.example", 10, "5")));
         assertTrue(h.offer(discovery(2, "WSS://B.example:443/", 20, "7")));
         assertFalse(h.offer(discovery(1, "wss://b.example/", 9, "1")), "older than what is held");
@@ -43,6 +44,7 @@ class HintsTest {
     @Test
     void aSwarmOfMonitorsIsHeldToPerUrlAndNewerReplaceOlder() throws Exception {
         Hints h = new Hints(16, 1024);
+        h.watch(Set.of("wss://b.example/"));
         for (int i = 0; i < 200; i++) {
             h.offer(discovery(i, "wss://b.example/", 1000 + i, "1"));
         }
@@ -55,13 +57,34 @@ class HintsTest {
     @Test
     void urlsAreBounded() throws Exception {
         Hints h = new Hints(2, 10);
+        Set<String> all = new java.util.HashSet<>();
+        for (int i = 0; i < 100; i++) {
+            all.add("wss://r" + i + ".example/");
+        }
+        h.watch(all);
         for (int i = 0; i < 100; i++) {
             h.offer(discovery(1, "wss://r" + i + ".example/", 1, "1"));
         }
         assertEquals(10, h.urls());
         assertEquals(10, h.size());
-        h.retain(Set.of("wss://r3.example/"));
-        assertEquals(1, h.urls());
+        h.watch(Set.of("wss://r3.example/", "wss://new.example"));
+        assertEquals(1, h.urls(), "what is held about a relay no longer watched is forgotten");
         assertTrue(h.offer(discovery(1, "wss://new.example/", 1, "1")));
+    }
+
+    @Test
+    void discoveryAboutARelayNotWatchedIsNotKept() throws Exception {
+        Hints h = new Hints(16, 1024);
+        h.watch(Set.of("ws://127.0.0.1:7777/"));
+        for (int i = 0; i < 50; i++) {
+            assertFalse(h.offer(discovery(i, "wss://stranger" + i + ".example/", 1, "1")));
+        }
+        assertFalse(h.offer(Discovery.read(Events.sign(key(1), 1, Discovery.KIND,
+                List.of(List.of("d", "0000000000000000000000000000000000000000000000000000000000000001")), ""))),
+                "a pubkey d is not a watched relay");
+        assertEquals(0, h.urls());
+        assertTrue(h.watches("WS://127.0.0.1:7777"));
+        assertTrue(h.offer(discovery(1, "ws://127.0.0.1:7777", 1, "1")));
+        assertEquals(1, h.size());
     }
 }
