@@ -128,6 +128,8 @@ public final class MeshnodeProcess implements AutoCloseable {
             e.put("FLEETMESH_DATA_DIR", dataDir.toString());
             // every test client shares 127.0.0.1: a test about client limits turns them on in its env
             e.put("FLEETMESH_CLIENT_LIMITS", "off");
+            // NIP-66 probes add events, connections and a clock of their own to every node: MonitorIT turns them on
+            e.put("FLEETMESH_MONITOR_ENABLED", "false");
             e.putAll(env);
             process = pb.start();
             RUNNING.add(this);

@@ -849,7 +849,7 @@ class RelayProtocolIT {
         assertEquals(OPERATOR_PUBKEY, doc.path("pubkey").asText(), "pubkey is the operator's contact");
         Set<Integer> nips = new HashSet<>();
         doc.path("supported_nips").forEach(n -> nips.add(n.asInt()));
-        for (int nip : new int[] { 1, 9, 11, 40, 42, 45, 70 }) {
+        for (int nip : new int[] { 1, 9, 11, 40, 42, 45, 66, 70 }) {
             assertTrue(nips.contains(nip), "supported_nips lacks " + nip + ": " + nips);
         }
         assertEquals(SOFTWARE, doc.path("software").asText(), "software is the configured URL");

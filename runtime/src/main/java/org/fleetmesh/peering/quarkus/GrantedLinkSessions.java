@@ -71,6 +71,9 @@ public class GrantedLinkSessions implements LinkSessions {
     SamplingRuntime sampling;
 
     @Inject
+    MonitorRuntime monitor;
+
+    @Inject
     Vertx vertx;
 
     private volatile EventLinks links;
@@ -145,6 +148,7 @@ public class GrantedLinkSessions implements LinkSessions {
         delivery.delivery().describe(peerKey, into);
         replication.replication().describe(peerKey, into);
         sampling.describe(peerKey, into);
+        monitor.describe(peerKey, into);
     }
 
     @Override

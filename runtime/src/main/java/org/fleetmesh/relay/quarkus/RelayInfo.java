@@ -16,7 +16,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /** The NIP-11 relay information document. */
 final class RelayInfo {
-    static final List<Integer> SUPPORTED_NIPS = List.of(1, 9, 11, 40, 42, 45, 59, 70, 77);
+    static final List<Integer> SUPPORTED_NIPS = List.of(1, 9, 11, 40, 42, 45, 59, 66, 70, 77);
 
     private RelayInfo() {
     }
