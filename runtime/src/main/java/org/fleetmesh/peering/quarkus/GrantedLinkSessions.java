@@ -29,7 +29,6 @@ import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.quarkus.RelayRuntime;
 import org.fleetmesh.shards.quarkus.ReplicationRuntime;
 import org.fleetmesh.shards.quarkus.SamplingRuntime;
-import org.fleetmesh.spi.peers.LinkLedger;
 import org.jboss.logging.Logger;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,8 +51,9 @@ public class GrantedLinkSessions implements LinkSessions {
     @Inject
     RelayRuntime relays;
 
+    /** The link ledger; its evidence records become findings. */
     @Inject
-    LinkLedger ledger;
+    EvidenceLedger ledger;
 
     @Inject
     GrantsConfig config;
