@@ -9,18 +9,20 @@ import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.fleetmesh.spi.peers.LinkLedger;
 import org.fleetmesh.spi.peers.PeerStore;
 import org.fleetmesh.spi.shards.ShardBook;
+import org.fleetmesh.spi.standing.StandingBook;
 import org.fleetmesh.storage.postgres.PostgresStorage;
 import org.fleetmesh.storage.postgres.delivery.PgCustodyLedger;
 import org.fleetmesh.storage.postgres.peers.PgLinkLedger;
 import org.fleetmesh.storage.postgres.peers.PgPeerStore;
 import org.fleetmesh.storage.postgres.shards.PgShardBook;
+import org.fleetmesh.storage.postgres.standing.PgStandingBook;
 
 /**
  * CDI: produces the node's {@link org.fleetmesh.spi.storage.EventStore} (the bean's types are
  * {@link PostgresStorage}, {@code EventStore}, {@code AutoCloseable}), opened from configuration on
  * first use (see {@link PostgresStorage} for the keys) and closed, with the embedded cluster, at
- * shutdown; and the {@link PeerStore}, {@link LinkLedger}, {@link CustodyLedger} and {@link ShardBook} on the same
- * database.
+ * shutdown; and the {@link PeerStore}, {@link LinkLedger}, {@link CustodyLedger}, {@link ShardBook} and
+ * {@link StandingBook} on the same database.
  */
 @ApplicationScoped
 public class PostgresStorageProducer {
@@ -60,5 +62,12 @@ public class PostgresStorageProducer {
     @Singleton
     ShardBook shards(PostgresStorage storage) {
         return new PgShardBook(storage.dataSource());
+    }
+
+    /** The recorded findings and their verdicts in the same database. */
+    @Produces
+    @Singleton
+    StandingBook findings(PostgresStorage storage) {
+        return new PgStandingBook(storage.dataSource());
     }
 }
