@@ -1,9 +1,14 @@
 package org.fleetmesh.identity;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
+import org.fleetmesh.nostr.PubKey;
+
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
@@ -81,6 +86,51 @@ public final class DidResolver {
             default -> throw new DidResolutionException(ResolutionError.METHOD_NOT_SUPPORTED,
                     "did:" + method + " is not supported (did:key, did:peer and did:nostr are)");
         };
+    }
+
+    /**
+     * The BIP-340 keys {@code did}'s document lists under {@code authentication}: the Nostr keys that speak for it
+     * (a key of a type this resolver cannot read is left out, as it cannot have signed anything checked here).
+     *
+     * @throws DidResolutionException when {@code did} does not resolve
+     */
+    public List<PubKey> nostrKeys(String did) {
+        ObjectNode doc = resolve(did);
+        List<PubKey> out = new ArrayList<>();
+        JsonNode auth = doc.get("authentication");
+        JsonNode methods = doc.get("verificationMethod");
+        if (auth == null || !auth.isArray()) {
+            return out;
+        }
+        for (JsonNode a : auth) {
+            JsonNode method = a;
+            if (a.isTextual()) {
+                method = null;
+                String ref = a.textValue().startsWith("#") ? did + a.textValue() : a.textValue();
+                if (methods != null && methods.isArray()) {
+                    for (JsonNode m : methods) {
+                        JsonNode id = m.get("id");
+                        if (id != null && id.isTextual()
+                                && (id.textValue().startsWith("#") ? did + id.textValue() : id.textValue()).equals(ref)) {
+                            method = m;
+                        }
+                    }
+                }
+            }
+            JsonNode mb = method == null ? null : method.get("publicKeyMultibase");
+            if (mb == null || !mb.isTextual()) {
+                continue;
+            }
+            try {
+                Multikey key = Multikey.decode(mb.textValue());
+                if (key.type() == KeyType.SECP256K1) {
+                    out.add(key.xOnly());
+                }
+            } catch (DidResolutionException e) {
+                // a key this resolver cannot read cannot have signed what is checked against it
+            }
+        }
+        return out;
     }
 
     private ObjectNode resolvePeer(String did) {

@@ -1,12 +1,9 @@
 package org.fleetmesh.shards;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import org.fleetmesh.identity.DidResolutionException;
 import org.fleetmesh.identity.DidResolver;
-import org.fleetmesh.identity.KeyType;
-import org.fleetmesh.identity.Multikey;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.MessageParser;
@@ -103,46 +100,10 @@ final class EvidenceFields {
      * long form).
      */
     static List<PubKey> nostrKeys(String did) throws EvidenceException {
-        ObjectNode doc;
         try {
-            doc = DidResolver.offline().resolve(did);
+            return DidResolver.offline().nostrKeys(did);
         } catch (DidResolutionException e) {
             throw new EvidenceException("subject: " + did + " does not resolve: " + e.getMessage());
         }
-        List<PubKey> out = new ArrayList<>();
-        JsonNode auth = doc.get("authentication");
-        JsonNode methods = doc.get("verificationMethod");
-        if (auth == null || !auth.isArray()) {
-            return out;
-        }
-        for (JsonNode a : auth) {
-            JsonNode method = a;
-            if (a.isTextual()) {
-                method = null;
-                String ref = a.textValue().startsWith("#") ? did + a.textValue() : a.textValue();
-                if (methods != null && methods.isArray()) {
-                    for (JsonNode m : methods) {
-                        JsonNode id = m.get("id");
-                        if (id != null && id.isTextual()
-                                && (id.textValue().startsWith("#") ? did + id.textValue() : id.textValue()).equals(ref)) {
-                            method = m;
-                        }
-                    }
-                }
-            }
-            JsonNode mb = method == null ? null : method.get("publicKeyMultibase");
-            if (mb == null || !mb.isTextual()) {
-                continue;
-            }
-            try {
-                Multikey key = Multikey.decode(mb.textValue());
-                if (key.type() == KeyType.SECP256K1) {
-                    out.add(key.xOnly());
-                }
-            } catch (DidResolutionException e) {
-                // a key this resolver cannot read cannot have signed the claim
-            }
-        }
-        return out;
     }
 }

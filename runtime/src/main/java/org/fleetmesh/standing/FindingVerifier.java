@@ -1,0 +1,392 @@
+package org.fleetmesh.standing;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import org.fleetmesh.delivery.log.CustodyBreach;
+import org.fleetmesh.delivery.log.CustodyReset;
+import org.fleetmesh.identity.DidResolutionException;
+import org.fleetmesh.identity.DidResolver;
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Events;
+import org.fleetmesh.nostr.Hex;
+import org.fleetmesh.nostr.MessageParser;
+import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.peering.PeerIdentity;
+import org.fleetmesh.peering.grant.Grant;
+import org.fleetmesh.peering.grant.GrantException;
+import org.fleetmesh.shards.ClaimMismatch;
+import org.fleetmesh.shards.EvidenceException;
+import org.fleetmesh.shards.Withholding;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * Re-checks a finding by its evidence alone, as the node that receives it must before it moves anything
+ * (docs/spec/findings.md, "What a verifier checks"): the finding is read ({@link Finding#read}), its severity, scope
+ * and rule are those its evidence type proves, and the evidence is verified against the finding's subject and
+ * observer. Pure and stateless: the same finding gets the same verdict at any time on any node with the same
+ * {@code minimumGrace}. Never throws.
+ */
+public final class FindingVerifier {
+    /** How deep false findings about false findings are followed before the verdict is UNVERIFIABLE. */
+    static final int MAX_DEPTH = 4;
+    private static final MessageParser PARSER = new MessageParser(MessageParser.Limits.DEFAULT);
+    private static final Pattern DECIMAL = Pattern.compile("0|[1-9][0-9]{0,17}");
+
+    private final long minimumGrace;
+
+    /** @param minimumGrace the least grace, in seconds, this node requires of withholding evidence */
+    public FindingVerifier(long minimumGrace) {
+        if (minimumGrace < 0) {
+            throw new IllegalArgumentException("minimumGrace cannot be negative");
+        }
+        this.minimumGrace = minimumGrace;
+    }
+
+    /** The verdict on {@code e}, an event whose id and signature the relay has checked. */
+    public Check check(Event e) {
+        return guarded(() -> check(e, 0));
+    }
+
+    /**
+     * The verdict on an evidence object of {@code type} as evidence against {@code subject} (Nostr key and DID) by
+     * {@code observer}: whether it verifies and names that subject. Severity, scope and rule are not asked: the type
+     * decides them ({@link FindingEvidence#draft}).
+     */
+    public Check checkEvidence(String type, String json, PubKey subject, String subjectDid, PubKey observer,
+            String observerDid) {
+        return guarded(() -> evidence(type, json, subject, subjectDid, observer, observerDid, 0));
+    }
+
+    private interface Body {
+        Check run();
+    }
+
+    private static Check guarded(Body body) {
+        try {
+            return body.run();
+        } catch (RuntimeException | StackOverflowError e) {
+            // a verifier that throws would let a crafted finding stop the node's checks; say what broke instead
+            return Check.unverifiable("the recheck failed: " + e);
+        }
+    }
+
+    private Check check(Event e, int depth) {
+        Finding f;
+        try {
+            f = Finding.read(e);
+        } catch (FindingException ex) {
+            return Check.malformed(ex.getMessage());
+        }
+        Draft proves = FindingEvidence.draft(f.evidence());
+        if (proves == null) {
+            if (!known(f.evidenceType())) {
+                return Check.unverifiable("evidence type " + f.evidenceType() + " is not one this node checks");
+            }
+            return Check.falsehood(f.evidenceType() + " evidence: not readable as one");
+        }
+        if (proves.severity() != f.severity()) {
+            return Check.falsehood("severity " + f.severity() + " is not that of " + f.evidenceType() + " evidence ("
+                    + proves.severity() + ")");
+        }
+        if (proves.scope() != f.scope()) {
+            return Check.falsehood("scope " + f.scope().wire() + " is not that of this " + f.evidenceType()
+                    + " evidence (" + proves.scope().wire() + ")");
+        }
+        if (!proves.rule().equals(f.rule())) {
+            return Check.falsehood("rule " + f.rule() + " is not that of this " + f.evidenceType() + " evidence ("
+                    + proves.rule() + ")");
+        }
+        return evidence(f.evidenceType(), f.evidence(), f.subject(), f.subjectDid(), e.pubkey(), f.observer(), depth);
+    }
+
+    private static boolean known(String type) {
+        return List.of(FindingEvidence.CUSTODY_BREACH, FindingEvidence.CUSTODY_RESET, FindingEvidence.WITHHOLDING,
+                FindingEvidence.CLAIM_MISMATCH, FindingEvidence.BUDGET, FindingEvidence.FALSE_FINDING,
+                FindingEvidence.MALFORMED_FINDING, FindingEvidence.COMPUTE_EQUIVOCATION).contains(type);
+    }
+
+    private Check evidence(String type, String json, PubKey subject, String subjectDid, PubKey observer,
+            String observerDid, int depth) {
+        ObjectNode o = FindingEvidence.object(json);
+        if (o == null) {
+            return Check.falsehood("the evidence is not a JSON object");
+        }
+        if (!type.equals(o.path("type").asText(null))) {
+            return Check.falsehood("the evidence's type is not " + type);
+        }
+        switch (type) {
+            case FindingEvidence.CUSTODY_BREACH:
+                return custodyBreach(o, json, subject, subjectDid);
+            case FindingEvidence.CUSTODY_RESET:
+                return custodyReset(o, json, subject, subjectDid);
+            case FindingEvidence.WITHHOLDING:
+                try {
+                    Withholding w = Withholding.verify(json, minimumGrace);
+                    return sampled(w.subject(), "withholding", subject, subjectDid,
+                            "the subject's answer lacks event " + w.event().id().hex() + " of its asserted shard "
+                                    + w.claim().shard().id());
+                } catch (EvidenceException ex) {
+                    return Check.falsehood("withholding: " + ex.getMessage());
+                }
+            case FindingEvidence.CLAIM_MISMATCH:
+                try {
+                    ClaimMismatch m = ClaimMismatch.verify(json);
+                    return sampled(m.subject(), "claim-mismatch", subject, subjectDid,
+                            "the served set of shard " + m.claim().shard().id() + " (identified by its "
+                                    + m.identifiedBy() + ") has other figures than the subject's claim");
+                } catch (EvidenceException ex) {
+                    return Check.falsehood("claim-mismatch: " + ex.getMessage());
+                }
+            case FindingEvidence.BUDGET:
+                return budget(o, subject, subjectDid, observer, observerDid);
+            case FindingEvidence.FALSE_FINDING:
+                return falseFinding(o, subject, depth);
+            case FindingEvidence.MALFORMED_FINDING:
+                return malformedFinding(o, subject);
+            case FindingEvidence.COMPUTE_EQUIVOCATION:
+                return computeEquivocation(o, subject);
+            case FindingEvidence.REEXECUTION:
+                return Check.unverifiable("re-execution evidence is reserved: this node has no compute runtime to "
+                        + "re-execute with");
+            default:
+                return Check.unverifiable("evidence type " + type + " is not one this node checks");
+        }
+    }
+
+    private static Check custodyBreach(ObjectNode o, String json, PubKey subject, String subjectDid) {
+        CustodyBreach.Verdict v = CustodyBreach.verify(json);
+        if (!v.holds()) {
+            return Check.falsehood("custody evidence does not hold: " + v.why());
+        }
+        Check who = receiver(o, subject, subjectDid);
+        return who != null ? who : Check.verified("custody " + v.kind().word() + " breach by the receiver: " + v.why());
+    }
+
+    private static Check custodyReset(ObjectNode o, String json, PubKey subject, String subjectDid) {
+        CustodyReset.Verdict v = CustodyReset.verify(json);
+        if (!v.holds()) {
+            return Check.falsehood("custody reset evidence does not hold: " + v.why());
+        }
+        Check who = receiver(o, subject, subjectDid);
+        return who != null ? who : Check.verified(v.why());
+    }
+
+    /** Null when the custody evidence's receiver is the subject (its key, and its DID where the evidence names it). */
+    private static Check receiver(ObjectNode o, PubKey subject, String subjectDid) {
+        if (!subject.hex().equals(o.path("receiver").asText())) {
+            return Check.falsehood("the evidence's receiver " + o.path("receiver").asText() + " is not p");
+        }
+        JsonNode peer = o.get("peer");
+        if (peer != null && peer.isTextual() && !same(peer.textValue(), subjectDid)) {
+            return Check.falsehood("the evidence's peer " + peer.textValue() + " is not the subject");
+        }
+        return null;
+    }
+
+    private static Check sampled(String evidenceSubject, String what, PubKey subject, String subjectDid,
+            String holds) {
+        if (!same(evidenceSubject, subjectDid)) {
+            return Check.falsehood(what + ": the evidence's subject " + PeerIdentity.shortForm(evidenceSubject)
+                    + " is not the finding's");
+        }
+        List<PubKey> keys;
+        try {
+            keys = DidResolver.offline().nostrKeys(evidenceSubject);
+        } catch (DidResolutionException e) {
+            return Check.falsehood(what + ": the evidence's subject does not resolve: " + e.getMessage());
+        }
+        if (!keys.contains(subject)) {
+            return Check.falsehood(what + ": p is not a Nostr key of the evidence's subject");
+        }
+        return Check.verified(holds);
+    }
+
+    private static Check budget(ObjectNode o, PubKey subject, String subjectDid, PubKey observer, String observerDid) {
+        JsonNode peer = o.get("peer");
+        if (peer != null && !peer.isNull() && (!peer.isTextual() || !same(peer.textValue(), subjectDid))) {
+            return Check.falsehood("budget: the evidence's peer is not the subject");
+        }
+        for (String field : List.of("violations", "period_start", "at", "quarantined_until")) {
+            JsonNode v = o.get(field);
+            if (v == null || !v.canConvertToExactIntegral() || !v.canConvertToLong() || v.longValue() < 0) {
+                return Check.falsehood("budget: " + field + " is missing or not a non-negative integer");
+            }
+        }
+        long at = o.get("at").longValue();
+        if (o.get("period_start").longValue() > at) {
+            return Check.falsehood("budget: period_start is after at");
+        }
+        if (o.get("violations").longValue() < 1) {
+            return Check.falsehood("budget: no violation is counted");
+        }
+        JsonNode g = o.get("grant");
+        if (g == null || g.isNull()) {
+            return Check.attested("budget: no grant was in force; the violations are the observer's word");
+        }
+        if (!g.isObject()) {
+            return Check.falsehood("budget: grant is not an event object");
+        }
+        Grant grant;
+        try {
+            grant = Grant.parse(g.toString(), at / 1000);
+        } catch (GrantException ex) {
+            return Check.falsehood("budget: grant: " + ex.getMessage());
+        }
+        if (!grant.grantor().equals(observer)) {
+            return Check.falsehood("budget: the grant is not signed by the observer");
+        }
+        if (!same(grant.terms().grantorDid(), observerDid)) {
+            return Check.falsehood("budget: the grant's grantor is not the observer");
+        }
+        if (!same(grant.terms().granteeDid(), subjectDid)) {
+            return Check.falsehood("budget: the grant's grantee is not the subject");
+        }
+        if (grant.event().createdAt() > at / 1000) {
+            return Check.falsehood("budget: the grant was created after the violations");
+        }
+        return Check.attested("budget: the observer's grant " + grant.event().id().hex() + " to the subject checks; "
+                + o.get("violations").longValue() + " violations are the observer's word");
+    }
+
+    private Check falseFinding(ObjectNode o, PubKey subject, int depth) {
+        Event f;
+        try {
+            f = member(o, "finding");
+        } catch (EvidenceException ex) {
+            return Check.falsehood("false-finding: " + ex.getMessage());
+        }
+        if (!f.pubkey().equals(subject)) {
+            return Check.falsehood("false-finding: the finding was not published by p");
+        }
+        if (depth + 1 >= MAX_DEPTH) {
+            return Check.unverifiable("false-finding: findings nested " + MAX_DEPTH + " deep are not followed");
+        }
+        Check inner = check(f, depth + 1);
+        if (inner.verdict() != Verdict.FALSE) {
+            return Check.falsehood("false-finding: the finding is not false here: " + inner.verdict() + " ("
+                    + inner.reason() + ")");
+        }
+        return Check.verified("the subject published finding " + f.id().hex() + ", which is false: " + inner.reason());
+    }
+
+    private static Check malformedFinding(ObjectNode o, PubKey subject) {
+        Event f;
+        try {
+            f = member(o, "finding");
+        } catch (EvidenceException ex) {
+            return Check.falsehood("malformed-finding: " + ex.getMessage());
+        }
+        if (!f.pubkey().equals(subject)) {
+            return Check.falsehood("malformed-finding: the event was not published by p");
+        }
+        if (f.kind() != Finding.KIND) {
+            return Check.falsehood("malformed-finding: the event is kind " + f.kind() + ", not " + Finding.KIND);
+        }
+        try {
+            Finding.read(f);
+        } catch (FindingException ex) {
+            return Check.verified("the subject published kind " + Finding.KIND + " event " + f.id().hex()
+                    + ", which is not a finding: " + ex.getMessage());
+        }
+        return Check.falsehood("malformed-finding: the event is a well-formed finding");
+    }
+
+    private static Check computeEquivocation(ObjectNode o, PubKey subject) {
+        JsonNode s = o.get("statements");
+        if (s == null || !s.isArray() || s.size() != 2) {
+            return Check.falsehood("compute-equivocation: statements is not an array of two events");
+        }
+        Map<String, String>[] terms = new Map[2];
+        Event[] events = new Event[2];
+        for (int i = 0; i < 2; i++) {
+            try {
+                events[i] = event(s.get(i), "statements[" + i + "]");
+                terms[i] = statement(events[i], "statements[" + i + "]");
+            } catch (EvidenceException ex) {
+                return Check.falsehood("compute-equivocation: " + ex.getMessage());
+            }
+            if (!events[i].pubkey().equals(subject)) {
+                return Check.falsehood("compute-equivocation: statements[" + i + "] is not signed by p");
+            }
+        }
+        if (events[0].id().equals(events[1].id())) {
+            return Check.falsehood("compute-equivocation: the two statements are one event");
+        }
+        if (!terms[0].get("module").equals(terms[1].get("module"))
+                || !terms[0].get("input").equals(terms[1].get("input"))) {
+            return Check.falsehood("compute-equivocation: the statements are about different jobs (module or input)");
+        }
+        boolean output = !terms[0].get("output").equals(terms[1].get("output"));
+        String fa = terms[0].get("fuel");
+        String fb = terms[1].get("fuel");
+        boolean fuel = fa != null && fb != null && !fa.equals(fb);
+        if (!output && !fuel) {
+            return Check.falsehood("compute-equivocation: the statements state the same result");
+        }
+        return Check.verified("the subject stated two results of module " + terms[0].get("module") + " on input "
+                + terms[0].get("input") + (output ? " (outputs differ)" : " (fuel differs)"));
+    }
+
+    /** The module, input, output (and fuel, when present) tags of a job statement, each exactly once. */
+    private static Map<String, String> statement(Event e, String what) throws EvidenceException {
+        Map<String, String> out = new HashMap<>();
+        for (List<String> t : e.tags()) {
+            if (t.isEmpty() || !List.of("module", "input", "output", "fuel").contains(t.get(0))) {
+                continue;
+            }
+            if (t.size() != 2) {
+                throw new EvidenceException(what + ": the " + t.get(0) + " tag has one value");
+            }
+            if (out.put(t.get(0), t.get(1)) != null) {
+                throw new EvidenceException(what + ": more than one " + t.get(0) + " tag");
+            }
+        }
+        for (String name : List.of("module", "input", "output")) {
+            String v = out.get(name);
+            if (v == null) {
+                throw new EvidenceException(what + ": missing tag " + name);
+            }
+            if (!Hex.isLowerHex(v, 64)) {
+                throw new EvidenceException(what + ": " + name + " is not a SHA-256 (64 lower-case hex)");
+            }
+        }
+        String fuel = out.get("fuel");
+        if (fuel != null && !DECIMAL.matcher(fuel).matches()) {
+            throw new EvidenceException(what + ": fuel is not a decimal integer without sign or leading zeros");
+        }
+        return out;
+    }
+
+    /** An embedded event: well-formed, with a valid id and signature. */
+    private static Event member(JsonNode o, String field) throws EvidenceException {
+        return event(o.get(field), field);
+    }
+
+    private static Event event(JsonNode v, String what) throws EvidenceException {
+        if (v == null || !v.isObject()) {
+            throw new EvidenceException(what + " is missing or not an event object");
+        }
+        Event e;
+        try {
+            e = PARSER.parseEvent(v.toString());
+        } catch (ProtocolException ex) {
+            throw new EvidenceException(what + ": " + ex.getMessage());
+        }
+        String bad = Events.verify(e);
+        if (bad != null) {
+            throw new EvidenceException(what + ": " + bad);
+        }
+        return e;
+    }
+
+    /** Two DIDs name the same peer when their short forms are equal. */
+    private static boolean same(String a, String b) {
+        return PeerIdentity.shortForm(a).equals(PeerIdentity.shortForm(b));
+    }
+}
