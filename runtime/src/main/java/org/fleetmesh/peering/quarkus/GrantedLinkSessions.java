@@ -71,6 +71,9 @@ public class GrantedLinkSessions implements LinkSessions {
     SamplingRuntime sampling;
 
     @Inject
+    org.fleetmesh.standing.quarkus.StandingRuntime standing;
+
+    @Inject
     Vertx vertx;
 
     private volatile EventLinks links;
@@ -92,7 +95,8 @@ public class GrantedLinkSessions implements LinkSessions {
         meterTimer = vertx.setPeriodic(5_000, id -> linkMeters.refresh());
     }
 
-    EventLinks links() {
+    /** The node's event links (standing acts on them). */
+    public EventLinks links() {
         EventLinks l = links;
         if (l == null) {
             synchronized (this) {
@@ -145,6 +149,7 @@ public class GrantedLinkSessions implements LinkSessions {
         delivery.delivery().describe(peerKey, into);
         replication.replication().describe(peerKey, into);
         sampling.describe(peerKey, into);
+        standing.describe(peerKey, into);
     }
 
     @Override
