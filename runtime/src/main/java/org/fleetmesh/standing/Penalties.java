@@ -13,7 +13,7 @@ public final class Penalties {
 
     private final int strangersPerMinute;
     private final Map<String, Long> last;
-    private long strangerWindow = Long.MIN_VALUE;
+    private long strangerWindow = Long.MIN_VALUE / 2; // far in the past, without overflow
     private int strangersInWindow;
 
     public Penalties(int strangersPerMinute, int remembered) {
