@@ -126,7 +126,7 @@ class FindingsIT {
             assertEquals("S2", penalty.path("severity").asText());
             assertEquals("transit", penalty.path("scope").asText());
             assertEquals(nodeDid, penalty.path("observer").asText(), "the node's own finding");
-            assertEquals(0.5, p.path("view_transit").asDouble(), 1e-9, p.toString());
+            assertEquals(0.5, p.path("view_transit").asDouble(), 1e-3, p.toString());
             assertEquals(1.0, p.path("view_compute").asDouble(), p.toString());
             // signed by the node and served: the evidence embeds the false finding for anyone to re-check
             List<JsonNode> signed = c.query("penalty", FilterSpec.of().ids(penalty.path("id").asText()));
@@ -140,7 +140,7 @@ class FindingsIT {
             // 0.5 is below suspend-below 0.6: the node suspends its grant to the publisher and tells it
             JsonNode status = Delivered.awaitPeer(node, publisher.shortDid(), e -> e.path("suspended").isTextual(),
                     "a suspended grant");
-            assertEquals(0.5, status.path("view_transit").asDouble(), 1e-9, status.toString());
+            assertEquals(0.5, status.path("view_transit").asDouble(), 1e-3, status.toString());
             assertTrue(status.path("suspended").asText().contains("suspend-below"), status.toString());
             assertTrue(status.path("quarantined_until").isNull(), "suspended, not quarantined: " + status);
             String suspend = takeGrantMessage(publisher, GrantMessages.SUSPEND);
@@ -191,7 +191,7 @@ class FindingsIT {
 
         JsonNode s = Standings.awaitSubject(node, worker.shortDid(), x -> x.path("view_compute").asDouble() < 1.0,
                 "a lower view_compute");
-        assertEquals(0.5, s.path("view_compute").asDouble(), 1e-9, s.toString());
+        assertEquals(0.5, s.path("view_compute").asDouble(), 1e-3, s.toString());
         assertEquals(1.0, s.path("view_transit").asDouble(), "a compute finding never touches transit: " + s);
         assertEquals(answer.path("id").asText(), Standings.details(s, d -> d.path("counted").asBoolean()).get(0)
                 .path("id").asText());
@@ -260,7 +260,7 @@ class FindingsIT {
         assertTrue(penalized >= 1 && penalized <= 2 * STRANGER_PENALTIES, penalized + " swarm keys penalized");
         // what counts is kept first: the publisher's penalty from the first test survives the trim
         JsonNode p = Standings.subject(doc, publisher.shortDid()).orElseThrow();
-        assertEquals(0.5, p.path("view_transit").asDouble(), 1e-9, p.toString());
+        assertEquals(0.5, p.path("view_transit").asDouble(), 1e-3, p.toString());
         assertTrue(records(doc) <= MAX_FINDINGS, records(doc) + " records");
         assertTrue(records(doc) >= MAX_FINDINGS / 2, "the book was filled and trimmed, not emptied: " + records(doc));
     }

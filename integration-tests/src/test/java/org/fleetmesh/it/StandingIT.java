@@ -32,7 +32,7 @@ class StandingIT {
 
     /** Short tier windows: a linked peer climbs to tier 1 (an observer that counts) within seconds. */
     static Map<String, String> env(String s2, String... more) {
-        Map<String, String> env = Delivered.env("[]", "FLEETMESH_GRANTS_WINDOW", "1s", "FLEETMESH_GRANTS_CLIMB_AFTER",
+        Map<String, String> env = Delivered.env("[]", "FLEETMESH_GRANTS_WINDOW", "2s", "FLEETMESH_GRANTS_CLIMB_AFTER",
                 "1", "FLEETMESH_STANDING_RECOMPUTE_INTERVAL", "300ms", "FLEETMESH_STANDING_WEIGHT_S2", s2);
         for (int i = 0; i + 1 < more.length; i += 2) {
             env.put(more[i], more[i + 1]);
@@ -78,8 +78,7 @@ class StandingIT {
         String aPubkey = PeeringIT.status(a).path("pubkey").asText();
         try (CustodyPeer rogue = new CustodyPeer(vertx, "rogue")) {
             Keys author = Keys.fresh();
-            rogue.peer.link(a);
-            rogue.send("[\"MESH-FEDERATE\",[{\"kinds\":[1],\"authors\":[\"" + author.pubkey() + "\"]}]]");
+            rogue.link(a, "[{\"kinds\":[1],\"authors\":[\"" + author.pubkey() + "\"]}]");
             String did = rogue.shortDid();
             FederationIT.publish(a, author, 2);
             CustodyPeer.await(() -> rogue.treeSize() == 2, "two events in the rogue's tree");
@@ -96,20 +95,24 @@ class StandingIT {
             assertEquals("custody-fork", own.path("rule").asText(), own.toString());
             assertEquals("S2", own.path("severity").asText());
             assertEquals(aDid, own.path("observer").asText());
-            assertEquals(0.1, atA.path("view_transit").asDouble(), 1e-9, atA.toString());
+            assertEquals(0.1, atA.path("view_transit").asDouble(), 1e-3, atA.toString());
             assertEquals(1.0, atA.path("view_compute").asDouble(), atA.toString());
             JsonNode status = Delivered.awaitPeer(a, did, p -> p.path("quarantined_until").isTextual(),
                     "the rogue quarantined");
             assertTrue(status.path("suspended").isTextual(), "its grant suspended first: " + status);
             rogue.peer.closed.get(20, TimeUnit.SECONDS);
-            rogue.peer.link(a);
-            rogue.peer.closed.get(20, TimeUnit.SECONDS); // a relink is ended at once: quarantined
+            try {
+                rogue.peer.link(a);
+                rogue.peer.closed.get(20, TimeUnit.SECONDS); // a relink is ended at once: quarantined
+            } catch (java.util.concurrent.ExecutionException refused) {
+                // or refused in the handshake: quarantined
+            }
 
             // B and C: the same finding, re-checked and weighed each by its own rules
             JsonNode atB = counted(b, did, finding);
             JsonNode atC = counted(c, did, finding);
-            assertEquals(0.7, atB.path("view_transit").asDouble(), 1e-9, atB.toString());
-            assertEquals(0.9, atC.path("view_transit").asDouble(), 1e-9, atC.toString());
+            assertEquals(0.7, atB.path("view_transit").asDouble(), 1e-3, atB.toString());
+            assertEquals(0.9, atC.path("view_transit").asDouble(), 1e-3, atC.toString());
             assertNotEquals(atB.path("view_transit").asDouble(), atC.path("view_transit").asDouble());
             for (MeshnodeProcess n : List.of(b, c)) {
                 try (NostrClient client = NostrClient.connect(n)) {
