@@ -9,8 +9,9 @@ import java.util.Set;
 /**
  * Turns each peer's {@link Action} into the steps that apply it once (docs/spec/standing.md, "Actions"): a view that
  * crosses below {@code demote-below} demotes one tier once per crossing; below {@code suspend-below} the grant is
- * suspended, and reinstated when the view climbs back; below {@code quarantine-below} the peer is quarantined. Remembers
- * the last action of at most {@code remembered} peers. Thread-safe.
+ * suspended, and reinstated when the view climbs back; below {@code quarantine-below} the peer is quarantined, which
+ * takes the place of a suspension (the grant is withdrawn for the quarantine; after it the peer starts again, as after
+ * an S3). Remembers the last action of at most {@code remembered} peers. Thread-safe.
  */
 public final class Enforcement {
     public enum Step {
@@ -37,13 +38,13 @@ public final class Enforcement {
         if (before == Action.NONE && now != Action.NONE) {
             steps.add(Step.DEMOTE);
         }
-        if (atLeast(now, Action.SUSPEND) && !atLeast(before, Action.SUSPEND)) {
-            steps.add(Step.SUSPEND);
+        if (now == Action.SUSPEND && before != Action.SUSPEND) {
+            steps.add(Step.SUSPEND); // also climbing out of a quarantine into the suspension range
         }
         if (now == Action.QUARANTINE && before != Action.QUARANTINE) {
             steps.add(Step.QUARANTINE);
         }
-        if (!atLeast(now, Action.SUSPEND) && atLeast(before, Action.SUSPEND)) {
+        if (!atLeast(now, Action.SUSPEND) && before == Action.SUSPEND) {
             steps.add(Step.REINSTATE);
         }
         if (now == Action.NONE) {

@@ -325,10 +325,12 @@ public final class EventLinks implements LinkSessions {
 
     /**
      * Standing: the peer is quarantined for the policy's time (its grant suspended, its link ended, a relink refused),
-     * without a budget evidence record: the findings are the evidence. Gives the end, epoch milliseconds.
+     * without a budget evidence record: the findings are the evidence. The quarantine takes the place of a standing
+     * suspension: once it ends, the peer starts again as after an S3. Gives the end, epoch milliseconds.
      */
     public long quarantine(String peer, String reason) {
         PeerAccount a = account(peer);
+        a.suspended(null);
         Optional<Long> already = a.quarantinedUntil();
         if (already.isPresent()) {
             return already.get();
