@@ -19,7 +19,6 @@ import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.nostr.Schnorr;
 import org.fleetmesh.nostr.Signature;
 import org.fleetmesh.peering.PeerIdentity;
-import org.fleetmesh.peering.grant.GrantTerms;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -154,11 +153,11 @@ public record Finding(Event event, String observer, PubKey subject, String subje
             throw refuse("p must be a public key (64 lower-case hex)");
         }
         String subjectDid = values.get("subject").get(1);
-        if (!GrantTerms.isDid(subjectDid)) {
+        if (!isDid(subjectDid)) {
             throw refuse("subject is not a DID");
         }
         String observer = values.get("observer").get(1);
-        if (!GrantTerms.isDid(observer)) {
+        if (!isDid(observer)) {
             throw refuse("observer is not a DID");
         }
         String sev = values.get("severity").get(1);
@@ -237,6 +236,39 @@ public record Finding(Event event, String observer, PubKey subject, String subje
     /** SHA-256 hex of the content: one evidence counts once, however many findings carry it. */
     public String evidenceDigest() {
         return Hex.encode(Events.sha256(evidence.getBytes(StandardCharsets.UTF_8)));
+    }
+
+    /** The longest DID a tag may hold: a did:peer:4 long form carries its whole document. */
+    static final int MAX_DID_LENGTH = 4096;
+
+    /**
+     * DID Core syntax, {@code did:<method>:<method-specific-id>}, checked by a loop (a regex with a repeated
+     * alternation recurses once per character and overflows the stack on a long form).
+     */
+    static boolean isDid(String s) {
+        if (s == null || s.length() > MAX_DID_LENGTH || !s.startsWith("did:")) {
+            return false;
+        }
+        int i = 4;
+        while (i < s.length() && (Character.isDigit(s.charAt(i)) || (s.charAt(i) >= 'a' && s.charAt(i) <= 'z'))) {
+            i++;
+        }
+        if (i == 4 || i >= s.length() - 1 || s.charAt(i) != ':') {
+            return false;
+        }
+        for (i++; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= s.length() || Character.digit(s.charAt(i + 1), 16) < 0
+                        || Character.digit(s.charAt(i + 2), 16) < 0) {
+                    return false;
+                }
+                i += 2;
+            } else if (!(c < 128 && (Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-' || c == ':'))) {
+                return false;
+            }
+        }
+        return s.charAt(s.length() - 1) != ':';
     }
 
     private static FindingException refuse(String why) {

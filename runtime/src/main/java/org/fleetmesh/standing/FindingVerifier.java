@@ -128,7 +128,7 @@ public final class FindingVerifier {
             case FindingEvidence.WITHHOLDING:
                 try {
                     Withholding w = Withholding.verify(json, minimumGrace);
-                    return sampled(w.subject(), "withholding", subject, subjectDid,
+                    return sampled(w.subject(), w.observer(), "withholding", observerDid, subject, subjectDid,
                             "the subject's answer lacks event " + w.event().id().hex() + " of its asserted shard "
                                     + w.claim().shard().id());
                 } catch (EvidenceException ex) {
@@ -137,7 +137,7 @@ public final class FindingVerifier {
             case FindingEvidence.CLAIM_MISMATCH:
                 try {
                     ClaimMismatch m = ClaimMismatch.verify(json);
-                    return sampled(m.subject(), "claim-mismatch", subject, subjectDid,
+                    return sampled(m.subject(), m.observer(), "claim-mismatch", observerDid, subject, subjectDid,
                             "the served set of shard " + m.claim().shard().id() + " (identified by its "
                                     + m.identifiedBy() + ") has other figures than the subject's claim");
                 } catch (EvidenceException ex) {
@@ -189,8 +189,12 @@ public final class FindingVerifier {
         return null;
     }
 
-    private static Check sampled(String evidenceSubject, String what, PubKey subject, String subjectDid,
-            String holds) {
+    private static Check sampled(String evidenceSubject, String evidenceObserver, String what, String observerDid,
+            PubKey subject, String subjectDid, String holds) {
+        if (!same(evidenceObserver, observerDid)) {
+            return Check.falsehood(what + ": the evidence's observer " + PeerIdentity.shortForm(evidenceObserver)
+                    + " is not the finding's");
+        }
         if (!same(evidenceSubject, subjectDid)) {
             return Check.falsehood(what + ": the evidence's subject " + PeerIdentity.shortForm(evidenceSubject)
                     + " is not the finding's");
@@ -226,7 +230,10 @@ public final class FindingVerifier {
             return Check.falsehood("budget: no violation is counted");
         }
         JsonNode g = o.get("grant");
-        if (g == null || g.isNull()) {
+        if (g == null) {
+            return Check.falsehood("budget: grant is missing (null when no grant was in force)");
+        }
+        if (g.isNull()) {
             return Check.attested("budget: no grant was in force; the violations are the observer's word");
         }
         if (!g.isObject()) {
@@ -268,6 +275,9 @@ public final class FindingVerifier {
             return Check.unverifiable("false-finding: findings nested " + MAX_DEPTH + " deep are not followed");
         }
         Check inner = check(f, depth + 1);
+        if (inner.verdict() == Verdict.UNVERIFIABLE) {
+            return Check.unverifiable("false-finding: the finding cannot be checked here: " + inner.reason());
+        }
         if (inner.verdict() != Verdict.FALSE) {
             return Check.falsehood("false-finding: the finding is not false here: " + inner.verdict() + " ("
                     + inner.reason() + ")");

@@ -166,7 +166,7 @@ public final class Standing {
                 double w = weight(e, transit);
                 if (w <= 0) {
                     if (ignored != null) {
-                        ignored.add(new Entry(e.r, 0, "observer view_transit is 0"));
+                        ignored.add(new Entry(e.r, 0, e.base == 0 ? "decayed to 0" : "observer view_transit is 0"));
                     }
                     continue;
                 }

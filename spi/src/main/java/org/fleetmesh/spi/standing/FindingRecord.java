@@ -49,6 +49,12 @@ public record FindingRecord(long id, String eventId, String event, String observ
                 evidenceDigest, verdict, reason, self, createdAt, receivedAt);
     }
 
+    /** The same record with an empty {@code event} (standing reads every field but that one). */
+    public FindingRecord withoutEvent() {
+        return new FindingRecord(id, eventId, "", observer, subject, subjectPubkey, severity, scope, rule,
+                evidenceDigest, verdict, reason, self, createdAt, receivedAt);
+    }
+
     /**
      * The class {@link StandingBook#trim} drops first (0) to last (3): 0 a verdict that weighs nothing, 1 a peer's
      * attested finding (its word only), 2 a peer's verified finding, 3 this node's own.

@@ -14,6 +14,14 @@ public interface StandingBook {
     /** The newest records first (by id), at most {@code limit}. */
     List<FindingRecord> all(int limit);
 
+    /**
+     * {@link #all} without the event JSON ({@code event} is empty): what {@code Standing.compute} reads, without
+     * loading up to 60 kB of evidence per record on every recomputation.
+     */
+    default List<FindingRecord> summaries(int limit) {
+        return all(limit).stream().map(FindingRecord::withoutEvent).toList();
+    }
+
     /** The records about {@code subject} (DID short form), newest first, at most {@code limit}. */
     List<FindingRecord> about(String subject, int limit);
 

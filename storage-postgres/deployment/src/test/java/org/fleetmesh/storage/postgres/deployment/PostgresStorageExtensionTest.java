@@ -21,10 +21,13 @@ import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.nostr.Signature;
 import org.fleetmesh.spi.delivery.CustodyLedger;
+import org.fleetmesh.spi.standing.FindingRecord;
+import org.fleetmesh.spi.standing.StandingBook;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.SaveOutcome;
 import org.fleetmesh.storage.postgres.PostgresStorage;
 import org.fleetmesh.storage.postgres.delivery.PgCustodyLedger;
+import org.fleetmesh.storage.postgres.standing.PgStandingBook;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -51,6 +54,19 @@ class PostgresStorageExtensionTest {
 
     @Inject
     CustodyLedger custody;
+
+    @Inject
+    StandingBook findings;
+
+    @Test
+    void theStandingBookIsKeptInTheSameDatabase() {
+        // the adapter's book replaces the core's in-memory default bean
+        assertTrue(findings instanceof PgStandingBook, findings.getClass().getName());
+        String id = UUID.randomUUID().toString();
+        assertTrue(findings.add(new FindingRecord(0, id, "{}", "did:peer:4zQmObserver", "did:peer:4zQmQuarkus", null,
+                "S2", "transit", "custody-fork", "00".repeat(32), "VERIFIED", "", true, 1_700_000_000L, 1)));
+        assertEquals(id, new PgStandingBook(storage.dataSource()).about("did:peer:4zQmQuarkus", 1).get(0).eventId());
+    }
 
     @Test
     void theCustodyLedgerIsKeptInTheSameDatabase() {

@@ -18,6 +18,9 @@ import org.fleetmesh.spi.standing.StandingBook;
 public final class PgStandingBook implements StandingBook {
     private static final String COLUMNS = "id, event_id, event, observer, subject, subject_pubkey, severity, scope,"
             + " rule, evidence_digest, verdict, reason, self, created_at, received_at";
+    /** The same columns with an empty event: standing never reads the JSON. */
+    private static final String SUMMARY_COLUMNS = "id, event_id, '', observer, subject, subject_pubkey, severity,"
+            + " scope, rule, evidence_digest, verdict, reason, self, created_at, received_at";
     /** The order trim drops in: what counts for nothing first, this node's own last (FindingRecord.keepRank). */
     private static final String KEEP_RANK = "case when self then 3 when verdict = 'VERIFIED' then 2"
             + " when verdict = 'ATTESTED' then 1 else 0 end";
@@ -62,6 +65,12 @@ public final class PgStandingBook implements StandingBook {
     @Override
     public List<FindingRecord> all(int limit) {
         return select("select " + COLUMNS + " from mesh_finding order by id desc limit ?", null, limit);
+    }
+
+    @Override
+    public List<FindingRecord> summaries(int limit) {
+        return select("select " + SUMMARY_COLUMNS + " from mesh_finding order by id desc limit ?",
+                null, limit);
     }
 
     @Override
