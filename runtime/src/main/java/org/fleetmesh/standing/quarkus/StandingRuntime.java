@@ -115,7 +115,7 @@ public class StandingRuntime {
 
     /** The views from the book as it is now (not acted on). */
     public Views current() {
-        List<FindingRecord> records = book.all(config.maxFindings());
+        List<FindingRecord> records = book.summaries(config.maxFindings()); // the views need no event JSON
         return Standing.compute(records, policy(), this::tier, System.currentTimeMillis());
     }
 
