@@ -160,6 +160,48 @@ class FindingsIT {
 
     @Test
     @Order(2)
+    void aPeerThatRelaysAMalformedOrForgedFindingIsHeldToIt() throws Exception {
+        try (MeshPeer sloppy = new MeshPeer(vertx, "sloppy")) {
+            sloppy.link(node);
+            sloppy.exchange();
+            byte[] secret = sloppy.secrets.nostr().bytes();
+            // a kind 1804 event that is no finding (no tags), and a finding whose signature is broken
+            Event malformed = Events.sign(secret, Keys.now(), 1804, List.of(List.of("p", honest.pubkey())), "{}");
+            Event forged = Standings.budgetFinding(new Standings.Signer(secret, PubKey.ofHex(
+                    sloppy.secrets.publicKeys().nostr().hex())), sloppy.did(), PubKey.ofHex(honest.pubkey()),
+                    honest.peer.did(), 2, "relayed");
+            sloppy.send(sloppy.frame(1, List.of(malformed.json(), Keys.withBrokenSignature(forged))));
+            // custody on: the node answers with its signed receipt, which names what it refused and why
+            String receipt = sloppy.takeType("MESH-RECEIPT");
+            assertTrue(receipt.contains(forged.id().hex()) && receipt.contains("invalid: bad signature"), receipt);
+            assertFalse(receipt.contains("\"" + malformed.id().hex() + "\",\"invalid"), "the malformed one is stored");
+            try (NostrClient c = NostrClient.connect(node)) {
+                assertEquals(1, c.query("malformed", FilterSpec.of().ids(malformed)).size(), "stored and served");
+            }
+
+            // two S1 of the node's own: the malformed finding it published (signed, verifiable by anyone), and the
+            // forgery it relayed (the node's word: kept here, not published)
+            JsonNode s = Standings.awaitSubject(node, sloppy.shortDid(),
+                    x -> x.path("findings").path("counted").asInt() == 2, "two S1 against the relaying peer");
+            assertEquals(0.8, s.path("view_transit").asDouble(), 1e-3, s.toString());
+            List<String> rules = new ArrayList<>();
+            for (JsonNode d : Standings.details(s, d -> d.path("counted").asBoolean())) {
+                assertEquals("S1", d.path("severity").asText(), d.toString());
+                assertEquals(nodeDid, d.path("observer").asText(), d.toString());
+                rules.add(d.path("rule").asText());
+            }
+            assertTrue(rules.containsAll(List.of("malformed-finding", "relayed-bad-signature")), rules.toString());
+            JsonNode h = Standings.subject(Standings.standing(node), honest.shortDid()).orElseThrow();
+            assertTrue(Standings.detail(h, forged.id().hex() + ":refused:").isPresent(), "the forgery kept: " + h);
+            assertEquals(1.0, h.path("view_transit").asDouble(), h.toString());
+            JsonNode status = Delivered.awaitPeer(node, sloppy.shortDid(),
+                    e -> e.path("view_transit").asDouble() < 0.9, "the lower view in /mesh/status");
+            assertFalse(status.has("suspended"), "0.8 only demotes: " + status);
+        }
+    }
+
+    @Test
+    @Order(3)
     void aComputeFindingMovesViewComputeOnly() throws Exception {
         Standings.Signer w = signer(worker);
         String module = "aa".repeat(32);
@@ -211,7 +253,7 @@ class FindingsIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aSwarmOfFreshKeysPublishingFindingsAgainstAnHonestPeerMovesNothing() throws Exception {
         PubKey honestKey = PubKey.ofHex(honest.pubkey());
         long verifiedBefore = Standings.standing(node).path("findings").path("verified").asLong();

@@ -36,6 +36,7 @@ import org.fleetmesh.spi.peers.PeerStore;
 import org.fleetmesh.spi.standing.FindingRecord;
 import org.fleetmesh.spi.standing.StandingBook;
 import org.fleetmesh.standing.Check;
+import org.fleetmesh.standing.CheckQueue;
 import org.fleetmesh.standing.Draft;
 import org.fleetmesh.standing.Finding;
 import org.fleetmesh.standing.FindingEvidence;
@@ -97,7 +98,6 @@ public class FindingsRuntime {
     public record Answer(int status, Map<String, Object> body) {
     }
 
-    private final AtomicLong dropped = new AtomicLong();
     private final AtomicLong verified = new AtomicLong();
     private final AtomicLong pushed = new AtomicLong();
     private volatile boolean started;
@@ -106,7 +106,7 @@ public class FindingsRuntime {
     private PubKey selfNostr;
     private FindingVerifier verifier;
     private Penalties penalties;
-    private ThreadPoolExecutor verifying;
+    private CheckQueue verifying;
     private ThreadPoolExecutor signing;
 
     void onStart(@Observes StartupEvent e) {
@@ -129,16 +129,7 @@ public class FindingsRuntime {
         verifier = new FindingVerifier(sampling.grace().toSeconds());
         penalties = new Penalties(config.strangerPenaltiesPerMinute(), 4096);
         // drop-oldest: a flood of findings pushes out the oldest waiting, never blocks the writer
-        verifying = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(Math.max(1, config.verifyQueue())), r -> thread(r, "fleetmesh-findings-verify"),
-                (r, pool) -> {
-                    if (!pool.isShutdown()) {
-                        pool.getQueue().poll();
-                        dropped.incrementAndGet();
-                        pool.execute(r);
-                    }
-                });
-        verifying.allowCoreThreadTimeOut(true);
+        verifying = new CheckQueue(Math.max(1, config.verifyQueue()), "fleetmesh-findings-verify");
         signing = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(SIGN_QUEUE),
                 r -> thread(r, "fleetmesh-findings-sign"));
         signing.allowCoreThreadTimeOut(true);
@@ -440,16 +431,18 @@ public class FindingsRuntime {
 
     /** Received findings dropped unverified (the queue was full), checked, and pushes to peers so far. */
     public Map<String, Object> counters() {
-        return Map.of("dropped", dropped.get(), "verified", verified.get(), "pushed", pushed.get(), "waiting",
-                verifying == null ? 0 : verifying.getQueue().size());
+        CheckQueue q = verifying;
+        return Map.of("dropped", q == null ? 0 : q.dropped(), "verified", verified.get(), "pushed", pushed.get(),
+                "waiting", q == null ? 0 : q.waiting());
     }
 
     @PreDestroy
     void stop() {
-        for (ThreadPoolExecutor pool : new ThreadPoolExecutor[] { verifying, signing }) {
-            if (pool != null) {
-                pool.shutdown();
-            }
+        if (verifying != null) {
+            verifying.shutdown();
+        }
+        if (signing != null) {
+            signing.shutdown();
         }
     }
 }
