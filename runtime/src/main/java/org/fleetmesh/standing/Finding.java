@@ -10,7 +10,6 @@ import java.util.regex.Pattern;
 
 import org.fleetmesh.identity.DidPeer4;
 import org.fleetmesh.identity.DidResolutionException;
-import org.fleetmesh.identity.DidResolver;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Events;
@@ -18,7 +17,6 @@ import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.nostr.Schnorr;
 import org.fleetmesh.nostr.Signature;
-import org.fleetmesh.peering.PeerIdentity;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -101,7 +99,7 @@ public record Finding(Event event, String observer, PubKey subject, String subje
     /** The NIP-31 text a client that does not know kind 1804 shows. */
     static String alt(Severity severity, Scope scope, String rule, String subjectDid) {
         return "fleetmesh finding: " + severity.name() + " " + scope.wire() + " (" + rule + ") against "
-                + PeerIdentity.shortForm(subjectDid);
+                + DidKeys.shortForm(subjectDid);
     }
 
     /**
@@ -197,7 +195,7 @@ public record Finding(Event event, String observer, PubKey subject, String subje
         }
         List<PubKey> observerKeys;
         try {
-            observerKeys = DidResolver.offline().nostrKeys(observer);
+            observerKeys = DidKeys.of(observer);
         } catch (DidResolutionException ex) {
             throw refuse("observer does not resolve offline: " + ex.getMessage());
         }
@@ -208,7 +206,7 @@ public record Finding(Event event, String observer, PubKey subject, String subje
         if (!DidPeer4.isShortForm(subjectDid)) {
             List<PubKey> subjectKeys;
             try {
-                subjectKeys = DidResolver.offline().nostrKeys(subjectDid);
+                subjectKeys = DidKeys.of(subjectDid);
             } catch (DidResolutionException ex) {
                 throw refuse("subject does not resolve offline: " + ex.getMessage());
             }
@@ -216,7 +214,7 @@ public record Finding(Event event, String observer, PubKey subject, String subje
                 throw refuse("p is not a Nostr key of the subject");
             }
         }
-        if (PeerIdentity.shortForm(subjectDid).equals(PeerIdentity.shortForm(observer))) {
+        if (DidKeys.shortForm(subjectDid).equals(DidKeys.shortForm(observer))) {
             throw refuse("the observer is the subject");
         }
         return new Finding(e, observer, subject, subjectDid, severity, scope, rule, type, e.content());

@@ -8,14 +8,12 @@ import java.util.regex.Pattern;
 import org.fleetmesh.delivery.log.CustodyBreach;
 import org.fleetmesh.delivery.log.CustodyReset;
 import org.fleetmesh.identity.DidResolutionException;
-import org.fleetmesh.identity.DidResolver;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
 import org.fleetmesh.nostr.PubKey;
-import org.fleetmesh.peering.PeerIdentity;
 import org.fleetmesh.peering.grant.Grant;
 import org.fleetmesh.peering.grant.GrantException;
 import org.fleetmesh.shards.ClaimMismatch;
@@ -192,16 +190,16 @@ public final class FindingVerifier {
     private static Check sampled(String evidenceSubject, String evidenceObserver, String what, String observerDid,
             PubKey subject, String subjectDid, String holds) {
         if (!same(evidenceObserver, observerDid)) {
-            return Check.falsehood(what + ": the evidence's observer " + PeerIdentity.shortForm(evidenceObserver)
+            return Check.falsehood(what + ": the evidence's observer " + DidKeys.shortForm(evidenceObserver)
                     + " is not the finding's");
         }
         if (!same(evidenceSubject, subjectDid)) {
-            return Check.falsehood(what + ": the evidence's subject " + PeerIdentity.shortForm(evidenceSubject)
+            return Check.falsehood(what + ": the evidence's subject " + DidKeys.shortForm(evidenceSubject)
                     + " is not the finding's");
         }
         List<PubKey> keys;
         try {
-            keys = DidResolver.offline().nostrKeys(evidenceSubject);
+            keys = DidKeys.of(evidenceSubject);
         } catch (DidResolutionException e) {
             return Check.falsehood(what + ": the evidence's subject does not resolve: " + e.getMessage());
         }
@@ -397,6 +395,6 @@ public final class FindingVerifier {
 
     /** Two DIDs name the same peer when their short forms are equal. */
     private static boolean same(String a, String b) {
-        return PeerIdentity.shortForm(a).equals(PeerIdentity.shortForm(b));
+        return DidKeys.shortForm(a).equals(DidKeys.shortForm(b));
     }
 }
