@@ -89,6 +89,46 @@ public final class DidResolver {
     }
 
     /**
+     * DID Core syntax, {@code did:<method>:<method-specific-id>}: method {@code [a-z0-9]+}, id of
+     * {@code [A-Za-z0-9._:-]} and {@code %XX} (ASCII hex), not ending in {@code :}, at most {@code maxLength}
+     * characters. A loop, not a regex: a repeated alternation recurses once per character and overflows the stack on a
+     * did:peer:4 long form.
+     */
+    public static boolean isDid(String s, int maxLength) {
+        if (s == null || s.length() > maxLength || !s.startsWith("did:")) {
+            return false;
+        }
+        int i = 4;
+        while (i < s.length() && (ascii(s.charAt(i), '0', '9') || ascii(s.charAt(i), 'a', 'z'))) {
+            i++;
+        }
+        if (i == 4 || i >= s.length() - 1 || s.charAt(i) != ':') {
+            return false;
+        }
+        for (i++; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= s.length() || !hex(s.charAt(i + 1)) || !hex(s.charAt(i + 2))) {
+                    return false;
+                }
+                i += 2;
+            } else if (!(ascii(c, 'a', 'z') || ascii(c, 'A', 'Z') || ascii(c, '0', '9') || c == '.' || c == '_'
+                    || c == '-' || c == ':')) {
+                return false;
+            }
+        }
+        return s.charAt(s.length() - 1) != ':';
+    }
+
+    private static boolean ascii(char c, char from, char to) {
+        return c >= from && c <= to;
+    }
+
+    private static boolean hex(char c) {
+        return ascii(c, '0', '9') || ascii(c, 'a', 'f') || ascii(c, 'A', 'F');
+    }
+
+    /**
      * The BIP-340 keys {@code did}'s document lists under {@code authentication}: the Nostr keys that speak for it
      * (a key of a type this resolver cannot read is left out, as it cannot have signed anything checked here).
      *

@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 
 import org.fleetmesh.identity.DidPeer4;
 import org.fleetmesh.identity.DidResolutionException;
+import org.fleetmesh.identity.DidResolver;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Events;
@@ -239,34 +240,8 @@ public record Finding(Event event, String observer, PubKey subject, String subje
     /** The longest DID a tag may hold: a did:peer:4 long form carries its whole document. */
     static final int MAX_DID_LENGTH = 4096;
 
-    /**
-     * DID Core syntax, {@code did:<method>:<method-specific-id>}, checked by a loop (a regex with a repeated
-     * alternation recurses once per character and overflows the stack on a long form).
-     */
     static boolean isDid(String s) {
-        if (s == null || s.length() > MAX_DID_LENGTH || !s.startsWith("did:")) {
-            return false;
-        }
-        int i = 4;
-        while (i < s.length() && (Character.isDigit(s.charAt(i)) || (s.charAt(i) >= 'a' && s.charAt(i) <= 'z'))) {
-            i++;
-        }
-        if (i == 4 || i >= s.length() - 1 || s.charAt(i) != ':') {
-            return false;
-        }
-        for (i++; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '%') {
-                if (i + 2 >= s.length() || Character.digit(s.charAt(i + 1), 16) < 0
-                        || Character.digit(s.charAt(i + 2), 16) < 0) {
-                    return false;
-                }
-                i += 2;
-            } else if (!(c < 128 && (Character.isLetterOrDigit(c) || c == '.' || c == '_' || c == '-' || c == ':'))) {
-                return false;
-            }
-        }
-        return s.charAt(s.length() - 1) != ':';
+        return DidResolver.isDid(s, MAX_DID_LENGTH);
     }
 
     private static FindingException refuse(String why) {

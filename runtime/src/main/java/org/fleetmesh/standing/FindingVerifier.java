@@ -7,6 +7,7 @@ import java.util.regex.Pattern;
 
 import org.fleetmesh.delivery.log.CustodyBreach;
 import org.fleetmesh.delivery.log.CustodyReset;
+import org.fleetmesh.identity.DidPeer4;
 import org.fleetmesh.identity.DidResolutionException;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Events;
@@ -118,6 +119,10 @@ public final class FindingVerifier {
         if (!type.equals(o.path("type").asText(null))) {
             return Check.falsehood("the evidence's type is not " + type);
         }
+        Check bound = subjectBound(type, subject, subjectDid);
+        if (bound != null) {
+            return bound;
+        }
         switch (type) {
             case FindingEvidence.CUSTODY_BREACH:
                 return custodyBreach(o, json, subject, subjectDid);
@@ -155,6 +160,28 @@ public final class FindingVerifier {
             default:
                 return Check.unverifiable("evidence type " + type + " is not one this node checks");
         }
+    }
+
+    /**
+     * Null when {@code subject} is a Nostr key of {@code subjectDid}'s document. A did:peer:4 short form has no
+     * document offline: only sampling evidence, which names the subject by its long form, binds a key to it; for any
+     * other evidence anyone could name a short form beside a key of its own.
+     */
+    private static Check subjectBound(String type, PubKey subject, String subjectDid) {
+        if (DidPeer4.isShortForm(subjectDid)) {
+            if (type.equals(FindingEvidence.WITHHOLDING) || type.equals(FindingEvidence.CLAIM_MISMATCH)) {
+                return null;
+            }
+            return Check.unverifiable("the subject is a did:peer:4 short form: nothing in " + type
+                    + " evidence binds p to it (name the subject by its long form)");
+        }
+        List<PubKey> keys;
+        try {
+            keys = DidKeys.of(subjectDid);
+        } catch (DidResolutionException e) {
+            return Check.unverifiable("the subject does not resolve offline: " + e.getMessage());
+        }
+        return keys.contains(subject) ? null : Check.falsehood("p is not a Nostr key of the subject");
     }
 
     private static Check custodyBreach(ObjectNode o, String json, PubKey subject, String subjectDid) {

@@ -196,14 +196,40 @@ class FindingVerifierTest {
     }
 
     @Test
-    void aShortFormSubjectIsBoundToItsKeyByTheEvidence() {
+    void aShortFormSubjectIsBoundToItsKeyOnlyBySamplingEvidence() {
         String shortForm = PeerIdentity.shortForm(SUBJECT_DID);
-        Event e = Finding.sign(OBSERVER_DID, SUBJECT_KEY, shortForm, Severity.S2, Scope.TRANSIT, "custody-fork",
-                TestFindings.custodyFork(), TestFindings.AT, TestFindings.OBSERVER.nostr().bytes());
-        verdict(Verdict.VERIFIED, "fork", check(e));
+        Event w = Finding.sign(OBSERVER_DID, SUBJECT_KEY, shortForm, Severity.S2, Scope.TRANSIT, "withholding",
+                TestFindings.withholding(), TestFindings.AT, TestFindings.OBSERVER.nostr().bytes());
+        verdict(Verdict.VERIFIED, "of its asserted shard", check(w));
         Event wrongKey = Finding.sign(OBSERVER_DID, TestFindings.THIRD_KEY, shortForm, Severity.S2, Scope.TRANSIT,
                 "withholding", TestFindings.withholding(), TestFindings.AT, TestFindings.OBSERVER.nostr().bytes());
         verdict(Verdict.FALSE, "p is not a Nostr key of the evidence's subject", check(wrongKey));
+        Event fork = Finding.sign(OBSERVER_DID, SUBJECT_KEY, shortForm, Severity.S2, Scope.TRANSIT, "custody-fork",
+                TestFindings.custodyFork(), TestFindings.AT, TestFindings.OBSERVER.nostr().bytes());
+        verdict(Verdict.UNVERIFIABLE, "the subject is a did:peer:4 short form", check(fork));
+    }
+
+    /**
+     * The framing a short form would allow: the third node signs two conflicting statements with its own key and
+     * names the honest subject by its short form beside that key. Nothing ties the key to the subject.
+     */
+    @Test
+    void nobodyCanPinTheirOwnMisdeedsOnAShortForm() {
+        byte[] t = TestFindings.THIRD.nostr().bytes();
+        String own = FindingEvidence.computeEquivocation(TestFindings.statement(t, 1, "a", null),
+                TestFindings.statement(t, 2, "b", null));
+        Event framing = Finding.sign(TestFindings.THIRD_DID, TestFindings.THIRD_KEY,
+                PeerIdentity.shortForm(SUBJECT_DID), Severity.S2, Scope.COMPUTE, "compute-equivocation", own,
+                TestFindings.AT, t);
+        verdict(Verdict.UNVERIFIABLE, "nothing in fleetmesh.compute-equivocation evidence binds p", check(framing));
+        verdict(Verdict.UNVERIFIABLE, "short form", VERIFIER.checkEvidence(FindingEvidence.COMPUTE_EQUIVOCATION, own,
+                TestFindings.THIRD_KEY, PeerIdentity.shortForm(SUBJECT_DID), OBSERVER_KEY, OBSERVER_DID));
+        // with the long form, the reader refuses the key outright
+        assertThrows(IllegalArgumentException.class, () -> Finding.sign(TestFindings.THIRD_DID, TestFindings.THIRD_KEY,
+                SUBJECT_DID, Severity.S2, Scope.COMPUTE, "compute-equivocation", own, TestFindings.AT, t));
+        verdict(Verdict.FALSE, "p is not a Nostr key of the subject", VERIFIER.checkEvidence(
+                FindingEvidence.COMPUTE_EQUIVOCATION, own, TestFindings.THIRD_KEY, SUBJECT_DID, OBSERVER_KEY,
+                OBSERVER_DID));
     }
 
     @Test
@@ -321,6 +347,9 @@ class FindingVerifierTest {
                 SUBJECT_KEY, SUBJECT_DID, OBSERVER_KEY, OBSERVER_DID));
         verdict(Verdict.FALSE, "not signed by p", VERIFIER.checkEvidence(FindingEvidence.COMPUTE_EQUIVOCATION, ev,
                 TestFindings.THIRD_KEY, TestFindings.THIRD_DID, OBSERVER_KEY, OBSERVER_DID));
+        verdict(Verdict.FALSE, "p is not a Nostr key of the subject", VERIFIER.checkEvidence(
+                FindingEvidence.COMPUTE_EQUIVOCATION, ev, SUBJECT_KEY, TestFindings.THIRD_DID, OBSERVER_KEY,
+                OBSERVER_DID));
         verdict(Verdict.FALSE, "the evidence's type is not withholding", VERIFIER.checkEvidence(
                 FindingEvidence.WITHHOLDING, ev, SUBJECT_KEY, SUBJECT_DID, OBSERVER_KEY, OBSERVER_DID));
         verdict(Verdict.FALSE, "not a JSON object", VERIFIER.checkEvidence(FindingEvidence.WITHHOLDING, "nope",
@@ -354,12 +383,19 @@ class FindingVerifierTest {
      */
     @Test
     void mutationsNeverThrowAndNeverVerifyChangedEvidence() {
+        Event lie = Finding.sign(SUBJECT_DID, TestFindings.THIRD_KEY, TestFindings.THIRD_DID, Severity.S2,
+                Scope.COMPUTE, "compute-equivocation", TestFindings.computeEquivocation(), TestFindings.AT,
+                TestFindings.SUBJECT.nostr().bytes());
+        Event garbage = Events.sign(TestFindings.SUBJECT.nostr().bytes(), TestFindings.AT, Finding.KIND,
+                List.of(List.of("p", OBSERVER_KEY.hex())), "spam");
         List<String> evidence = List.of(TestFindings.custodyFork(), TestFindings.custodyReset(),
                 TestFindings.withholding(), TestFindings.claimMismatch(), TestFindings.computeEquivocation(),
-                FindingEvidence.budgetEvidence(TestFindings.budgetRecord()));
+                FindingEvidence.budgetEvidence(TestFindings.budgetRecord()),
+                FindingEvidence.falseFinding(lie, check(lie).reason()),
+                FindingEvidence.malformedFinding(garbage, check(garbage).reason()));
         Random random = new Random(1804);
         Map<Verdict, Integer> seen = new EnumMap<>(Verdict.class);
-        for (int round = 0; round < 400; round++) {
+        for (int round = 0; round < 480; round++) {
             String ev = evidence.get(round % evidence.size());
             Event valid = TestFindings.finding(ev);
             List<List<String>> tags = new ArrayList<>();

@@ -1,7 +1,6 @@
 package org.fleetmesh.peering.grant;
 
-import java.util.regex.Pattern;
-
+import org.fleetmesh.identity.DidResolver;
 import org.fleetmesh.peering.budget.Allowance;
 
 /**
@@ -15,8 +14,6 @@ public record GrantTerms(String grantorDid, String granteeDid, long bytesPerWind
     public static final int MAX_TIER = 255;
     /** DID Core syntax: {@code did:<method>:<method-specific-id>}, bounded. */
     public static final int MAX_DID_LENGTH = 2048;
-    private static final Pattern DID = Pattern.compile("did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2}|:)*"
-            + "(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})");
 
     public GrantTerms {
         String problem = problem(grantorDid, granteeDid, bytesPerWindow, eventsPerWindow, windowSeconds, tier,
@@ -58,7 +55,7 @@ public record GrantTerms(String grantorDid, String granteeDid, long bytesPerWind
     }
 
     public static boolean isDid(String s) {
-        return s != null && s.length() <= MAX_DID_LENGTH && DID.matcher(s).matches();
+        return DidResolver.isDid(s, MAX_DID_LENGTH);
     }
 
     /** What the grantee may spend, as a budget allowance (REQs are not granted: unmetered). */

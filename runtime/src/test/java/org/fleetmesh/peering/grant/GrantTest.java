@@ -197,4 +197,21 @@ class GrantTest {
         tags.replaceAll(t -> t.get(0).equals(name) ? tag : t);
         return tags;
     }
+
+    /** A grant naming a DID of the largest size a grant allows: the old regex overflowed the stack on it. */
+    @Test
+    void aDidOfTheLargestSizeIsReadWithoutOverflowingTheStack() throws InterruptedException {
+        String grantee = "did:peer:4zQm" + "b".repeat(GrantTerms.MAX_DID_LENGTH - 13);
+        java.util.concurrent.atomic.AtomicReference<Object> result = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread t = new Thread(null, () -> {
+            try {
+                result.set(GrantTerms.isDid(grantee));
+            } catch (StackOverflowError e) {
+                result.set(e);
+            }
+        }, "small stack", 128 * 1024);
+        t.start();
+        t.join();
+        org.junit.jupiter.api.Assertions.assertEquals(Boolean.TRUE, result.get());
+    }
 }
