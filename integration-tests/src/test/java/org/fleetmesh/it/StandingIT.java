@@ -116,6 +116,9 @@ class StandingIT {
             assertEquals(0.7, atB.path("view_transit").asDouble(), 1e-3, atB.toString());
             assertEquals(0.9, atC.path("view_transit").asDouble(), 1e-3, atC.toString());
             assertNotEquals(atB.path("view_transit").asDouble(), atC.path("view_transit").asDouble());
+            // pushed on by B (new to it, verified), not back to A; C has no other peer to push it to: the flood ends
+            assertEquals(1, Standings.standing(b).path("findings").path("pushed").asInt(), "B pushed it to C");
+            assertEquals(0, Standings.standing(c).path("findings").path("pushed").asInt(), "C pushed it nowhere");
             for (MeshnodeProcess n : List.of(b, c)) {
                 try (NostrClient client = NostrClient.connect(n)) {
                     List<JsonNode> stored = client.query("finding", FilterSpec.of().ids(finding));
