@@ -105,6 +105,8 @@ public class FindingsRuntime {
     private String selfShort;
     private PubKey selfNostr;
     private FindingVerifier verifier;
+    /** Without this node's own least grace: a finding false only by this node's stricter rule blames no one. */
+    private FindingVerifier lenient;
     private Penalties penalties;
     private CheckQueue verifying;
     private ThreadPoolExecutor signing;
@@ -127,6 +129,7 @@ public class FindingsRuntime {
         selfShort = doc.shortForm();
         selfNostr = identity.secrets().publicKeys().nostr();
         verifier = new FindingVerifier(sampling.grace().toSeconds());
+        lenient = new FindingVerifier(0);
         penalties = new Penalties(config.strangerPenaltiesPerMinute(), 4096);
         // drop-oldest: a flood of findings pushes out the oldest waiting, never blocks the writer
         verifying = new CheckQueue(Math.max(1, config.verifyQueue()), "fleetmesh-findings-verify");
@@ -293,7 +296,14 @@ public class FindingsRuntime {
                         broadcast(e.id(), origin instanceof Origin.Peer p ? PeerIdentity.shortForm(p.did()) : null);
                     }
                 }
-                case FALSE -> penalize(e, FindingEvidence.falseFinding(e, c.reason()));
+                case FALSE -> {
+                    if (lenient.check(e).verdict() == Verdict.FALSE) {
+                        penalize(e, FindingEvidence.falseFinding(e, c.reason()));
+                    } else {
+                        LOG.debugf("finding %s is false only by this node's least grace: ignored, no penalty",
+                                e.id().hex());
+                    }
+                }
                 case MALFORMED -> penalize(e, FindingEvidence.malformedFinding(e, c.reason()));
                 default -> {
                     // UNVERIFIABLE: kept, weighs nothing, blames no one
