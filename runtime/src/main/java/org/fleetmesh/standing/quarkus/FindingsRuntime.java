@@ -181,7 +181,13 @@ public class FindingsRuntime {
             LOG.warnf("no finding about %s (%s): its Nostr key is not known here", e.peer(), d.rule());
             return;
         }
-        Event finding = sign(d, key.get(), didOf(e.peer()));
+        Event finding;
+        try {
+            finding = sign(d, key.get(), didOf(e.peer()));
+        } catch (IllegalArgumentException ex) {
+            // the long form's keys do not list the evidence's key: the short form names the subject without them
+            finding = sign(d, key.get(), PeerIdentity.shortForm(e.peer()));
+        }
         Check c = publish(finding);
         LOG.infof("finding %s: %s %s (%s) against %s, %s", finding.id().hex(), d.severity(), d.scope().wire(),
                 d.rule(), e.peer(), c.verdict());
