@@ -97,14 +97,17 @@ class StandingIT {
             assertEquals(aDid, own.path("observer").asText());
             assertEquals(0.1, atA.path("view_transit").asDouble(), 1e-3, atA.toString());
             assertEquals(1.0, atA.path("view_compute").asDouble(), atA.toString());
-            JsonNode status = Delivered.awaitPeer(a, did, p -> p.path("quarantined_until").isTextual(),
-                    "the rogue quarantined");
-            assertTrue(status.path("quarantined_until").asText().length() > 0, status.toString());
+            // quarantined: told its grant is suspended, the link ends, a relink is refused; persisted per DID
             String suspend = FindingsIT.takeGrantMessage(rogue, org.fleetmesh.peering.link.GrantMessages.SUSPEND);
             assertTrue(suspend != null, "its grant suspended as the link ends");
+            String ended = LyingPeerIT.takeOther(rogue, "[\"MESH-ERR\",\"quarantined: until ");
+            assertTrue(ended.contains("quarantine-below"), ended);
             rogue.peer.closed.get(20, TimeUnit.SECONDS);
+            CustodyPeer.await(() -> quarantinedUntil(did) > System.currentTimeMillis() + 30 * 60_000,
+                    "the rogue's quarantine for the hour, persisted");
             try {
                 rogue.peer.link(a);
+                LyingPeerIT.takeOther(rogue, "[\"MESH-ERR\",\"quarantined: until ");
                 rogue.peer.closed.get(20, TimeUnit.SECONDS); // a relink is ended at once: quarantined
             } catch (java.util.concurrent.ExecutionException refused) {
                 // or refused in the handshake: quarantined
@@ -127,6 +130,19 @@ class StandingIT {
                     assertEquals(1804, stored.get(0).path("kind").asInt());
                 }
             }
+        }
+    }
+
+    /** The rogue's quarantine end in A's link ledger, epoch ms (0 when none). */
+    static long quarantinedUntil(String did) {
+        try (java.sql.Connection db = MeshPeer.database(a); java.sql.PreparedStatement ps = db.prepareStatement(
+                "select quarantined_until from link_peer where peer = ?")) {
+            ps.setString(1, did);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        } catch (Exception e) {
+            throw new AssertionError(e);
         }
     }
 
