@@ -32,7 +32,6 @@ import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.quarkus.RelayRuntime;
 import org.fleetmesh.shards.quarkus.SamplingConfig;
 import org.fleetmesh.spi.peers.Evidence;
-import org.fleetmesh.spi.peers.PeerStore;
 import org.fleetmesh.spi.standing.FindingRecord;
 import org.fleetmesh.spi.standing.StandingBook;
 import org.fleetmesh.standing.Check;
@@ -89,7 +88,7 @@ public class FindingsRuntime {
     DeliveryRuntime delivery;
 
     @Inject
-    PeerStore peers;
+    Subjects subjects;
 
     @Inject
     SamplingConfig sampling;
@@ -176,14 +175,14 @@ public class FindingsRuntime {
                     e.peer());
             return;
         }
-        Optional<PubKey> key = Optional.ofNullable(d.subjectKey()).or(() -> keyOf(e.peer()));
+        Optional<PubKey> key = Optional.ofNullable(d.subjectKey()).or(() -> subjects.keyOf(e.peer()));
         if (key.isEmpty()) {
             LOG.warnf("no finding about %s (%s): its Nostr key is not known here", e.peer(), d.rule());
             return;
         }
         Event finding;
         try {
-            finding = sign(d, key.get(), didOf(e.peer()));
+            finding = sign(d, key.get(), subjects.didOf(e.peer()));
         } catch (IllegalArgumentException ex) {
             // the long form's keys do not list the evidence's key: the short form names the subject without them
             finding = sign(d, key.get(), PeerIdentity.shortForm(e.peer()));
@@ -273,10 +272,10 @@ public class FindingsRuntime {
                 String peer = PeerIdentity.shortForm(p.did());
                 if (penalties.take(peer, true, now)) {
                     // the relayed event proves nothing to a third party: this node's word, kept here
-                    book.add(new FindingRecord(0, "local:" + e.id().hex() + ":" + peer, e.json(), selfShort, peer,
-                            keyOf(peer).map(PubKey::hex).orElse(null), "S1", "transit", "relayed-bad-signature",
-                            e.id().hex(), Verdict.ATTESTED.name(), peer + " relayed a finding with " + why, true,
-                            now / 1000, now));
+                    String key = subjects.keyOf(peer).map(PubKey::hex).orElse(null);
+                    book.add(new FindingRecord(0, "local:" + e.id().hex() + ":" + peer, e.json(), selfShort, peer, key,
+                            "S1", "transit", "relayed-bad-signature", e.id().hex(), Verdict.ATTESTED.name(),
+                            peer + " relayed a finding with " + why, true, now / 1000, now));
                     standing.changed();
                 }
             }
@@ -379,12 +378,12 @@ public class FindingsRuntime {
         if (d == null) {
             return refuse("invalid: evidence of type " + type + " does not make a finding here");
         }
-        Optional<PubKey> key = Optional.ofNullable(d.subjectKey()).or(() -> keyOf(subjectDid));
+        Optional<PubKey> key = Optional.ofNullable(d.subjectKey()).or(() -> subjects.keyOf(subjectDid));
         if (key.isEmpty()) {
             return refuse("invalid: no Nostr key is known for " + subjectDid
                     + " (give its did:peer:4 long form, or link it first)");
         }
-        String did = didOf(subjectDid);
+        String did = subjects.didOf(subjectDid);
         Check c = verifier.checkEvidence(d.evidenceType(), evidence, key.get(), did, selfNostr, selfDid);
         if (c.verdict() != Verdict.VERIFIED) {
             return refuse("invalid: the evidence is " + c.verdict() + ": " + c.reason());
@@ -405,44 +404,6 @@ public class FindingsRuntime {
 
     private static Answer refuse(String reason) {
         return new Answer(400, Map.of("error", reason));
-    }
-
-    // ---- who is who ----
-
-    /** The Nostr key of a subject DID: proven on a link, in a DID that resolves, or the signer of its grant to us. */
-    Optional<PubKey> keyOf(String did) {
-        String shortDid = PeerIdentity.shortForm(did);
-        EventLinks links = sessions.links();
-        for (PeerIdentity p : links.linked()) {
-            if (p.shortDid().equals(shortDid) && p.nostr().isPresent()) {
-                return p.nostr();
-            }
-        }
-        for (String candidate : List.of(did, peers.find(shortDid).map(PeerStore.StoredPeer::did).orElse(did))) {
-            try {
-                List<PubKey> keys = DidResolver.offline().nostrKeys(candidate);
-                if (!keys.isEmpty()) {
-                    return Optional.of(keys.get(0));
-                }
-            } catch (RuntimeException e) {
-                // a short form, or a DID method that needs the network: try the next source
-            }
-        }
-        return links.known(shortDid).flatMap(a -> a.received()).map(g -> g.grantor());
-    }
-
-    /** The subject's DID in a form that resolves offline when this node knows one (a link's, a declared peer's). */
-    String didOf(String did) {
-        String shortDid = PeerIdentity.shortForm(did);
-        if (!shortDid.equals(did)) {
-            return did; // a long form already
-        }
-        for (PeerIdentity p : sessions.links().linked()) {
-            if (p.shortDid().equals(shortDid)) {
-                return p.did();
-            }
-        }
-        return peers.find(shortDid).map(PeerStore.StoredPeer::did).orElse(did);
     }
 
     /** Received findings dropped unverified (the queue was full), checked, and pushes to peers so far. */
