@@ -85,7 +85,7 @@ public interface StandingConfig {
     @WithDefault("4096")
     int verifyQueue();
 
-    /** Penalty findings (false or malformed findings) this node signs per minute about publishers it has no link with. */
+    /** Penalties (for false or malformed findings) this node signs per minute about publishers it has no link with. */
     @WithDefault("10")
     int strangerPenaltiesPerMinute();
 }

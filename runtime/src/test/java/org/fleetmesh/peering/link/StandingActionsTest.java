@@ -135,8 +135,8 @@ class StandingActionsTest {
     }
 
     static String kind(String type) {
-        return type.equals(GrantMessages.OFFER) || type.equals(GrantMessages.REVISE) ? GrantMessagesTypes.OFFER_OR_REVISE
-                : type;
+        boolean offer = type.equals(GrantMessages.OFFER) || type.equals(GrantMessages.REVISE);
+        return offer ? GrantMessagesTypes.OFFER_OR_REVISE : type;
     }
 
     static final class GrantMessagesTypes {
