@@ -32,7 +32,6 @@ import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.quarkus.RelayConfig;
 import org.fleetmesh.relay.quarkus.RelayRuntime;
 import org.fleetmesh.spi.delivery.CustodyLedger;
-import org.fleetmesh.spi.peers.LinkLedger;
 import org.fleetmesh.spi.peers.PeerStore;
 import org.fleetmesh.spi.storage.EventStore;
 import org.jboss.logging.Logger;
@@ -69,7 +68,7 @@ public class DeliveryRuntime {
     CustodyLedger custody;
 
     @Inject
-    LinkLedger links;
+    org.fleetmesh.peering.quarkus.EvidenceLedger links; // its evidence records become findings
 
     @Inject
     PeerStore peers;

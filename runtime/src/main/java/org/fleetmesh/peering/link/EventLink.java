@@ -148,6 +148,13 @@ public final class EventLink implements LinkSession {
     private void events(EventFrame.Reader reader, String text, long bytes) {
         long seq = reader.seq();
         long count = reader.count();
+        Optional<String> suspension = account.suspension();
+        if (suspension.isPresent()) {
+            // told its grant is suspended, the peer sends nothing: a frame now is a violation
+            answerRefusal(seq, -1, true, "blocked: the grant of this node is suspended (" + suspension.get() + ")");
+            verdict(account.violation());
+            return;
+        }
         if (!charge(bytes, count, seq, true)) {
             return;
         }
@@ -361,6 +368,20 @@ public final class EventLink implements LinkSession {
     /** The id this node gave its own last message: the envelope is opaque, so the thread is remembered as sent. */
     private String threadOf(String sent) {
         return grants.lastId();
+    }
+
+    /** The peer this link authenticated. */
+    public PeerIdentity peer() {
+        return wire.peer();
+    }
+
+    /** Ends the link quarantined until {@code until} (epoch ms), its grant suspended first (standing's quarantine). */
+    void endQuarantined(Grant g, String reason, long until) {
+        if (g != null) {
+            suspend(g, reason, until);
+        }
+        closed = true;
+        wire.end(Refusal.of(Refusal.Kind.QUARANTINED, "until " + Instant.ofEpochMilli(until) + ": " + reason));
     }
 
     /** Ends the link now (a quarantined peer relinking). */

@@ -136,6 +136,7 @@ public final class EventLinks implements LinkSessions {
         open.put(account.peer(), link);
         Grant g = grantFor(account);
         link.offer(g);
+        account.suspension().ifPresent(why -> link.suspend(g, why, g.terms().expiration() * 1000));
         link.carry(carriers.open(new EventLink.Wire() {
             @Override
             public void send(String text) {
@@ -276,6 +277,83 @@ public final class EventLinks implements LinkSessions {
         return until;
     }
 
+    /** Standing: the peer drops one tier and gets the grant of its new tier. False when it was in tier 0 already. */
+    public boolean demote(String peer, String reason) {
+        PeerAccount a = account(peer);
+        if (!a.demote()) {
+            return false;
+        }
+        LOG.warnf("mesh peer %s demoted to tier %d: %s", peer, a.tier().level(), reason);
+        reissue(a);
+        persist(a, false);
+        return true;
+    }
+
+    /**
+     * Standing: the grant this node gives the peer is suspended (the peer is told, as for S3, and its event frames
+     * are refused) until {@link #reinstate}; its link stays. False when it already was.
+     */
+    public boolean suspend(String peer, String reason) {
+        PeerAccount a = account(peer);
+        if (a.suspension().isPresent()) {
+            return false;
+        }
+        a.suspended(reason);
+        LOG.warnf("mesh peer %s: grant suspended: %s", peer, reason);
+        EventLink link = open.get(peer);
+        Optional<Grant> g = a.given();
+        if (link != null && g.isPresent()) {
+            link.suspend(g.get(), reason, g.get().terms().expiration() * 1000);
+        }
+        return true;
+    }
+
+    /** Standing recovered: a suspended grant is given again (a fresh offer on the open link). False when none was. */
+    public boolean reinstate(String peer) {
+        Optional<PeerAccount> a = known(peer);
+        if (a.isEmpty() || a.get().suspension().isEmpty()) {
+            return false;
+        }
+        a.get().suspended(null);
+        LOG.infof("mesh peer %s: grant reinstated", peer);
+        EventLink link = open.get(peer);
+        if (link != null) {
+            link.offer(grantFor(a.get()));
+        }
+        return true;
+    }
+
+    /**
+     * Standing: the peer is quarantined for the policy's time (its grant suspended, its link ended, a relink refused),
+     * without a budget evidence record: the findings are the evidence. The quarantine takes the place of a standing
+     * suspension: once it ends, the peer starts again as after an S3. Gives the end, epoch milliseconds.
+     */
+    public long quarantine(String peer, String reason) {
+        PeerAccount a = account(peer);
+        a.suspended(null);
+        Optional<Long> already = a.quarantinedUntil();
+        if (already.isPresent()) {
+            return already.get();
+        }
+        long until = a.quarantine();
+        LOG.warnf("mesh peer %s quarantined until %s: %s", peer, Instant.ofEpochMilli(until), reason);
+        EventLink link = open.get(peer);
+        if (link != null) {
+            link.endQuarantined(a.given().orElse(null), reason, until);
+        }
+        runStorage(() -> persistNow(a, true));
+        return until;
+    }
+
+    /** The peers with an open link, as they authenticated. */
+    public List<PeerIdentity> linked() {
+        List<PeerIdentity> all = new ArrayList<>();
+        for (EventLink l : open.values()) {
+            all.add(l.peer());
+        }
+        return all;
+    }
+
     void closed(EventLink link) {
         open.remove(link.account().peer(), link);
         persist(link.account(), false);
@@ -393,6 +471,7 @@ public final class EventLinks implements LinkSessions {
         }
         into.put("strain", strain);
         a.quarantinedUntil().ifPresent(q -> into.put("quarantined_until", Instant.ofEpochMilli(q).toString()));
+        a.suspension().ifPresent(why -> into.put("suspended", why));
     }
 
     private static Map<String, Object> grant(Grant g, boolean agreed) {

@@ -49,6 +49,8 @@ public final class PeerAccount {
     private boolean givenAccepted;
     private Grant received;
     private boolean dirty;
+    /** Why this node's grant to the peer is suspended (its standing), or null. */
+    private String suspended;
 
     /** A peer seen before ({@code record}) or fresh (tier 0). */
     public PeerAccount(String peer, Optional<PeerRecord> record, LinkPolicy policy, LongSupplier nanoTime,
@@ -173,6 +175,24 @@ public final class PeerAccount {
         tier = policy.tiers().windowEnded(tier);
         dirty |= !tier.equals(before);
         return tier.level() != before.level();
+    }
+
+    /** Its standing dropped: one tier down, the streak starts again. True when the tier changed. */
+    public synchronized boolean demote() {
+        TierState before = tier;
+        tier = new TierState(Math.max(0, tier.level() - 1), 0, tier.violatedThisWindow());
+        dirty |= !tier.equals(before);
+        return tier.level() != before.level();
+    }
+
+    /** Suspends (a reason) or reinstates (null) the grant this node gives the peer: suspended, its frames are refused. */
+    public synchronized void suspended(String reason) {
+        suspended = reason;
+    }
+
+    /** Why the grant to the peer is suspended, while it is. */
+    public synchronized Optional<String> suspension() {
+        return Optional.ofNullable(suspended);
     }
 
     /** Quarantines the peer from now for the policy's time; gives the end, epoch milliseconds. */

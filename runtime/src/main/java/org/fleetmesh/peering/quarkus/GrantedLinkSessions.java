@@ -29,7 +29,6 @@ import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.quarkus.RelayRuntime;
 import org.fleetmesh.shards.quarkus.ReplicationRuntime;
 import org.fleetmesh.shards.quarkus.SamplingRuntime;
-import org.fleetmesh.spi.peers.LinkLedger;
 import org.jboss.logging.Logger;
 
 import io.micrometer.core.instrument.MeterRegistry;
@@ -52,8 +51,9 @@ public class GrantedLinkSessions implements LinkSessions {
     @Inject
     RelayRuntime relays;
 
+    /** The link ledger; its evidence records become findings. */
     @Inject
-    LinkLedger ledger;
+    EvidenceLedger ledger;
 
     @Inject
     GrantsConfig config;
@@ -72,6 +72,9 @@ public class GrantedLinkSessions implements LinkSessions {
 
     @Inject
     MonitorRuntime monitor;
+
+    @Inject
+    org.fleetmesh.standing.quarkus.StandingRuntime standing;
 
     @Inject
     Vertx vertx;
@@ -95,7 +98,8 @@ public class GrantedLinkSessions implements LinkSessions {
         meterTimer = vertx.setPeriodic(5_000, id -> linkMeters.refresh());
     }
 
-    EventLinks links() {
+    /** The node's event links (standing acts on them). */
+    public EventLinks links() {
         EventLinks l = links;
         if (l == null) {
             synchronized (this) {
@@ -149,6 +153,7 @@ public class GrantedLinkSessions implements LinkSessions {
         replication.replication().describe(peerKey, into);
         sampling.describe(peerKey, into);
         monitor.describe(peerKey, into);
+        standing.describe(peerKey, into);
     }
 
     @Override

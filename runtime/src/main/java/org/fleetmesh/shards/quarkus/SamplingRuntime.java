@@ -42,7 +42,6 @@ import org.fleetmesh.shards.PeerAnswer;
 import org.fleetmesh.shards.SamplingRound;
 import org.fleetmesh.shards.Shard;
 import org.fleetmesh.spi.peers.Evidence;
-import org.fleetmesh.spi.peers.LinkLedger;
 import org.fleetmesh.spi.peers.PeerStore;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.Reader;
@@ -73,7 +72,7 @@ public class SamplingRuntime {
     PeerStore peers;
 
     @Inject
-    LinkLedger ledger;
+    org.fleetmesh.peering.quarkus.EvidenceLedger ledger; // its evidence records become findings
 
     @Inject
     EventStore store;

@@ -1,0 +1,86 @@
+package org.fleetmesh.standing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Events;
+import org.fleetmesh.nostr.Hex;
+import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.nostr.Schnorr;
+import org.fleetmesh.spi.standing.FindingRecord;
+import org.junit.jupiter.api.Test;
+
+class FindingRecordsTest {
+    static final byte[] OBSERVER = Schnorr.newSecretKey();
+    static final byte[] SUBJECT = Schnorr.newSecretKey();
+
+    static String did(byte[] secret) {
+        return "did:nostr:" + Hex.encode(Schnorr.publicKey(secret));
+    }
+
+    static Event equivocation() {
+        List<List<String>> a = List.of(List.of("module", "aa".repeat(32)), List.of("input", "bb".repeat(32)),
+                List.of("output", "cc".repeat(32)));
+        List<List<String>> b = List.of(List.of("module", "aa".repeat(32)), List.of("input", "bb".repeat(32)),
+                List.of("output", "dd".repeat(32)));
+        String evidence = FindingEvidence.computeEquivocation(Events.sign(SUBJECT, 100, 1, a, "a"),
+                Events.sign(SUBJECT, 100, 1, b, "b"));
+        return Finding.sign(did(OBSERVER), new PubKey(Schnorr.publicKey(SUBJECT)), did(SUBJECT), Severity.S2,
+                Scope.COMPUTE, "compute-equivocation", evidence, 1_700_000_000, OBSERVER);
+    }
+
+    @Test
+    void aFindingThatCountsIsRecordedUnderItsObserversDid() {
+        Event e = equivocation();
+        FindingRecord r = FindingRecords.of(e, new Check(Verdict.VERIFIED, "ok"), false, 42);
+        assertEquals(e.id().hex(), r.eventId());
+        assertEquals(did(OBSERVER), r.observer());
+        assertEquals(did(SUBJECT), r.subject());
+        assertEquals(Hex.encode(Schnorr.publicKey(SUBJECT)), r.subjectPubkey());
+        assertEquals("S2", r.severity());
+        assertEquals("compute", r.scope());
+        assertEquals("compute-equivocation", r.rule());
+        assertEquals(Hex.encode(Events.sha256(e.content().getBytes(StandardCharsets.UTF_8))), r.evidenceDigest());
+        assertEquals("VERIFIED", r.verdict());
+        assertEquals(1_700_000_000, r.createdAt());
+        assertEquals(42, r.receivedAt());
+        assertFalse(r.self());
+    }
+
+    @Test
+    void aFindingThatDoesNotHoldIsPutOnItsSignersKeyNotOnTheDidItNames() {
+        Event e = equivocation();
+        FindingRecord r = FindingRecords.of(e, new Check(Verdict.FALSE, "the statements state the same result"),
+                false, 0);
+        assertEquals("pubkey:" + e.pubkey().hex(), r.observer());
+        assertEquals("FALSE", r.verdict());
+        assertEquals("the statements state the same result", r.reason());
+    }
+
+    @Test
+    void aMalformedFindingKeepsWhatItsTagsSay() {
+        Event e = Events.sign(OBSERVER, 5, Finding.KIND, List.of(List.of("severity", "S9")), "not evidence");
+        FindingRecord r = FindingRecords.of(e, new Check(Verdict.MALFORMED, "invalid: no p tag"), false, 0);
+        assertEquals("-", r.subject());
+        assertEquals("S9", r.severity());
+        assertEquals("-", r.scope());
+        assertEquals("MALFORMED", r.verdict());
+    }
+
+    @Test
+    void aRefusedForgeryCannotStandForTheRealFindingWithItsId() {
+        Event e = equivocation();
+        FindingRecord forged = FindingRecords.refused(e, "invalid: bad signature", 0);
+        assertNotEquals(e.id().hex(), forged.eventId());
+        assertTrue(forged.eventId().startsWith(e.id().hex() + ":refused:"), forged.eventId());
+        assertEquals("MALFORMED", forged.verdict());
+        assertEquals("invalid: bad signature", forged.reason());
+        assertEquals(did(SUBJECT), forged.subject());
+    }
+}
