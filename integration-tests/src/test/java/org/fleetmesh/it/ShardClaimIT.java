@@ -169,7 +169,9 @@ class ShardClaimIT {
             assertEquals(claim(storedClaim(c, "n3", "notes")).event().id().hex(), s.path("claim").asText());
             assertEquals("{\"kinds\":[1]}", s.path("filter").asText());
         }
-        assertEquals(30803, NostrClient.tree(node.relayInfo()).path("fleetmesh").path("kinds").path("claim").asInt());
+        // every fleetmesh kind, by the names issue 14 gave them
+        assertEquals("{\"grant\":30801,\"endpoint\":30802,\"claim\":30803,\"receipt\":11803,\"finding\":1804}",
+                NostrClient.tree(node.relayInfo()).path("fleetmesh").path("kinds").toString());
     }
 
     static HttpResponse<String> post(String token, String body) {

@@ -68,7 +68,7 @@ final class RelayInfo {
         kinds.put("endpoint", EndpointAnnouncement.KIND);
         kinds.put("claim", org.fleetmesh.shards.Claim.KIND);
         kinds.put("receipt", org.fleetmesh.delivery.log.Receipt.KIND);
-        kinds.put("finding", 1804); // org.fleetmesh.standing.Finding.KIND (docs/spec/findings.md)
+        kinds.put("finding", org.fleetmesh.standing.Finding.KIND);
         ObjectNode c = f.putObject("client_limits");
         c.put("enabled", clients.isOn());
         if (clients.isOn()) {
