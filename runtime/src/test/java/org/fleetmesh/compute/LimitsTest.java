@@ -84,6 +84,16 @@ class LimitsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"chicory", "chicory-interpreter"})
+    void endlessRecursionIsATrapAndTheThreadGoesOn(String engine) throws JobFailure {
+        Sandbox s = sandbox(engine, Duration.ofMinutes(5), 1 << 20);
+        JobFailure f = fails(s, "recursion", 1L << 40, 1);
+        assertEquals(JobFailure.Reason.TRAP, f.reason());
+        byte[] m = load("exit");
+        assertEquals(3, s.run(m, new byte[0], spec(m, new byte[0], List.of(), 1000, 1)).exitCode());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"chicory", "chicory-interpreter"})
     void fuelRunningOutInsideAHostCallIsFuelExhausted(String engine) {
         // exit.wasm: 21 fuel of instructions before its fd_write, which costs 104
         JobFailure f = fails(sandbox(engine, Duration.ofMinutes(5), 1 << 20), "exit", 100, 1);
