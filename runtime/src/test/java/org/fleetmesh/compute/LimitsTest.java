@@ -43,10 +43,16 @@ class LimitsTest {
     @ParameterizedTest
     @ValueSource(strings = {"chicory", "chicory-interpreter"})
     void anInfiniteLoopWithFuelToSpareTimesOut(String engine) {
-        JobFailure f = fails(sandbox(engine, Duration.ofMillis(300), 1 << 20), "spin", 1L << 50, 16);
+        Sandbox s = sandbox(engine, Duration.ofMillis(300), 1 << 20);
+        JobFailure f = fails(s, "spin", 1L << 50, 16);
         assertEquals(JobFailure.Reason.TIMEOUT, f.reason());
         assertTrue(f.getMessage().startsWith("timeout"), f.getMessage());
         assertTrue(!Thread.currentThread().isInterrupted(), "the caller's thread is not left interrupted");
+        byte[] m = load("sha256sum"); // the next job on this thread is not hit by the deadline of the last
+        byte[] in = new byte[1000];
+        for (int i = 0; i < 20; i++) {
+            assertEquals(0, s.run(m, in, spec(m, in, List.of(), 1_000_000_000L, 16)).exitCode());
+        }
     }
 
     @ParameterizedTest
