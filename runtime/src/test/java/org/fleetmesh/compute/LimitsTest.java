@@ -42,7 +42,7 @@ class LimitsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"chicory", "chicory-interpreter"})
-    void anInfiniteLoopWithFuelToSpareTimesOut(String engine) {
+    void anInfiniteLoopWithFuelToSpareTimesOut(String engine) throws JobFailure {
         Sandbox s = sandbox(engine, Duration.ofMillis(300), 1 << 20);
         JobFailure f = fails(s, "spin", 1L << 50, 16);
         assertEquals(JobFailure.Reason.TIMEOUT, f.reason());
