@@ -70,6 +70,11 @@ public final class Admission {
         if (mem.initial() > memoryPages) {
             throw invalid("memory starts at " + mem.initial() + " pages, more than the job's " + memoryPages);
         }
+        for (int t : m.functionTypes()) {
+            if (t < 0 || t >= m.types().size()) {
+                throw invalid("a function's type index " + Integer.toUnsignedString(t) + " is out of range");
+            }
+        }
         boolean start = false;
         boolean memory = false;
         int imported = m.importedFunctions();
@@ -98,6 +103,16 @@ public final class Admission {
         }
         if (!memory) {
             throw invalid("no exported memory \"memory\"");
+        }
+        for (int f = 0; f < m.bodies().size(); f++) {
+            long locals = m.types().get(m.functionTypes()[f]).params().length;
+            for (int c : m.bodies().get(f).localCounts()) {
+                locals += Integer.toUnsignedLong(c);
+            }
+            if (locals >= ModuleReader.MAX_LOCALS) { // metering may add one; engines stop at 50,000
+                throw invalid("function " + f + " has " + locals + " locals (params included), at most "
+                        + (ModuleReader.MAX_LOCALS - 1));
+            }
         }
         if (refuseFloats) {
             refuseFloats(m);
