@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
@@ -19,6 +20,8 @@ import org.fleetmesh.compute.JobResult;
 import org.fleetmesh.compute.JobSpec;
 import org.fleetmesh.compute.Runtimes;
 import org.fleetmesh.compute.Sandbox;
+
+import io.quarkus.runtime.StartupEvent;
 
 /**
  * The node's {@link Sandbox} (from {@link SandboxConfig}) and the bounded pool its jobs run on:
@@ -33,6 +36,11 @@ public class SandboxRuntime {
 
     private volatile Sandbox sandbox;
     private volatile ThreadPoolExecutor jobs;
+
+    /** Builds the sandbox at start, so that an unknown runtime id or a bad setting stops the start with its reason. */
+    void start(@Observes StartupEvent e) {
+        sandbox();
+    }
 
     /** The node's sandbox, built on first use. */
     @Produces
