@@ -38,7 +38,23 @@ class WasiInteropIT {
             new Case("bulk", "", List.of()),
             new Case("nan", "", List.of()));
 
+    /** How a run ended; stdout and stderr as the guest wrote them (any bytes), as base64 so they compare exactly. */
     record Out(int exit, String stdout, String stderr) {
+        static Out of(int exit, byte[] stdout, byte[] stderr) {
+            return new Out(exit, Base64.getEncoder().encodeToString(stdout), Base64.getEncoder().encodeToString(stderr));
+        }
+
+        String text() {
+            return new String(Base64.getDecoder().decode(stdout), StandardCharsets.UTF_8);
+        }
+
+        String errText() {
+            return new String(Base64.getDecoder().decode(stderr), StandardCharsets.UTF_8);
+        }
+    }
+
+    /** A process's exit code and output, as text. */
+    record Proc(int exit, String stdout, String stderr) {
     }
 
     static Path dir() throws IOException {
@@ -55,7 +71,7 @@ class WasiInteropIT {
         return p;
     }
 
-    static Out exec(List<String> cmd) throws IOException, InterruptedException {
+    static Proc exec(List<String> cmd) throws IOException, InterruptedException {
         Path out = MeshnodeProcess.outputFile("wasi-", ".out");
         Path err = MeshnodeProcess.outputFile("wasi-", ".err");
         Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
@@ -63,7 +79,7 @@ class WasiInteropIT {
             p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             throw new AssertionError(String.join(" ", cmd) + " did not finish in 120 s");
         }
-        return new Out(p.exitValue(), Files.readString(out), Files.readString(err));
+        return new Proc(p.exitValue(), Files.readString(out), Files.readString(err));
     }
 
     /** The module under node:wasi: exit code, stdout and stderr of the guest. */
@@ -76,11 +92,10 @@ class WasiInteropIT {
         List<String> cmd = new ArrayList<>(List.of("node", "--no-warnings", script.toString(), module.toString(),
                 input.toString(), out.toString(), err.toString()));
         cmd.addAll(args);
-        Out o = exec(cmd);
+        Proc o = exec(cmd);
         assertEquals(0, o.exit(), "node: " + o.stderr());
         int code = NostrClient.JSON.readTree(o.stdout()).path("exit_code").asInt(-1);
-        return new Out(code, Files.readString(out, StandardCharsets.UTF_8), Files.readString(err,
-                StandardCharsets.UTF_8));
+        return Out.of(code, Files.readAllBytes(out), Files.readAllBytes(err));
     }
 
     /** The module under {@code ./meshnode compute run} on {@code runtime}. */
@@ -91,17 +106,15 @@ class WasiInteropIT {
             cmd.add("--arg");
             cmd.add(a);
         }
-        Out o = exec(cmd);
+        Proc o = exec(cmd);
         assertEquals(0, o.exit(), "meshnode compute run: " + o.stderr());
         JsonNode j = NostrClient.JSON.readTree(o.stdout());
-        return new Out(j.path("exit_code").asInt(), new String(Base64.getDecoder().decode(j.path("stdout").asText()),
-                StandardCharsets.UTF_8), new String(Base64.getDecoder().decode(j.path("stderr").asText()),
-                        StandardCharsets.UTF_8));
+        return new Out(j.path("exit_code").asInt(), j.path("stdout").asText(), j.path("stderr").asText());
     }
 
     static void requireNode() throws Exception {
         try {
-            Out v = exec(List.of("node", "--version"));
+            Proc v = exec(List.of("node", "--version"));
             Assumptions.assumeTrue(v.exit() == 0 && v.stdout().compareTo("v20") >= 0,
                     "node:wasi with version preview1 needs Node 20 or later, have " + v.stdout().trim());
         } catch (IOException noNode) {
@@ -120,7 +133,8 @@ class WasiInteropIT {
             Out node = node(module, input, c.args());
             for (String runtime : List.of("chicory", "wasmtime")) {
                 Out ours = meshnode(module, input, c.args(), runtime);
-                assertEquals(node, ours, c.module() + " " + c.args() + " on " + runtime + " vs node:wasi");
+                assertEquals(node, ours, c.module() + " " + c.args() + " on " + runtime + " vs node:wasi: stdout\n"
+                        + ours.text() + "\nvs\n" + node.text());
             }
         }
     }
@@ -136,8 +150,8 @@ class WasiInteropIT {
         for (String runtime : List.of("chicory", "wasmtime")) {
             Out ours = meshnode(module, input, args, runtime);
             assertEquals(node.exit(), ours.exit(), runtime);
-            assertEquals(argv(node.stdout()), argv(ours.stdout()), runtime);
-            assertTrue(argv(ours.stdout()).contains("argv[2]=two words"), ours.stdout());
+            assertEquals(argv(node.text()), argv(ours.text()), runtime);
+            assertTrue(argv(ours.text()).contains("argv[2]=two words"), ours.text());
             assertEquals(node.stderr(), ours.stderr(), runtime);
         }
     }
