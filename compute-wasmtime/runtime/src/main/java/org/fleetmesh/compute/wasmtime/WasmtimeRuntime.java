@@ -131,6 +131,13 @@ public final class WasmtimeRuntime implements ComputeRuntime {
         }
     }
 
+    /** How many compiled modules the cache holds now (at most {@link #CACHE}). */
+    int cached() {
+        synchronized (cache) {
+            return cache.size();
+        }
+    }
+
     private void release(Compiled c) {
         synchronized (cache) {
             if (c.users > 0) {
