@@ -9,7 +9,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import org.fleetmesh.spi.compute.ComputeRuntime;
@@ -134,13 +133,9 @@ public class ChicoryRuntime implements ComputeRuntime {
             return new Ending(Ending.Kind.NOT_INSTANTIATED, 0, run.fuel(), 0, null, "not metered: " + e.getMessage());
         }
         fuel.setValue(run.fuel());
-        AtomicBoolean late = new AtomicBoolean();
-        Thread self = Thread.currentThread();
-        ScheduledFuture<?> timer = TIMER.schedule(() -> {
-            late.set(true);
-            fuel.setValue(Long.MIN_VALUE / 2);
-            self.interrupt();
-        }, Math.max(1, run.timeout().toMillis()), TimeUnit.MILLISECONDS);
+        Deadline deadline = new Deadline(Thread.currentThread(), fuel);
+        ScheduledFuture<?> timer = TIMER.schedule(deadline::fire, Math.max(1, run.timeout().toMillis()),
+                TimeUnit.MILLISECONDS);
         Ending.Kind kind;
         int exit = 0;
         HostAbort.Reason abort = null;
@@ -176,9 +171,7 @@ public class ChicoryRuntime implements ComputeRuntime {
         } finally {
             timer.cancel(false);
         }
-        // the interrupt may land after _start ended: clear it so the caller's thread is not left interrupted
-        boolean interrupted = Thread.interrupted();
-        if (late.get() && (kind == Ending.Kind.TRAPPED || kind == Ending.Kind.TIMEOUT || interrupted)) {
+        if (deadline.end()) {
             kind = Ending.Kind.TIMEOUT;
             detail = "wall clock limit " + run.timeout();
         }
@@ -219,6 +212,39 @@ public class ChicoryRuntime implements ComputeRuntime {
                     (inst, args) -> host.call(idx, new ChicoryGuest(inst), args)));
         }
         return ImportValues.builder().withFunctions(fns).build();
+    }
+
+    /**
+     * The wall clock of one run. Firing and ending exclude each other, so an interrupt is never delivered after the run
+     * ended (it would hit the thread's next job); an interrupt from anyone else is left for the caller to see.
+     */
+    private static final class Deadline {
+        private final Thread thread;
+        private final GlobalInstance fuel;
+        private boolean done;
+        private boolean fired;
+
+        Deadline(Thread thread, GlobalInstance fuel) {
+            this.thread = thread;
+            this.fuel = fuel;
+        }
+
+        synchronized void fire() {
+            if (!done) {
+                fired = true;
+                fuel.setValue(Long.MIN_VALUE / 2); // metered code traps at its next block, whatever the engine
+                thread.interrupt();
+            }
+        }
+
+        /** Ends the run; true when the deadline fired (its interrupt is then cleared). */
+        synchronized boolean end() {
+            done = true;
+            if (fired) {
+                Thread.interrupted();
+            }
+            return fired;
+        }
     }
 
     private static final class MemoryCap extends RuntimeException {
