@@ -132,6 +132,21 @@ class CrossRuntimeTest {
         }
     }
 
+    /** Stack exhaustion is a trap on each engine; how deep it got, and so the fuel, is each engine's own. */
+    @Test
+    void endlessRecursionIsATrapOnEveryEngine() throws IOException {
+        Case c = new Case("recursion", "", List.of(), 500_000_000L, 32);
+        byte[] m = module(c.module());
+        byte[] in = new byte[0];
+        List<String> fuel = new ArrayList<>();
+        for (String id : ENGINES) {
+            Outcome o = Outcome.of(new Sandbox(Runtimes.get(id), LIMITS), m, in, spec(c, m, in));
+            assertEquals("trap", o.failure(), id);
+            fuel.add(id + " " + o.fuelUsed());
+        }
+        System.out.println("recursion: trap on every engine, fuel_used " + fuel);
+    }
+
     @Test
     void plainModulesRunOnWasmtimeToo() throws IOException {
         Case c = CASES.get(0);
