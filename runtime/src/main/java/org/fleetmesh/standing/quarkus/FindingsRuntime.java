@@ -44,6 +44,7 @@ import org.fleetmesh.standing.FindingEvidence;
 import org.fleetmesh.standing.FindingRecords;
 import org.fleetmesh.standing.FindingVerifier;
 import org.fleetmesh.standing.Penalties;
+import org.fleetmesh.standing.Reexecutor;
 import org.fleetmesh.standing.Severity;
 import org.fleetmesh.standing.Verdict;
 import org.jboss.logging.Logger;
@@ -132,8 +133,9 @@ public class FindingsRuntime {
         selfDid = doc.did();
         selfShort = doc.shortForm();
         selfNostr = identity.secrets().publicKeys().nostr();
-        // re-execution evidence with its module and input is re-run on this node's sandbox, within its limits
-        Reexecution rerun = new Reexecution(sandboxes.sandbox());
+        // re-execution evidence with its module and input is re-run on this node's sandbox, within its limits; the
+        // sandbox is built on the first such finding, so a node that never sees one never starts an engine
+        Reexecutor rerun = (job, module, input) -> new Reexecution(sandboxes.sandbox()).rerun(job, module, input);
         verifier = FindingVerifier.reexecuting(sampling.grace().toSeconds(), rerun);
         lenient = FindingVerifier.reexecuting(0, rerun);
         penalties = new Penalties(config.strangerPenaltiesPerMinute(), 4096);
