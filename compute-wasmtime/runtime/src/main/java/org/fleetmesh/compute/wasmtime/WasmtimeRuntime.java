@@ -55,7 +55,6 @@ public final class WasmtimeRuntime implements ComputeRuntime {
     /** A deadline no run reaches: set before reading the globals after a run, since a passed deadline traps anew. */
     private static final long NEVER = Long.MAX_VALUE / 4;
 
-    private final Engine engine;
     private final Map<String, Compiled> cache = new LinkedHashMap<>(16, 0.75f, true);
 
     /** The process's one wasmtime engine, with the epoch ticker that every run's timeout counts on. */
@@ -75,8 +74,16 @@ public final class WasmtimeRuntime implements ComputeRuntime {
         }
     }
 
+    /**
+     * Loads nothing: the native library is loaded on the first run, so that a platform where it does not load still
+     * lists this engine (its runs end NOT_INSTANTIATED, saying why) and ServiceLoader still finds the other engines.
+     */
     public WasmtimeRuntime() {
-        this.engine = Shared.ENGINE;
+    }
+
+    /** The shared engine; {@link LinkageError} when the native library does not load here. */
+    private static Engine engine() {
+        return Shared.ENGINE;
     }
 
     @Override
@@ -107,7 +114,7 @@ public final class WasmtimeRuntime implements ComputeRuntime {
         }
         // compiling can take a while: outside the lock; two runs of one new module may both compile, one wins
         Accessors.Rewritten w = Accessors.add(run.module());
-        Compiled fresh = new Compiled(Module.fromBinary(engine, w.module()), w.initialPages());
+        Compiled fresh = new Compiled(Module.fromBinary(engine(), w.module()), w.initialPages());
         synchronized (cache) {
             Compiled c = cache.get(run.moduleHash());
             if (c != null) {
@@ -156,6 +163,9 @@ public final class WasmtimeRuntime implements ComputeRuntime {
             compiled = acquire(run);
         } catch (RuntimeException e) {
             return new Ending(Ending.Kind.NOT_INSTANTIATED, 0, run.fuel(), 0, null, "wasmtime: " + e.getMessage());
+        } catch (LinkageError e) {
+            return new Ending(Ending.Kind.NOT_INSTANTIATED, 0, run.fuel(), 0, null,
+                    "wasmtime: the native library does not load on this platform: " + e);
         }
         try {
             if (compiled.initialPages > run.maxMemoryPages()) {
@@ -169,7 +179,7 @@ public final class WasmtimeRuntime implements ComputeRuntime {
     }
 
     private Ending instantiateAndRun(Module module, Run run) {
-        Store<Void> store = new Store<>(null, engine);
+        Store<Void> store = new Store<>(null, engine());
         List<Func> funcs = new ArrayList<>();
         Instance instance = null;
         State state = new State(store);
