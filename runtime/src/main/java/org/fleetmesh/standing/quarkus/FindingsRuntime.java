@@ -15,6 +15,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
+import org.fleetmesh.compute.quarkus.SandboxRuntime;
+import org.fleetmesh.compute.verify.Reexecution;
 import org.fleetmesh.delivery.quarkus.DeliveryRuntime;
 import org.fleetmesh.identity.DidResolver;
 import org.fleetmesh.identity.NodeDidDocument;
@@ -42,6 +44,7 @@ import org.fleetmesh.standing.FindingEvidence;
 import org.fleetmesh.standing.FindingRecords;
 import org.fleetmesh.standing.FindingVerifier;
 import org.fleetmesh.standing.Penalties;
+import org.fleetmesh.standing.Reexecutor;
 import org.fleetmesh.standing.Severity;
 import org.fleetmesh.standing.Verdict;
 import org.jboss.logging.Logger;
@@ -93,6 +96,9 @@ public class FindingsRuntime {
     @Inject
     SamplingConfig sampling;
 
+    @Inject
+    SandboxRuntime sandboxes;
+
     /** What {@link #observe} answers: an HTTP status and its JSON body. */
     public record Answer(int status, Map<String, Object> body) {
     }
@@ -127,8 +133,11 @@ public class FindingsRuntime {
         selfDid = doc.did();
         selfShort = doc.shortForm();
         selfNostr = identity.secrets().publicKeys().nostr();
-        verifier = new FindingVerifier(sampling.grace().toSeconds());
-        lenient = new FindingVerifier(0);
+        // re-execution evidence with its module and input is re-run on this node's sandbox, within its limits; the
+        // sandbox is built on the first such finding, so a node that never sees one never starts an engine
+        Reexecutor rerun = (job, module, input) -> new Reexecution(sandboxes.sandbox()).rerun(job, module, input);
+        verifier = FindingVerifier.reexecuting(sampling.grace().toSeconds(), rerun);
+        lenient = FindingVerifier.reexecuting(0, rerun);
         penalties = new Penalties(config.strangerPenaltiesPerMinute(), 4096);
         // drop-oldest: a flood of findings pushes out the oldest waiting, never blocks the writer
         verifying = new CheckQueue(Math.max(1, config.verifyQueue()), "fleetmesh-findings-verify");
