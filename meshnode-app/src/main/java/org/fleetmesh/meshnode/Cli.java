@@ -43,6 +43,7 @@ public final class Cli {
                 case "token" -> TokenCommand.run(args);
                 case "bolt11" -> bolt11(args);
                 case "bolt12" -> bolt12(args);
+                case "compute" -> ComputeCommand.run(args);
                 case "negentropy-harness" -> {
                     try {
                         org.fleetmesh.negentropy.Harness.main(java.util.Arrays.copyOfRange(args, 1, args.length));
@@ -206,6 +207,9 @@ public final class Cli {
                        meshnode token issue --right admin:write [--subject S] [--ttl 30d]   a capability token (admin API)
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
                        meshnode bolt12 decode <string>       a BOLT-12 offer/invoice_request/invoice as JSON (exit 1 if invalid)
+                       meshnode compute run <module.wasm> [--input FILE] [--arg A ...] [--fuel N] [--memory-pages N]
+                             [--runtime chicory|chicory-interpreter|wasmtime] [--time S] [--seed HEX] [--timeout D]
+                                                             run a WASI job locally: its result as JSON (exit 1: why it failed)
                        meshnode negentropy-harness           the negentropy reference test-harness stdio protocol
                        meshnode bench ingest|corpus|query|crypto|ledger|negentropy|custody  load drivers (see docs/BENCHMARKS.md)
                 configuration: the relay's, in its order: system properties, the environment (FLEETMESH_DATA_DIR,

@@ -1,0 +1,107 @@
+package org.fleetmesh.compute.quarkus;
+
+import java.util.Locale;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Inject;
+import jakarta.inject.Singleton;
+
+import org.fleetmesh.compute.JobFailure;
+import org.fleetmesh.compute.JobResult;
+import org.fleetmesh.compute.JobSpec;
+import org.fleetmesh.compute.Runtimes;
+import org.fleetmesh.compute.Sandbox;
+
+/**
+ * The node's {@link Sandbox} (from {@link SandboxConfig}) and the bounded pool its jobs run on:
+ * {@code concurrency} threads, {@code queue} waiting jobs, and a job past that is refused at once ({@link #submit}
+ * fails with {@link RejectedExecutionException}: the market answers {@code busy}).
+ */
+@ApplicationScoped
+public class SandboxRuntime {
+
+    @Inject
+    SandboxConfig config;
+
+    private volatile Sandbox sandbox;
+    private volatile ThreadPoolExecutor jobs;
+
+    /** The node's sandbox, built on first use. */
+    @Produces
+    @Singleton
+    Sandbox produceSandbox() {
+        return sandbox();
+    }
+
+    public synchronized Sandbox sandbox() {
+        if (sandbox == null) {
+            sandbox = new Sandbox(Runtimes.get(config.runtime()), limits(config));
+        }
+        return sandbox;
+    }
+
+    static Sandbox.Limits limits(SandboxConfig c) {
+        Sandbox.Floats floats = switch (c.floats().toLowerCase(Locale.ROOT)) {
+            case "admit" -> Sandbox.Floats.ADMIT;
+            case "refuse" -> Sandbox.Floats.REFUSE;
+            default -> throw new IllegalArgumentException("fleetmesh.compute.sandbox.floats: admit or refuse");
+        };
+        return new Sandbox.Limits(c.maxFuel(), c.maxMemoryPages(), c.timeout(), c.outputLimit(), c.maxModuleBytes(),
+                floats);
+    }
+
+    private synchronized ThreadPoolExecutor jobs() {
+        if (jobs == null) {
+            AtomicInteger n = new AtomicInteger();
+            int threads = Math.max(1, config.concurrency());
+            jobs = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.SECONDS,
+                    new ArrayBlockingQueue<>(Math.max(1, config.queue())), r -> {
+                        Thread t = new Thread(r, "compute-job-" + n.incrementAndGet());
+                        t.setDaemon(true);
+                        return t;
+                    }, new ThreadPoolExecutor.AbortPolicy());
+        }
+        return jobs;
+    }
+
+    /**
+     * Runs the job on the pool. The future fails with the {@link JobFailure} when the job failed; this throws
+     * {@link RejectedExecutionException} when every slot and the queue are taken.
+     */
+    public CompletableFuture<JobResult> submit(byte[] module, byte[] input, JobSpec spec) {
+        Sandbox s = sandbox();
+        CompletableFuture<JobResult> f = new CompletableFuture<>();
+        jobs().execute(() -> {
+            try {
+                f.complete(s.run(module, input, spec));
+            } catch (JobFailure e) {
+                f.completeExceptionally(e);
+            } catch (RuntimeException | Error e) {
+                f.completeExceptionally(e);
+            }
+        });
+        return f;
+    }
+
+    /** Jobs running or waiting now. */
+    public int pending() {
+        ThreadPoolExecutor p = jobs;
+        return p == null ? 0 : p.getActiveCount() + p.getQueue().size();
+    }
+
+    @PreDestroy
+    void stop() {
+        ThreadPoolExecutor p = jobs;
+        if (p != null) {
+            p.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,4 @@
+;; exports no _start: refused
+(module
+  (memory (export "memory") 1)
+  (func (export "main")))
