@@ -1,9 +1,12 @@
 package org.fleetmesh.standing;
 
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
 
+import org.fleetmesh.compute.Commitment;
+import org.fleetmesh.compute.JobSpec;
 import org.fleetmesh.delivery.log.CustodyBreach;
 import org.fleetmesh.delivery.log.CustodyReset;
 import org.fleetmesh.identity.DidResolutionException;
@@ -25,8 +28,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * The evidence types a finding carries (docs/spec/findings.md, "Evidence"), what severity, scope and rule each one
- * proves, and the builders of the objects only this package writes: budget (S3), false finding, malformed finding and
- * compute equivocation. The other objects are written where they are found (custody, sampling).
+ * proves, and the builders of the objects only this package writes: budget (S3), false finding, malformed finding,
+ * compute equivocation and re-execution. The other objects are written where they are found (custody, sampling).
  */
 public final class FindingEvidence {
     public static final String CUSTODY_BREACH = CustodyBreach.TYPE;
@@ -37,7 +40,6 @@ public final class FindingEvidence {
     public static final String FALSE_FINDING = "fleetmesh.false-finding";
     public static final String MALFORMED_FINDING = "fleetmesh.malformed-finding";
     public static final String COMPUTE_EQUIVOCATION = "fleetmesh.compute-equivocation";
-    /** Reserved for issue 15's re-execution evidence; no node checks it yet. */
     public static final String REEXECUTION = "fleetmesh.reexecution";
 
     /** Strict: a name twice would let two readers see two objects; nesting is bounded so a reader cannot overflow. */
@@ -115,7 +117,8 @@ public final class FindingEvidence {
                 return new Draft(Severity.S2, Scope.COMPUTE, "compute-equivocation", type, evidenceJson,
                         key(o.path("statements").path(0).path("pubkey")));
             case REEXECUTION:
-                return new Draft(Severity.S2, Scope.COMPUTE, "reexecution", type, evidenceJson, null);
+                return new Draft(Severity.S2, Scope.COMPUTE, "reexecution", type, evidenceJson,
+                        key(o.path("record").path("pubkey")));
             default:
                 return null;
         }
@@ -196,6 +199,34 @@ public final class FindingEvidence {
         var statements = o.putArray("statements");
         for (Event ev : pair) {
             statements.add(eventNode(ev));
+        }
+        return o.toString();
+    }
+
+    /**
+     * Evidence that a worker's result is not what the job gives: {@code record} is the worker's signed kind 30811 job
+     * record for {@code job}, {@code key} the released k (its SHA-256 is the record's {@code payment_hash}),
+     * {@code claimed} the summary the record's {@code commitment} covers, {@code observed} the summary of the
+     * observer's own run. {@code module} and {@code input}, when not null, are carried inline so that any node can
+     * re-execute the job (docs/spec/findings.md, "fleetmesh.reexecution").
+     */
+    public static String reexecution(Event record, JobSpec job, byte[] key, Commitment.Summary claimed,
+            Commitment.Summary observed, byte[] module, byte[] input) {
+        if (key.length != 32) {
+            throw new IllegalArgumentException("k is 32 bytes");
+        }
+        ObjectNode o = JSON.createObjectNode();
+        o.put("type", REEXECUTION);
+        o.set("record", eventNode(record));
+        o.set("job", object(job.canonicalJson()));
+        o.put("key", Hex.encode(key));
+        o.set("claimed", object(claimed.canonicalJson()));
+        o.set("observed", object(observed.canonicalJson()));
+        if (module != null) {
+            o.put("module", Base64.getEncoder().encodeToString(module));
+        }
+        if (input != null) {
+            o.put("input", Base64.getEncoder().encodeToString(input));
         }
         return o.toString();
     }

@@ -1,10 +1,14 @@
 package org.fleetmesh.standing;
 
+import java.util.Base64;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
+import org.fleetmesh.compute.Commitment;
+import org.fleetmesh.compute.JobSpec;
 import org.fleetmesh.delivery.log.CustodyBreach;
 import org.fleetmesh.delivery.log.CustodyReset;
 import org.fleetmesh.identity.DidPeer4;
@@ -38,13 +42,29 @@ public final class FindingVerifier {
     private static final Pattern DECIMAL = Pattern.compile("0|[1-9][0-9]{0,17}");
 
     private final long minimumGrace;
+    private final Reexecutor reexecutor;
 
     /** @param minimumGrace the least grace, in seconds, this node requires of withholding evidence */
     public FindingVerifier(long minimumGrace) {
+        this(minimumGrace, null);
+    }
+
+    /**
+     * @param minimumGrace the least grace, in seconds, this node requires of withholding evidence
+     * @param reexecutor runs jobs again to check re-execution evidence; null when this node runs no compute (that
+     *        evidence is then at most ATTESTED)
+     */
+    public FindingVerifier(long minimumGrace, Reexecutor reexecutor) {
         if (minimumGrace < 0) {
             throw new IllegalArgumentException("minimumGrace cannot be negative");
         }
         this.minimumGrace = minimumGrace;
+        this.reexecutor = reexecutor;
+    }
+
+    /** The verifier of a node that runs compute: re-execution evidence carrying its module and input is re-run. */
+    public static FindingVerifier reexecuting(long minimumGrace, Reexecutor reexecutor) {
+        return new FindingVerifier(minimumGrace, java.util.Objects.requireNonNull(reexecutor, "reexecutor"));
     }
 
     /** The verdict on {@code e}, an event whose id and signature the relay has checked. */
@@ -107,7 +127,8 @@ public final class FindingVerifier {
     private static boolean known(String type) {
         return List.of(FindingEvidence.CUSTODY_BREACH, FindingEvidence.CUSTODY_RESET, FindingEvidence.WITHHOLDING,
                 FindingEvidence.CLAIM_MISMATCH, FindingEvidence.BUDGET, FindingEvidence.FALSE_FINDING,
-                FindingEvidence.MALFORMED_FINDING, FindingEvidence.COMPUTE_EQUIVOCATION).contains(type);
+                FindingEvidence.MALFORMED_FINDING, FindingEvidence.COMPUTE_EQUIVOCATION, FindingEvidence.REEXECUTION)
+                .contains(type);
     }
 
     private Check evidence(String type, String json, PubKey subject, String subjectDid, PubKey observer,
@@ -155,8 +176,7 @@ public final class FindingVerifier {
             case FindingEvidence.COMPUTE_EQUIVOCATION:
                 return computeEquivocation(o, subject);
             case FindingEvidence.REEXECUTION:
-                return Check.unverifiable("re-execution evidence is reserved: this node has no compute runtime to "
-                        + "re-execute with");
+                return reexecution(o, subject);
             default:
                 return Check.unverifiable("evidence type " + type + " is not one this node checks");
         }
@@ -357,6 +377,12 @@ public final class FindingVerifier {
                 || !terms[0].get("input").equals(terms[1].get("input"))) {
             return Check.falsehood("compute-equivocation: the statements are about different jobs (module or input)");
         }
+        String ja = terms[0].get("job");
+        String jb = terms[1].get("job");
+        if (ja != null && jb != null && !ja.equals(jb)) {
+            // the same module on the same input with other args, fuel limit, clock or seed may rightly differ
+            return Check.falsehood("compute-equivocation: the statements are about different jobs (job)");
+        }
         boolean output = !terms[0].get("output").equals(terms[1].get("output"));
         String fa = terms[0].get("fuel");
         String fb = terms[1].get("fuel");
@@ -368,11 +394,11 @@ public final class FindingVerifier {
                 + terms[0].get("input") + (output ? " (outputs differ)" : " (fuel differs)"));
     }
 
-    /** The module, input, output (and fuel, when present) tags of a job statement, each exactly once. */
+    /** The module, input, output (and fuel and job, when present) tags of a job statement, each exactly once. */
     private static Map<String, String> statement(Event e, String what) throws EvidenceException {
         Map<String, String> out = new HashMap<>();
         for (List<String> t : e.tags()) {
-            if (t.isEmpty() || !List.of("module", "input", "output", "fuel").contains(t.get(0))) {
+            if (t.isEmpty() || !List.of("module", "input", "output", "fuel", "job").contains(t.get(0))) {
                 continue;
             }
             if (t.size() != 2) {
@@ -395,7 +421,194 @@ public final class FindingVerifier {
         if (fuel != null && !DECIMAL.matcher(fuel).matches()) {
             throw new EvidenceException(what + ": fuel is not a decimal integer without sign or leading zeros");
         }
+        String job = out.get("job");
+        if (job != null && !Hex.isLowerHex(job, 64)) {
+            throw new EvidenceException(what + ": job is not a SHA-256 (64 lower-case hex)");
+        }
         return out;
+    }
+
+    /**
+     * {@code fleetmesh.reexecution}: the record is p's signed job record for the embedded job, the key opens its
+     * payment hash, its commitment covers the claimed summary, and the observed summary differs. With the module and
+     * input inline and a re-executor, the job is run here: the observed summary must come out.
+     */
+    private Check reexecution(ObjectNode o, PubKey subject) {
+        Event record;
+        Map<String, String> tags;
+        JobSpec job;
+        Commitment.Summary claimed;
+        Commitment.Summary observed;
+        byte[] key;
+        try {
+            record = member(o, "record");
+            if (!record.pubkey().equals(subject)) {
+                return Check.falsehood("reexecution: the record is not signed by p");
+            }
+            if (record.kind() != JOB_RECORD_KIND) {
+                return Check.falsehood("reexecution: the record is kind " + record.kind() + ", not " + JOB_RECORD_KIND);
+            }
+            tags = recordTags(record);
+            try {
+                job = JobSpec.fromJson(o.get("job"));
+            } catch (IllegalArgumentException ex) {
+                return Check.falsehood("reexecution: job: " + ex.getMessage());
+            }
+            key = hex32(o.get("key"), "key");
+            claimed = summary(o.get("claimed"), "claimed");
+            observed = summary(o.get("observed"), "observed");
+        } catch (EvidenceException ex) {
+            return Check.falsehood("reexecution: " + ex.getMessage());
+        }
+        if (!job.digest().equals(tags.get("job"))) {
+            return Check.falsehood("reexecution: the record's job tag is not the job's digest");
+        }
+        if (!job.module().equals(tags.get("module")) || !job.input().equals(tags.get("input"))) {
+            return Check.falsehood("reexecution: the record's module or input is not the job's");
+        }
+        if (!JobSpec.sha256(key).equals(tags.get("payment_hash"))) {
+            return Check.falsehood("reexecution: SHA-256(key) is not the record's payment_hash");
+        }
+        if (!Commitment.of(key, claimed).equals(tags.get("commitment"))) {
+            return Check.falsehood("reexecution: the record's commitment does not cover the claimed result");
+        }
+        String fuel = tags.get("fuel");
+        if (fuel != null && !fuel.equals(Long.toString(claimed.fuelUsed()))) {
+            return Check.falsehood("reexecution: the record's fuel is not the claimed fuel_used");
+        }
+        if (claimed.equals(observed)) {
+            return Check.falsehood("reexecution: the observed result is the claimed one");
+        }
+        String differs = differs(claimed, observed);
+        byte[] module;
+        byte[] input;
+        try {
+            module = bytes(o.get("module"), "module", job.module());
+            input = bytes(o.get("input"), "input", job.input());
+        } catch (EvidenceException ex) {
+            return Check.falsehood("reexecution: " + ex.getMessage());
+        }
+        if (module == null || input == null) {
+            return Check.attested("reexecution: the record and key check and commit to another result (" + differs
+                    + "); the observed result is the observer's word (module or input not inline)");
+        }
+        if (reexecutor == null) {
+            return Check.attested("reexecution: the record and key check and commit to another result (" + differs
+                    + "); this node runs no compute to re-execute with");
+        }
+        Optional<Commitment.Summary> here = reexecutor.rerun(job, module, input);
+        if (here.isEmpty()) {
+            return Check.attested("reexecution: the record and key check and commit to another result (" + differs
+                    + "); this node did not re-run the job (over its limits, or it did not run to its end)");
+        }
+        if (!here.get().equals(observed)) {
+            return Check.falsehood("reexecution: the job re-run here gives " + here.get().canonicalJson()
+                    + ", not the observed result");
+        }
+        return Check.verified("the subject's job record " + record.id().hex() + " commits to a result the job does not "
+                + "give (" + differs + "), re-executed here");
+    }
+
+    /** Kind of a compute/1.0 job record (docs/spec/compute.md). */
+    static final int JOB_RECORD_KIND = 30811;
+
+    private static String differs(Commitment.Summary a, Commitment.Summary b) {
+        List<String> d = new java.util.ArrayList<>();
+        if (!a.outputDigest().equals(b.outputDigest())) {
+            d.add("output");
+        }
+        if (a.fuelUsed() != b.fuelUsed()) {
+            d.add("fuel_used");
+        }
+        if (a.exitCode() != b.exitCode()) {
+            d.add("exit_code");
+        }
+        if (!a.stderrDigest().equals(b.stderrDigest())) {
+            d.add("stderr");
+        }
+        return String.join(", ", d) + " differ" + (d.size() == 1 ? "s" : "");
+    }
+
+    /** A job record's job, module, input, commitment, payment_hash (and fuel, when present) tags, each once. */
+    private static Map<String, String> recordTags(Event e) throws EvidenceException {
+        List<String> hashes = List.of("job", "module", "input", "commitment", "payment_hash");
+        Map<String, String> out = new HashMap<>();
+        for (List<String> t : e.tags()) {
+            if (t.isEmpty() || !(hashes.contains(t.get(0)) || "fuel".equals(t.get(0)))) {
+                continue;
+            }
+            if (t.size() != 2) {
+                throw new EvidenceException("record: the " + t.get(0) + " tag has one value");
+            }
+            if (out.put(t.get(0), t.get(1)) != null) {
+                throw new EvidenceException("record: more than one " + t.get(0) + " tag");
+            }
+        }
+        for (String name : hashes) {
+            String v = out.get(name);
+            if (v == null) {
+                throw new EvidenceException("record: missing tag " + name);
+            }
+            if (!Hex.isLowerHex(v, 64)) {
+                throw new EvidenceException("record: " + name + " is not 64 lower-case hex");
+            }
+        }
+        String fuel = out.get("fuel");
+        if (fuel != null && !DECIMAL.matcher(fuel).matches()) {
+            throw new EvidenceException("record: fuel is not a decimal integer without sign or leading zeros");
+        }
+        return out;
+    }
+
+    private static byte[] hex32(JsonNode v, String what) throws EvidenceException {
+        if (v == null || !v.isTextual() || !Hex.isLowerHex(v.textValue(), 64)) {
+            throw new EvidenceException(what + " is not 64 lower-case hex");
+        }
+        return Hex.decodeLower(v.textValue());
+    }
+
+    /** A result summary object: exactly its four members. */
+    private static Commitment.Summary summary(JsonNode v, String what) throws EvidenceException {
+        if (v == null || !v.isObject() || v.size() != 4) {
+            throw new EvidenceException(what + " is not a result summary {exit_code, fuel_used, output_digest, "
+                    + "stderr_digest}");
+        }
+        JsonNode code = v.get("exit_code");
+        JsonNode fuel = v.get("fuel_used");
+        JsonNode out = v.get("output_digest");
+        JsonNode err = v.get("stderr_digest");
+        if (code == null || !code.isInt()) {
+            throw new EvidenceException(what + ": exit_code is not a 32-bit integer");
+        }
+        if (fuel == null || !fuel.isIntegralNumber() || !fuel.canConvertToLong() || fuel.longValue() < 0) {
+            throw new EvidenceException(what + ": fuel_used is not a non-negative integer");
+        }
+        for (JsonNode d : new JsonNode[] {out, err}) {
+            if (d == null || !d.isTextual() || !Hex.isLowerHex(d.textValue(), 64)) {
+                throw new EvidenceException(what + ": output_digest and stderr_digest are 64 lower-case hex");
+            }
+        }
+        return new Commitment.Summary(code.intValue(), fuel.longValue(), out.textValue(), err.textValue());
+    }
+
+    /** Inline base64 bytes whose SHA-256 must be {@code hash}; null when absent. */
+    private static byte[] bytes(JsonNode v, String what, String hash) throws EvidenceException {
+        if (v == null || v.isNull()) {
+            return null;
+        }
+        byte[] b;
+        try {
+            b = v.isTextual() ? Base64.getDecoder().decode(v.textValue()) : null;
+        } catch (IllegalArgumentException ex) {
+            b = null;
+        }
+        if (b == null) {
+            throw new EvidenceException(what + " is not base64");
+        }
+        if (!JobSpec.sha256(b).equals(hash)) {
+            throw new EvidenceException("the SHA-256 of the inline " + what + " is not the job's " + what);
+        }
+        return b;
     }
 
     /** An embedded event: well-formed, with a valid id and signature. */

@@ -91,6 +91,37 @@ class FindingVectorsTest {
         return Hex.encode(Events.sha256(s.getBytes(StandardCharsets.UTF_8)));
     }
 
+    /** A statement that also names its job by digest (compute/1.0 job records do). */
+    static Event jobStatement(byte[] secret, long createdAt, String output, String job) {
+        List<List<String>> tags = List.of(List.of("job", sha(job)), List.of("module", sha("module.wasm")),
+                List.of("input", sha("input")), List.of("output", sha(output)), List.of("fuel", "1200"));
+        PubKey pubkey = key(secret);
+        EventId id = Events.computeId(pubkey, createdAt, 30811, tags, "");
+        return new Event(id, pubkey, createdAt, 30811, tags, "", new Signature(Schnorr.sign(id.unsafeBytes(), secret, AUX)));
+    }
+
+    /** The job of the re-execution vector: module `module.wasm`, input `input` (their SHA-256), no args. */
+    static final org.fleetmesh.compute.JobSpec JOB = new org.fleetmesh.compute.JobSpec(sha("module.wasm"), sha("input"),
+            List.of(), 1_000_000, 16, T0, "00".repeat(32));
+    static final byte[] KEY = filled(0x0a);
+    static final org.fleetmesh.compute.Commitment.Summary CLAIMED = new org.fleetmesh.compute.Commitment.Summary(0,
+            1200, sha("result a"), sha(""));
+    static final org.fleetmesh.compute.Commitment.Summary OBSERVED = new org.fleetmesh.compute.Commitment.Summary(0,
+            1200, sha("result b"), sha(""));
+
+    /** The subject's job record for {@link #JOB}: committed to `result a` under k = 0x0a.. (32 bytes). */
+    static Event jobRecord(byte[] secret) {
+        List<List<String>> tags = List.of(List.of("d", sha("request")), List.of("job", JOB.digest()),
+                List.of("module", JOB.module()), List.of("input", JOB.input()),
+                List.of("commitment", org.fleetmesh.compute.Commitment.of(KEY, CLAIMED)),
+                List.of("payment_hash", Hex.encode(Events.sha256(KEY))), List.of("fuel", "1200"),
+                List.of("price", "1200"), List.of("runtime", "chicory"), List.of("p", OBSERVER.hex()));
+        PubKey pubkey = key(secret);
+        EventId id = Events.computeId(pubkey, T0 + 50, 30811, tags, "");
+        return new Event(id, pubkey, T0 + 50, 30811, tags, "", new Signature(Schnorr.sign(id.unsafeBytes(), secret,
+                AUX)));
+    }
+
     static String computeEquivocation(byte[] secret) {
         return FindingEvidence.computeEquivocation(statement(secret, T0, "result a"), statement(secret, T0 + 5, "result b"));
     }
@@ -118,6 +149,17 @@ class FindingVectorsTest {
                 T0 + 40, OBSERVER_SECRET, AUX);
         out.add(new Vector("false-finding against the subject (S2, the scope of the false finding)", ff, f3,
                 v.check(f3)));
+        // two statements naming different jobs: the same module and input with other arguments may rightly differ
+        String twoJobs = FindingEvidence.computeEquivocation(jobStatement(SUBJECT_SECRET, T0, "result a", "job 1"),
+                jobStatement(SUBJECT_SECRET, T0 + 5, "result b", "job 2"));
+        Event f4 = Finding.sign(OBSERVER_DID, SUBJECT, SUBJECT_DID, Severity.S2, Scope.COMPUTE, "compute-equivocation",
+                twoJobs, T0 + 45, OBSERVER_SECRET, AUX);
+        out.add(new Vector("compute-equivocation over two different jobs (job tags differ), which is false", twoJobs,
+                f4, v.check(f4)));
+        String rx = FindingEvidence.reexecution(jobRecord(SUBJECT_SECRET), JOB, KEY, CLAIMED, OBSERVED, null, null);
+        Event f5 = Finding.sign(OBSERVER_DID, SUBJECT, SUBJECT_DID, Severity.S2, Scope.COMPUTE, "reexecution", rx,
+                T0 + 60, OBSERVER_SECRET, AUX);
+        out.add(new Vector("reexecution finding (S2, compute), module and input not inline", rx, f5, v.check(f5)));
         return out;
     }
 
@@ -128,6 +170,8 @@ class FindingVectorsTest {
         assertEquals(Verdict.VERIFIED, vs.get(1).check().verdict(), vs.get(1).check().reason());
         assertEquals(Verdict.FALSE, vs.get(2).check().verdict(), vs.get(2).check().reason());
         assertEquals(Verdict.VERIFIED, vs.get(3).check().verdict(), vs.get(3).check().reason());
+        assertEquals(Verdict.FALSE, vs.get(4).check().verdict(), vs.get(4).check().reason());
+        assertEquals(Verdict.ATTESTED, vs.get(5).check().verdict(), vs.get(5).check().reason());
         for (Vector x : vs) {
             assertEquals(null, Events.verify(x.finding()));
         }
@@ -143,7 +187,10 @@ class FindingVectorsTest {
         row(sb, "third", THIRD_SECRET, THIRD, THIRD_DID);
         sb.append("\nEvent ids e_i = SHA-256(UTF-8 `fleetmesh finding vector <i>`); the job statements carry ")
                 .append("`module` = SHA-256(`module.wasm`), `input` = SHA-256(`input`), `output` = SHA-256(`result a`)")
-                .append(" or SHA-256(`result b`), `fuel` 1200. The verifier requires a grace of 300 s.\n");
+                .append(" or SHA-256(`result b`), `fuel` 1200; where they have a `job` tag it is SHA-256(`job 1`) or")
+                .append(" SHA-256(`job 2`). The re-execution vector's job is `").append(JOB.canonicalJson())
+                .append("` (digest `").append(JOB.digest()).append("`), k = `").append(Hex.encode(KEY))
+                .append("`. The verifier requires a grace of 300 s and has no compute runtime.\n");
         int n = 1;
         for (Vector v : vectors()) {
             sb.append("\n### ").append(n++).append(". ").append(v.title()).append("\n\n");

@@ -129,6 +129,33 @@ class FindingVerifierTest {
         verdict(Verdict.VERIFIED, "(fuel differs)", check(TestFindings.finding(fuel)));
     }
 
+    private static Event jobStatement(byte[] s, long at, String output, String job) {
+        List<List<String>> tags = new ArrayList<>(List.of(List.of("module", TestFindings.hash("module")),
+                List.of("input", TestFindings.hash("input")), List.of("output", TestFindings.hash(output))));
+        if (job != null) {
+            tags.add(List.of("job", TestFindings.hash(job)));
+        }
+        return Events.sign(s, at, 30811, tags, "");
+    }
+
+    @Test
+    void statementsNamingDifferentJobsAreNotEquivocation() {
+        byte[] s = TestFindings.SUBJECT.nostr().bytes();
+        verdict(Verdict.FALSE, "the statements are about different jobs (job)", check(TestFindings.finding(
+                FindingEvidence.computeEquivocation(jobStatement(s, 1, "x", "args a"), jobStatement(s, 2, "y",
+                        "args b")))));
+        verdict(Verdict.VERIFIED, "(outputs differ)", check(TestFindings.finding(FindingEvidence.computeEquivocation(
+                jobStatement(s, 1, "x", "args a"), jobStatement(s, 2, "y", "args a")))));
+        // one statement without a job tag: module and input decide, as before job tags
+        verdict(Verdict.VERIFIED, "(outputs differ)", check(TestFindings.finding(FindingEvidence.computeEquivocation(
+                jobStatement(s, 1, "x", "args a"), jobStatement(s, 2, "y", null)))));
+        Event badJob = Events.sign(s, 3, 30811, List.of(List.of("module", TestFindings.hash("module")),
+                List.of("input", TestFindings.hash("input")), List.of("output", TestFindings.hash("z")),
+                List.of("job", "JOB")), "");
+        verdict(Verdict.FALSE, "job is not a SHA-256", check(TestFindings.finding(FindingEvidence.computeEquivocation(
+                jobStatement(s, 1, "x", null), badJob))));
+    }
+
     @Test
     void computeEquivocationIsWrittenTheSameWhicheverStatementComesFirst() {
         byte[] s = TestFindings.SUBJECT.nostr().bytes();
@@ -249,11 +276,11 @@ class FindingVerifierTest {
     }
 
     @Test
-    void unknownAndReservedTypesAreUnverifiable() {
+    void unknownTypesAreUnverifiableAndReexecutionIsNoLongerReserved() {
         verdict(Verdict.UNVERIFIABLE, "evidence type org.example.mine is not one this node checks", check(
                 TestFindings.finding(Severity.S2, Scope.TRANSIT, "mine", "{\"type\":\"org.example.mine\"}")));
-        verdict(Verdict.UNVERIFIABLE, "re-execution evidence is reserved", check(TestFindings.finding(Severity.S2,
-                Scope.COMPUTE, "reexecution", "{\"type\":\"fleetmesh.reexecution\",\"module\":\"m\"}")));
+        verdict(Verdict.FALSE, "reexecution: record is missing or not an event object", check(TestFindings.finding(
+                Severity.S2, Scope.COMPUTE, "reexecution", "{\"type\":\"fleetmesh.reexecution\",\"module\":\"m\"}")));
     }
 
     @Test

@@ -118,7 +118,11 @@ public final class GrantMessages {
         return pack(SUSPEND, Optional.empty(), body, nowSeconds);
     }
 
-    private synchronized String pack(String type, Optional<String> thread, ObjectNode body, long nowSeconds)
+    /**
+     * Packs any message of a protocol served on the link (grants, compute/1.0) as {@code ["MESH-DIDCOMM", <envelope>]},
+     * authcrypted from this node to the peer.
+     */
+    public synchronized String pack(String type, Optional<String> thread, ObjectNode body, long nowSeconds)
             throws DidcommException {
         byte[] random = new byte[16];
         RANDOM.nextBytes(random);
@@ -136,6 +140,19 @@ public final class GrantMessages {
      * this node's, {@code from} the peer, and one of the four grant message types.
      */
     public Received read(String text) throws DidcommException {
+        return read(text, GrantMessages::isGrant);
+    }
+
+    /** Whether {@code type} is one of the four grant message types. */
+    public static boolean isGrant(String type) {
+        return type.equals(OFFER) || type.equals(REVISE) || type.equals(ACCEPT) || type.equals(SUSPEND);
+    }
+
+    /**
+     * Opens a {@code ["MESH-DIDCOMM", <envelope>]} from the peer (authcrypted by the peer's agreement key to this
+     * node's, {@code from} the peer) whose type {@code served} accepts; other types are refused UNSUPPORTED.
+     */
+    public Received read(String text, java.util.function.Predicate<String> served) throws DidcommException {
         JsonNode root;
         try {
             root = JSON.readTree(text);
@@ -156,7 +173,7 @@ public final class GrantMessages {
                     + ", the link's peer is " + peer);
         }
         String type = m.message().type();
-        if (!type.equals(OFFER) && !type.equals(REVISE) && !type.equals(ACCEPT) && !type.equals(SUSPEND)) {
+        if (!served.test(type)) {
             throw new DidcommException(DidcommException.Reason.UNSUPPORTED, "message type " + type
                     + " is not served on this link");
         }

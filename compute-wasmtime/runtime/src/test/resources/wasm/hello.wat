@@ -1,0 +1,18 @@
+(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+  (memory (export "memory") 1)
+  (data (i32.const 16) "hello\n")
+  (global $fuel (export "fleetmesh_fuel") (mut i64) (i64.const 0))
+  (global $flags (export "fleetmesh_flags") (mut i32) (i32.const 0))
+  (func (export "_start")
+    (local $i i32)
+    (i32.store (i32.const 0) (i32.const 16))
+    (i32.store (i32.const 4) (i32.const 6))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))
+    (block $out (loop $l
+      (global.set $fuel (i64.sub (global.get $fuel) (i64.const 3)))
+      (if (i64.lt_s (global.get $fuel) (i64.const 0)) (then unreachable))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br_if $l (i32.lt_u (local.get $i) (i32.const 1000)))))
+    (if (i32.eq (i32.load (i32.const 8)) (i32.const 6)) (then (call $proc_exit (i32.const 7))))))
