@@ -49,7 +49,7 @@ public final class Buyer {
 
     /** Whether to re-execute a job of {@code worker} here. */
     public interface Sampler {
-        boolean sample(String worker);
+        boolean sample(String worker, String jobId);
     }
 
     /** A re-execution that disagreed with the worker's signed record: evidence for a compute finding. */
@@ -406,7 +406,7 @@ public final class Buyer {
     }
 
     private void sample(JobEntry done, Event record, JobResult claimed, Preimage k) {
-        if (execution.isEmpty() || !sampler.sample(done.peer())) {
+        if (execution.isEmpty() || !sampler.sample(done.peer(), done.id())) {
             return;
         }
         try {

@@ -77,6 +77,10 @@ public interface MarketConfig {
     @WithDefault("0.1")
     double sampleRate();
 
+    /** Whether jobs of Tier 0 workers (fresh peers) are always re-executed. */
+    @WithDefault("true")
+    boolean alwaysSampleTier0();
+
     /** Workers whose view_compute is below this are always re-executed. */
     @WithDefault("0.5")
     double alwaysSampleBelow();

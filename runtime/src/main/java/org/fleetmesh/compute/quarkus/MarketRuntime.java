@@ -24,7 +24,9 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 
+import org.fleetmesh.compute.Commitment;
 import org.fleetmesh.compute.JobFailure;
+import org.fleetmesh.compute.verify.Sampling;
 import org.fleetmesh.compute.JobResult;
 import org.fleetmesh.compute.JobSpec;
 import org.fleetmesh.compute.market.BlobStore;
@@ -382,41 +384,54 @@ public class MarketRuntime implements Market {
     }
 
     /** Re-execute: at the configured rate, and always for Tier 0 workers and those of low view_compute. */
-    private boolean sample(String workerDid) {
+    private boolean sample(String workerDid, String jobId) {
         int tier = sessions.links().known(workerDid).map(a -> a.tier().level()).orElse(0);
         double view = standing.views().compute(workerDid);
-        return tier == 0 || view < config.alwaysSampleBelow() || RANDOM.nextDouble() < config.sampleRate();
+        boolean always = (config.alwaysSampleTier0() && tier == 0) || view < config.alwaysSampleBelow();
+        return sampling().decide(jobId, config.sampleRate(), always);
+    }
+
+    private volatile Sampling sampling;
+
+    /** Keyed by a secret derived from the node's key: the same jobs are chosen after a restart. */
+    private Sampling sampling() {
+        Sampling s = sampling;
+        if (s == null) {
+            try {
+                java.security.MessageDigest d = java.security.MessageDigest.getInstance("SHA-256");
+                d.update("fleetmesh compute sampling".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                d.update(identity.secrets().nostr().bytes());
+                s = new Sampling(d.digest());
+            } catch (java.security.NoSuchAlgorithmException e) {
+                throw new IllegalStateException(e);
+            }
+            sampling = s;
+        }
+        return s;
     }
 
     /** A re-execution that disagreed: an S2 compute finding through the evidence ledger. */
     private void mismatch(JobEntry job, Event record, JobResult claimed, JobResult local, Preimage k) {
         mismatches.incrementAndGet();
-        ObjectNode o = JSON.createObjectNode();
-        o.put("type", FindingEvidence.REEXECUTION);
-        o.put("request", job.id());
-        o.put("module", claimed.moduleHash());
-        o.put("input", claimed.inputDigest());
+        JobSpec spec;
         try {
-            o.set("job", JSON.readTree(job.request()).get("job"));
-            o.set("record", JSON.readTree(record.json()));
+            spec = JobSpec.fromJson(JSON.readTree(job.request()).get("job"));
         } catch (java.io.IOException ex) {
             throw new IllegalStateException(ex);
         }
-        o.put("key", k.revealHex());
-        ObjectNode c = o.putObject("claimed");
-        c.put("exit_code", claimed.exitCode());
-        c.put("fuel_used", claimed.fuelUsed());
-        c.put("output_digest", claimed.outputDigest());
-        ObjectNode l = o.putObject("reexecuted");
-        l.put("exit_code", local.exitCode());
-        l.put("fuel_used", local.fuelUsed());
-        l.put("output_digest", local.outputDigest());
+        byte[] module = blobs().get(spec.module()).filter(b -> b.length <= INLINE_EVIDENCE).orElse(null);
+        byte[] input = blobs().get(spec.input()).filter(b -> b.length <= INLINE_EVIDENCE).orElse(null);
+        String detail = FindingEvidence.reexecution(record, spec, k.toBytes(), Commitment.Summary.of(claimed),
+                Commitment.Summary.of(local), module, input);
         long at = System.currentTimeMillis();
         LOG.warnf("job %s: the re-execution here disagrees with %s (output %s vs %s, fuel %d vs %d)", job.id(),
                 job.peer(), local.outputDigest(), claimed.outputDigest(), local.fuelUsed(), claimed.fuelUsed());
         evidence.addEvidence(new Evidence(0, job.peer(), "S2", "reexecution: the result differs", 0, at, at, 0, "",
-                "", o.toString()));
+                "", detail));
     }
+
+    /** Modules and inputs up to this size go into the evidence itself, so any node can re-run the job. */
+    private static final int INLINE_EVIDENCE = 16_384;
 
     BlobStore blobs() {
         BlobStore b = blobs;
