@@ -1,0 +1,172 @@
+package org.fleetmesh.compute.quarkus;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+
+import org.fleetmesh.compute.agent.AgentApi;
+import org.fleetmesh.compute.agent.AgentGuard;
+import org.fleetmesh.compute.market.Market;
+import org.fleetmesh.identity.DidResolver;
+import org.fleetmesh.identity.capability.CapabilityVerifier;
+import org.fleetmesh.identity.quarkus.NodeIdentity;
+import org.jboss.logging.Logger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.Route;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/**
+ * The agent API's routes (docs/spec/compute-agent.md, docs/spec/compute-agent-api.yaml), thin over
+ * {@link AgentApi}: the token is checked before a body is read, bodies are bounded (413), the logic runs off the event
+ * loop. {@link #ROUTES} lists what is served, and the OpenAPI document lists exactly these.
+ */
+@ApplicationScoped
+public class AgentRoutes {
+    private static final Logger LOG = Logger.getLogger(AgentRoutes.class);
+    static final String BASE = "/mesh/compute";
+    static final String OPENAPI = "META-INF/fleetmesh/compute-agent-api.yaml";
+    /** Every method and path served under {@link #BASE}, in the OpenAPI document's notation. */
+    public static final List<String> ROUTES = List.of("GET /mesh/compute/offers", "PUT /mesh/compute/blobs",
+            "POST /mesh/compute/jobs", "GET /mesh/compute/jobs", "GET /mesh/compute/jobs/{id}",
+            "POST /mesh/compute/jobs/{id}/pay", "GET /mesh/compute/jobs/{id}/result", "GET /mesh/compute/openapi.yaml");
+
+    @Inject
+    AgentConfig config;
+
+    @Inject
+    NodeIdentity identity;
+
+    @Inject
+    Instance<Market> market;
+
+    private volatile AgentApi api;
+    private byte[] document;
+
+    void routes(@Observes Router router) {
+        if (!config.enabled()) {
+            LOG.info("compute agent API is off (fleetmesh.compute.agent.enabled=false)");
+            return;
+        }
+        document = document();
+        router.get(BASE + "/openapi.yaml").handler(ctx -> ctx.response().setStatusCode(200)
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/yaml").end(io.vertx.core.buffer.Buffer.buffer(document)));
+        guarded(router.get(BASE + "/offers")).blockingHandler(ctx -> answer(ctx, api().offers(auth(ctx))));
+        bounded(guarded(router.put(BASE + "/blobs")), config.maxBlobBytes())
+                .blockingHandler(ctx -> answer(ctx, api().putBlob(auth(ctx), ctx.body().buffer() == null ? new byte[0]
+                        : ctx.body().buffer().getBytes())));
+        bounded(guarded(router.post(BASE + "/jobs")), config.maxBodyBytes())
+                .blockingHandler(ctx -> answer(ctx, api().submit(auth(ctx), ctx.body().asString())));
+        guarded(router.get(BASE + "/jobs")).blockingHandler(ctx -> answer(ctx, api().jobs(auth(ctx))));
+        guarded(router.get(BASE + "/jobs/:id")).blockingHandler(ctx -> answer(ctx, api().job(auth(ctx), id(ctx))));
+        guarded(router.post(BASE + "/jobs/:id/pay")).blockingHandler(ctx -> answer(ctx, api().pay(auth(ctx), id(ctx))));
+        guarded(router.get(BASE + "/jobs/:id/result"))
+                .blockingHandler(ctx -> answer(ctx, api().result(auth(ctx), id(ctx))));
+    }
+
+    /** Refuses a request without a good token before anything else happens; 503 without a market. */
+    private Route guarded(Route route) {
+        return route.handler(ctx -> {
+            if (!market.isResolvable()) {
+                json(ctx, 503, error("unavailable: this node has no compute market"));
+                return;
+            }
+            AgentGuard.Access a = api().access(auth(ctx));
+            if (!a.allowed()) {
+                if (a.status() == 401) {
+                    ctx.response().putHeader("WWW-Authenticate", "Bearer");
+                }
+                json(ctx, a.status(), error(a.reason()));
+                return;
+            }
+            ctx.next();
+        });
+    }
+
+    private static Route bounded(Route route, int limit) {
+        return route.handler(BodyHandler.create().setBodyLimit(limit).setHandleFileUploads(false))
+                .failureHandler(ctx -> {
+                    int status = ctx.statusCode() > 0 ? ctx.statusCode() : 500;
+                    if (status == 413) {
+                        json(ctx, 413, error("too large: the body is over " + limit + " bytes"));
+                    } else {
+                        LOG.errorf(ctx.failure(), "agent API %s %s failed", ctx.request().method(), ctx.request().path());
+                        json(ctx, status, error("failed: " + (ctx.failure() == null ? status : ctx.failure().toString())));
+                    }
+                });
+    }
+
+    private AgentApi api() {
+        AgentApi a = api;
+        if (a == null) {
+            synchronized (this) {
+                a = api;
+                if (a == null) {
+                    a = new AgentApi(market.get(), new AgentGuard(roots(), Clock.systemUTC()), new AgentApi.Limits(
+                            config.activeJobsPerToken(), config.rememberedJobs(), config.listLimit(),
+                            config.defaultMemoryPages()));
+                    api = a;
+                }
+            }
+        }
+        return a;
+    }
+
+    private List<CapabilityVerifier> roots() {
+        List<CapabilityVerifier> roots = new ArrayList<>();
+        roots.add(CapabilityVerifier.of(identity.secrets().publicKeys().transport()));
+        for (String did : config.trustedRoots().orElse(List.of())) {
+            roots.add(CapabilityVerifier.forDid(did, DidResolver.offline()));
+        }
+        return roots;
+    }
+
+    private static byte[] document() {
+        try (InputStream in = AgentRoutes.class.getClassLoader().getResourceAsStream(OPENAPI)) {
+            if (in == null) {
+                throw new IllegalStateException(OPENAPI + " is missing from the runtime jar");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + OPENAPI, e);
+        }
+    }
+
+    private static String auth(RoutingContext ctx) {
+        return ctx.request().getHeader("Authorization");
+    }
+
+    private static String id(RoutingContext ctx) {
+        return ctx.pathParam("id");
+    }
+
+    private static void answer(RoutingContext ctx, AgentApi.Answer a) {
+        if (a.status() == 401) {
+            ctx.response().putHeader("WWW-Authenticate", "Bearer");
+        }
+        json(ctx, a.status(), a.body());
+    }
+
+    private static JsonNode error(String reason) {
+        return new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("error", reason);
+    }
+
+    private static void json(RoutingContext ctx, int status, JsonNode body) {
+        if (ctx.response().ended()) {
+            return;
+        }
+        ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .end(body.toString());
+    }
+}
