@@ -314,7 +314,9 @@ public final class Buyer {
             if (r.status() == PaymentResult.Status.FAILED) {
                 boolean expired = !Instant.ofEpochSecond(seconds.getAsLong()).isBefore(expires)
                         || r.failure().get() == SettlementException.Reason.EXPIRED
-                        || r.failure().get() == SettlementException.Reason.ALREADY_CANCELED;
+                        || r.failure().get() == SettlementException.Reason.ALREADY_CANCELED
+                        // the payee failed the HTLCs back: its hold invoice was canceled (or ran out)
+                        || r.failure().get() == SettlementException.Reason.UNKNOWN_PAYMENT_HASH;
                 end(p.id(), expired ? JobState.EXPIRED : JobState.FAILED, (expired ? "expired: " : "payment failed: ")
                         + r.detail());
                 return;

@@ -677,6 +677,9 @@ public class MarketRuntime implements Market {
         m.put("messages_refused", refusedMessages.get());
         Worker w = worker;
         m.put("cheated", w == null ? 0 : w.cheated());
+        // credit balances are negative (debits - credits): income shows as earned msat
+        m.put("income_msat", -settlement.ledger().balance(org.fleetmesh.spi.settlement.Accounts.INCOME));
+        m.put("rail", settlement.rail().map(SettlementRail::id).orElse(null));
         return m;
     }
 
