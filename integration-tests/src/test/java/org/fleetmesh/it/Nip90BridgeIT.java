@@ -11,8 +11,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.time.Clock;
+import java.time.Duration;
 
 import org.fleetmesh.nostr.Event;
+import org.fleetmesh.settlement.lightning.lnd.LndConnection;
+import org.fleetmesh.settlement.lightning.lnd.LndRail;
+import org.fleetmesh.settlement.lightning.sim.SimulatedLnd;
+import org.fleetmesh.spi.settlement.PaymentResult;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -68,7 +77,11 @@ class Nip90BridgeIT {
     }
 
     static JsonNode customer(String iJson, String extraTags, String provider) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of("node", SCRIPT, "ws://127.0.0.1:" + node.port(), iJson,
+        return customer(node, iJson, extraTags, provider);
+    }
+
+    static JsonNode customer(MeshnodeProcess n, String iJson, String extraTags, String provider) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("node", SCRIPT, "ws://127.0.0.1:" + n.port(), iJson,
                 extraTags == null ? "[]" : extraTags));
         if (provider != null) {
             cmd.add(provider);
@@ -165,6 +178,53 @@ class Nip90BridgeIT {
         try (NostrClient c = NostrClient.connect(node)) {
             List<JsonNode> answers = c.query("answers", FilterSpec.of().kinds(7000, 6600).tag('e', other.id().hex()));
             assertEquals(List.of(), answers, "nothing answers a request for another provider");
+        }
+    }
+
+    @Test
+    void pricedJobIsBilledAndItsResultPublishedOnlyAfterTheCustomerPaid() throws Exception {
+        try (ComputeNodes net = new ComputeNodes("nip90-paid")) {
+            MeshnodeProcess dvm = net.node("nip90-paid", "FLEETMESH_COMPUTE_NIP90_ENABLED", "true",
+                    "FLEETMESH_COMPUTE_NIP90_PRICE_PER_KFUEL", "10", "FLEETMESH_COMPUTE_NIP90_FUEL", "10000000");
+            net.putBlob(dvm, upper);
+            HttpResponse<String> nip11 = HttpClient.newHttpClient().send(HttpRequest.newBuilder(dvm.httpUri())
+                    .header("Accept", "application/nostr+json").GET().build(), HttpResponse.BodyHandlers.ofString());
+            String dvmSelf = NostrClient.tree(nip11.body()).path("self").asText();
+            SimulatedLnd wallet = net.net.startNode("customer");
+            LndRail.Options opts = new LndRail.Options(Duration.ofSeconds(30), Duration.ofSeconds(60), 80,
+                    Optional.empty(), Duration.ofMillis(200));
+            try (LndRail customerRail = new LndRail(LndConnection.open(wallet.host(), wallet.port(),
+                    wallet.tlsCertPath(), wallet.adminMacaroonPath(), Duration.ZERO), opts, Clock.systemUTC());
+                    NostrClient watch = NostrClient.connect(dvm)) {
+                watch.req("bills", FilterSpec.of().kinds(7000).authors(dvmSelf).since(Keys.now() - 5));
+                String i = iJson("", "_start", "pay me", AgentApiIT.sha256(upper));
+                CompletableFuture<JsonNode> run = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return customer(dvm, i, null, null);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+                JsonNode bill = watch.take(m -> m.path(0).asText().equals("EVENT")
+                        && "payment-required".equals(tag(m.path(2), "status", 1)), Duration.ofSeconds(60),
+                        "payment-required feedback").path(2);
+                long amount = Long.parseLong(tag(bill, "amount", 1));
+                String bolt11 = tag(bill, "amount", 2);
+                assertTrue(amount > 0 && bolt11.startsWith("ln"), bill.toString());
+                assertTrue(!run.isDone(), "no result before payment");
+                PaymentResult paid = customerRail.pay(bolt11, 1000);
+                assertEquals(PaymentResult.Status.SUCCEEDED, paid.status(), paid.toString());
+
+                JsonNode done = run.get(90, TimeUnit.SECONDS);
+                assertEquals(List.of("processing", "payment-required", "result:6600", "success"), statuses(done),
+                        done.toString());
+                JsonNode result = done.path("events").get(2);
+                assertEquals("PAY ME", result.path("content").asText());
+                assertEquals(Long.toString(amount), tag(result, "amount", 1));
+                assertEquals(bolt11, tag(result, "amount", 2));
+                long fuel = Long.parseLong(tag(result, "fuel", 1));
+                assertEquals((fuel + 999) / 1000 * 10, amount, "10 msat per 1000 fuel, rounded up");
+            }
         }
     }
 
