@@ -25,7 +25,6 @@ import io.vertx.core.http.HttpHeaders;
 import io.vertx.ext.web.Route;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
-import io.vertx.ext.web.handler.BodyHandler;
 
 /**
  * The agent API's routes (docs/spec/compute-agent.md, docs/spec/compute-agent-api.yaml), thin over
@@ -37,6 +36,7 @@ public class AgentRoutes {
     private static final Logger LOG = Logger.getLogger(AgentRoutes.class);
     static final String BASE = "/mesh/compute";
     static final String OPENAPI = "META-INF/fleetmesh/compute-agent-api.yaml";
+    private static final String BODY = "fleetmesh.agent.body";
     /** Every method and path served under {@link #BASE}, in the OpenAPI document's notation. */
     public static final List<String> ROUTES = List.of("GET /mesh/compute/offers", "PUT /mesh/compute/blobs",
             "POST /mesh/compute/jobs", "GET /mesh/compute/jobs", "GET /mesh/compute/jobs/{id}",
@@ -64,10 +64,10 @@ public class AgentRoutes {
                 .putHeader(HttpHeaders.CONTENT_TYPE, "application/yaml").end(io.vertx.core.buffer.Buffer.buffer(document)));
         guarded(router.get(BASE + "/offers")).blockingHandler(ctx -> answer(ctx, api().offers(auth(ctx))));
         bounded(guarded(router.put(BASE + "/blobs")), config.maxBlobBytes())
-                .blockingHandler(ctx -> answer(ctx, api().putBlob(auth(ctx), ctx.body().buffer() == null ? new byte[0]
-                        : ctx.body().buffer().getBytes())));
+                .blockingHandler(ctx -> answer(ctx, api().putBlob(auth(ctx), body(ctx))));
         bounded(guarded(router.post(BASE + "/jobs")), config.maxBodyBytes())
-                .blockingHandler(ctx -> answer(ctx, api().submit(auth(ctx), ctx.body().asString())));
+                .blockingHandler(ctx -> answer(ctx, api().submit(auth(ctx),
+                        new String(body(ctx), java.nio.charset.StandardCharsets.UTF_8))));
         guarded(router.get(BASE + "/jobs")).blockingHandler(ctx -> answer(ctx, api().jobs(auth(ctx))));
         guarded(router.get(BASE + "/jobs/:id")).blockingHandler(ctx -> answer(ctx, api().job(auth(ctx), id(ctx))));
         guarded(router.post(BASE + "/jobs/:id/pay")).blockingHandler(ctx -> answer(ctx, api().pay(auth(ctx), id(ctx))));
@@ -94,17 +94,59 @@ public class AgentRoutes {
         });
     }
 
+    /**
+     * Reads the body after the guard, at most {@code limit} bytes: a declared {@code Content-Length} past it is
+     * refused before a byte is read, a stream past it when it gets there (the rest is discarded). Vert.x's
+     * BodyHandler cannot follow a handler, so the guard could not come first with it.
+     */
     private static Route bounded(Route route, int limit) {
-        return route.handler(BodyHandler.create().setBodyLimit(limit).setHandleFileUploads(false))
-                .failureHandler(ctx -> {
-                    int status = ctx.statusCode() > 0 ? ctx.statusCode() : 500;
-                    if (status == 413) {
-                        json(ctx, 413, error("too large: the body is over " + limit + " bytes"));
-                    } else {
-                        LOG.errorf(ctx.failure(), "agent API %s %s failed", ctx.request().method(), ctx.request().path());
-                        json(ctx, status, error("failed: " + (ctx.failure() == null ? status : ctx.failure().toString())));
-                    }
-                });
+        return route.handler(ctx -> {
+            io.vertx.core.http.HttpServerRequest req = ctx.request();
+            String declared = req.getHeader(HttpHeaders.CONTENT_LENGTH);
+            if (declared != null) {
+                long n;
+                try {
+                    n = Long.parseLong(declared.strip());
+                } catch (NumberFormatException e) {
+                    n = -1;
+                }
+                if (n < 0 || n > limit) {
+                    tooLarge(ctx, limit);
+                    return;
+                }
+            }
+            io.vertx.core.buffer.Buffer body = io.vertx.core.buffer.Buffer.buffer();
+            boolean[] over = {false};
+            req.handler(chunk -> {
+                if (over[0]) {
+                    return;
+                }
+                if (body.length() + chunk.length() > limit) {
+                    over[0] = true;
+                    tooLarge(ctx, limit);
+                    return;
+                }
+                body.appendBuffer(chunk);
+            });
+            req.exceptionHandler(e -> LOG.debugf("agent API body of %s %s failed: %s", req.method(), req.path(), e));
+            req.endHandler(v -> {
+                if (!over[0] && !ctx.response().ended()) {
+                    ctx.put(BODY, body.getBytes());
+                    ctx.next();
+                }
+            });
+            req.resume();
+        });
+    }
+
+    private static void tooLarge(RoutingContext ctx, int limit) {
+        ctx.response().putHeader("Connection", "close");
+        json(ctx, 413, error("too large: the body is over " + limit + " bytes"));
+    }
+
+    private static byte[] body(RoutingContext ctx) {
+        byte[] b = ctx.get(BODY);
+        return b == null ? new byte[0] : b;
     }
 
     private AgentApi api() {
