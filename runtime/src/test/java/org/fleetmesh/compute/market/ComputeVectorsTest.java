@@ -128,12 +128,18 @@ class ComputeVectorsTest {
 
     /** The values docs/spec/compute.md prints. */
     static final class V {
-        static final String REQUEST_DIGEST = "?";
-        static final String JOB_DIGEST = "?";
-        static final String CIPHERTEXT = "?";
-        static final String COMMITMENT = "?";
-        static final String PAYMENT_HASH = "?";
-        static final String OFFER_ID = "?";
-        static final String RECORD_ID = "?";
+        static final String REQUEST_DIGEST = "46ccd5210da50a72f9c4b731a95d5cbeef271682ab72c76f12330c12597c37bb";
+        static final String JOB_DIGEST = "e9418e4462f15e8b42b548dfe42b6d082ca1dbce984e51ef8ca8ecf7f62112d0";
+        static final String CIPHERTEXT = "9b89d0a099d74b35b1d136f5636f7b590b02896758d4763572d43a41ab7aa8bc1750e1d842f276e0bf11a2d7fb5e8524"
+                + "543742d6d0acdb0ceac98ebecf6d5a2dd038b798e7a6f74df47482a311b038f225dd3ac39b1aea17b383c3373d325b6d"
+                + "02248dda29938fda643ce4ad3acdcc4e967d948968196d9197f0ef4752d74fdf32af9725881a1a1650ab278eae066145"
+                + "684774146b63f590ec9fab3df6217c0cec29a87ab1d1baf2e82322812770f9ef451e383c48857f0d0504e136c092702a"
+                + "84e449b88a63db1d08694bff26f6723551f4c7dcde0bee1fde9364ff41440ed4bfba6ec96e7eea0f9098d3c23525398e"
+                + "a1fade660f99b67ec390e1764e185181f3a4fc544740a871f76daa648521fab9db1f34b222efea94ad5dc18f5947b38d"
+                + "60a5e64f7183da5939e2fadf961f9fbe8df6a5d95dc70a341c6e091033f35db96d73";
+        static final String COMMITMENT = "3fc2c41e36fb0c512d853904bc4d1467a49d6d67512a332da71e2415c629ca16";
+        static final String PAYMENT_HASH = "ae216c2ef5247a3782c135efa279a3e4cdc61094270f5d2be58c6204b7a612c9";
+        static final String OFFER_ID = "bb4d787d5784e597ffcfde221247e40da8f274ae0b131d57a0cf1677277d939f";
+        static final String RECORD_ID = "b9a3377815f6662fc843a354a7426319cae84466fb215ad853d6e79fcbb4416b";
     }
 }
