@@ -41,6 +41,7 @@ import org.fleetmesh.compute.market.Offer;
 import org.fleetmesh.compute.market.Request;
 import org.fleetmesh.compute.market.ResultJson;
 import org.fleetmesh.compute.market.Worker;
+import org.fleetmesh.compute.market.WorkerChoice;
 import org.fleetmesh.identity.DidResolver;
 import org.fleetmesh.identity.NodeDidDocument;
 import org.fleetmesh.identity.NodeEndpoints;
@@ -530,66 +531,38 @@ public class MarketRuntime implements Market {
         if (p == null) {
             throw new MarketException(404, "no offer from " + peer + " (is it linked and selling?)");
         }
-        if (!sessions.links().isOpen(peer)) {
-            throw new MarketException(409, "no open link to " + peer);
-        }
-        String why = unfit(p, s);
+        String why = WorkerChoice.unfit(candidate(p), s.spec(), s.maxPriceMsat(), buyerRail(s),
+                config.minViewCompute());
         if (why != null) {
-            throw new MarketException(422, why);
+            throw new MarketException(why.endsWith("no open link") ? 409 : 422, why);
         }
         return p;
     }
 
     private PeerOffer cheapest(Submission s) throws MarketException {
-        PeerOffer best = null;
-        long bestPrice = Long.MAX_VALUE;
-        String lastWhy = "no linked peer offers compute";
+        List<WorkerChoice.Candidate> all = new ArrayList<>();
+        Map<Offer, PeerOffer> back = new java.util.IdentityHashMap<>();
         for (PeerOffer p : offers.values()) {
-            if (!sessions.links().isOpen(PeerIdentity.shortForm(p.offer().did()))) {
-                continue;
-            }
-            String why = unfit(p, s);
-            if (why != null) {
-                lastWhy = why;
-                continue;
-            }
-            long price = p.offer().price(s.spec().fuelLimit());
-            double view = standing.views().compute(PeerIdentity.shortForm(p.offer().did()));
-            // the price at the fuel limit decides; at equal price the better compute standing
-            if (best == null || price < bestPrice || (price == bestPrice
-                    && view > standing.views().compute(PeerIdentity.shortForm(best.offer().did())))) {
-                best = p;
-                bestPrice = price;
-            }
+            WorkerChoice.Candidate c = candidate(p);
+            all.add(c);
+            back.put(c.offer(), p);
         }
-        if (best == null) {
-            throw new MarketException(422, lastWhy);
+        WorkerChoice.Choice c = WorkerChoice.cheapest(all, s.spec(), s.maxPriceMsat(), buyerRail(s),
+                config.minViewCompute());
+        if (c.chosen().isEmpty()) {
+            throw new MarketException(422, c.reason());
         }
-        return best;
+        return back.get(c.chosen().get().offer());
     }
 
-    /** Why an offer cannot take the submission, or null. */
-    private String unfit(PeerOffer p, Submission s) {
-        Offer o = p.offer();
-        String peer = PeerIdentity.shortForm(o.did());
-        double view = standing.views().compute(peer);
-        if (view < config.minViewCompute()) {
-            return "worker " + peer + ": view_compute " + view + " is below min-view-compute " + config.minViewCompute();
-        }
-        if (s.spec().fuelLimit() > o.maxFuel() || s.spec().memoryPages() > o.maxMemoryPages()) {
-            return "worker " + peer + ": the job is over its limits (max_fuel " + o.maxFuel() + ", max_memory_pages "
-                    + o.maxMemoryPages() + ")";
-        }
-        if (!o.free() && (!o.rails().contains(s.rail()) || settlement.rail().isEmpty()
-                || !settlement.rail().get().id().equals(s.rail()))) {
-            return "worker " + peer + ": it takes " + o.rails() + "; this node pays with "
-                    + settlement.rail().map(SettlementRail::id).orElse("no rail");
-        }
-        if (!o.free() && o.minPrice() > s.maxPriceMsat()) {
-            return "worker " + peer + ": min_price " + o.minPrice() + " msat is above max_price_msat "
-                    + s.maxPriceMsat();
-        }
-        return null;
+    private WorkerChoice.Candidate candidate(PeerOffer p) {
+        String peer = PeerIdentity.shortForm(p.offer().did());
+        return new WorkerChoice.Candidate(p.offer(), standing.views().compute(peer), sessions.links().isOpen(peer));
+    }
+
+    /** The submission's rail when this node has it, else none. */
+    private String buyerRail(Submission s) {
+        return settlement.rail().filter(r -> r.id().equals(s.rail())).map(SettlementRail::id).orElse("");
     }
 
     private Map<String, Object> local(Submission s) throws MarketException {
