@@ -94,6 +94,8 @@ public class MarketRuntime implements Market {
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final MessageParser PARSER = new MessageParser(MessageParser.Limits.DEFAULT);
+    /** Compute messages waiting to be handled (each at most a link frame, 1 MiB by default). */
+    static final int MESSAGE_QUEUE = 256;
     /** Offers heard from peers, at most. */
     private static final int MAX_OFFERS = 1024;
 
@@ -149,7 +151,7 @@ public class MarketRuntime implements Market {
         if (buyer != null) {
             return;
         }
-        messages = pool("fleetmesh-compute-messages", 1, 4096);
+        messages = pool("fleetmesh-compute-messages", 1, MESSAGE_QUEUE);
         runner = pool("fleetmesh-compute-jobs", 1, Math.max(1, config.queue()));
         payments = pool("fleetmesh-compute-payments", 4, 1024);
         sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -308,7 +310,13 @@ public class MarketRuntime implements Market {
             case ComputeMessages.REQUEST -> {
                 Worker w = worker;
                 if (w == null || key.isEmpty()) {
-                    send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse("", ComputeMessages.LIMITS,
+                    String id;
+                    try {
+                        id = Request.fromJson(body).digest();
+                    } catch (MarketProtocolException ex) {
+                        id = "";
+                    }
+                    send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse(id, ComputeMessages.LIMITS,
                             "this node sells no compute"));
                 } else {
                     w.request(peer, key, body);
