@@ -57,7 +57,38 @@ class ComputeFaultIT {
     }
 
     @Test
+    void aWorkerKilledAfterThePaymentLockedInReleasesTheKeyWhenItComesBackAndIsPaidOnce() throws Exception {
+        // the held HTLCs wait long enough for a restart
+        c.net.setHeldHtlcLifetime(Duration.ofMinutes(10));
+        MeshnodeProcess crasher = c.node("cf-crasher", "FLEETMESH_COMPUTE_MARKET_TEST_WITHHOLD_KEY", "true");
+        c.link(buyer, crasher);
+        String did = PeeringIT.did(crasher);
+        SimulatedLnd lb = c.lnds.get("cf-buyer");
+        SimulatedLnd lw = c.lnds.get("cf-crasher");
+        long before = c.net.channelBalanceMsat(lb, lw);
+        String module = c.putBlob(buyer, ComputeNodes.module("upper.wasm"));
+        String in = c.putBlob(buyer, "crash after paid".getBytes(StandardCharsets.UTF_8));
+        String id = c.submit(buyer, did, module, in, 100_000_000, 1_000_000, true).path("id").asText();
+        c.awaitJob(buyer, id, v -> v.path("state").asText().equals("paying"), "paying");
+        ComputeNodes.await(() -> ComputeNodes.compute(crasher).path("worker_jobs").path("paid").asInt() >= 1,
+                "the payment locked in at the worker");
+        // SIGKILL with k unreleased; back on the same data dir without the switch: the escrow's resume releases k
+        MeshnodeProcess back = c.killAndRestart("cf-crasher", "FLEETMESH_COMPUTE_MARKET_TEST_WITHHOLD_KEY", "false");
+        JsonNode done = c.awaitEnded(buyer, id);
+        assertEquals("done", done.path("state").asText(), done.toString());
+        assertEquals("CRASH AFTER PAID", new String(java.util.Base64.getDecoder().decode(
+                c.result(buyer, id).path("stdout").asText()), StandardCharsets.UTF_8));
+        long price = done.path("price_msat").asLong();
+        assertEquals(before - price, c.net.channelBalanceMsat(lb, lw), "paid once");
+        ComputeNodes.await(() -> ComputeNodes.compute(back).path("income_msat").asLong() == price,
+                "the income in the worker's ledger after the restart");
+        assertEquals(1, ComputeNodes.compute(back).path("worker_jobs").path("done").asInt());
+        c.net.setHeldHtlcLifetime(Duration.ofSeconds(15));
+    }
+
+    @Test
     void aWorkerThatNeverReleasesTheKeyIsPaidNothingAndTheJobExpires() throws Exception {
+        c.net.setHeldHtlcLifetime(Duration.ofSeconds(15));
         SimulatedLnd lb = c.lnds.get("cf-buyer");
         SimulatedLnd lw = c.lnds.get("cf-withholder");
         long before = c.net.channelBalanceMsat(lb, lw);

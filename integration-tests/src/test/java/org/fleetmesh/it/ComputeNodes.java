@@ -32,6 +32,7 @@ final class ComputeNodes implements AutoCloseable {
     final Map<String, MeshnodeProcess> nodes = new HashMap<>();
     final Map<String, SimulatedLnd> lnds = new HashMap<>();
     final Map<String, String> tokens = new HashMap<>();
+    final Map<String, Map<String, String>> envs = new HashMap<>();
 
     ComputeNodes(String name) {
         Path dir = MeshnodeProcess.newDataDir(name + "-lnd");
@@ -54,6 +55,7 @@ final class ComputeNodes implements AutoCloseable {
         }
         MeshnodeProcess n = MeshnodeProcess.start(name, e);
         nodes.put(name, n);
+        envs.put(name, e);
         lnds.put(name, lnd);
         Launcher.Run r = Launcher.run(n.dataDir(), null, "token", "issue", "--right", "compute:run", "--fuel-limit",
                 "10000000000");
@@ -72,6 +74,21 @@ final class ComputeNodes implements AutoCloseable {
         PeeringIT.awaitLinked(buyer, bDid, worker, wDid);
         await(() -> offers(buyer).findValues("worker").stream().anyMatch(w -> w.asText().equals(wDid)),
                 "the worker's offer at the buyer");
+    }
+
+    /** Kills {@code name} (SIGKILL) and starts it again on its data dir and port with {@code env} changed. */
+    MeshnodeProcess killAndRestart(String name, String... env) {
+        MeshnodeProcess old = nodes.get(name);
+        int port = old.port();
+        old.kill();
+        Map<String, String> e = new HashMap<>(envs.get(name));
+        for (int i = 0; i + 1 < env.length; i += 2) {
+            e.put(env[i], env[i + 1]);
+        }
+        MeshnodeProcess n = MeshnodeProcess.startOn(name, old.dataDir(), e, port);
+        nodes.put(name, n);
+        envs.put(name, e);
+        return n;
     }
 
     String token(MeshnodeProcess n) {
