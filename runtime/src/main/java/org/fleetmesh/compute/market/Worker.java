@@ -294,7 +294,11 @@ public final class Worker {
             byte[] module = blobs.get(q.spec().module()).orElse(null);
             byte[] input = blobs.get(q.spec().input()).orElse(null);
             if (module == null || input == null) {
-                fail(e.id(), ComputeMessages.BLOB_MISSING, "the module or input left the store before the job ran");
+                // not fail(): the pending count drops once, in finally
+                String why = "the module or input left the store before the job ran";
+                book.save(e.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError("blob: " + why));
+                peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(),
+                        ComputeMessages.BLOB_MISSING, why));
                 return;
             }
             JobResult result;
