@@ -39,14 +39,13 @@ import org.fleetmesh.compute.market.Market;
 import org.fleetmesh.compute.market.MarketProtocolException;
 import org.fleetmesh.compute.market.Offer;
 import org.fleetmesh.compute.market.Request;
+import org.fleetmesh.compute.market.RequestTokens;
 import org.fleetmesh.compute.market.ResultJson;
 import org.fleetmesh.compute.market.Worker;
 import org.fleetmesh.compute.market.WorkerChoice;
 import org.fleetmesh.identity.DidResolver;
 import org.fleetmesh.identity.NodeDidDocument;
 import org.fleetmesh.identity.NodeEndpoints;
-import org.fleetmesh.identity.capability.CapabilityRequest;
-import org.fleetmesh.identity.capability.CapabilityVerifier;
 import org.fleetmesh.identity.quarkus.NodeIdentity;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.MessageParser;
@@ -375,21 +374,12 @@ public class MarketRuntime implements Market {
         return System.currentTimeMillis() / 1000;
     }
 
-    /** A capability token names its root among the configured ones (or the buyer node itself) and grants the fuel. */
+    /** A capability token from one of the configured roots or the buyer node itself (its DID as its link proved it). */
     private String tokenProblem(Request q, String peerDid) {
         List<String> roots = new ArrayList<>(config.tokenRoots().orElse(List.of()));
-        roots.add(peerDid);
-        String last = "no root DID verifies the token";
-        for (String root : roots) {
-            try {
-                CapabilityVerifier.forDid(root, DidResolver.offline()).authorize(q.token().get(),
-                        CapabilityRequest.compute(q.spec().fuelLimit(), Instant.now()));
-                return null;
-            } catch (RuntimeException ex) {
-                last = ex.getMessage();
-            }
-        }
-        return last;
+        sessions.links().link(peerDid).ifPresent(l -> roots.add(l.peer().did()));
+        return RequestTokens.problem(q.token().get(), q.spec().fuelLimit(), roots, DidResolver.offline(),
+                Instant.now());
     }
 
     /** Re-execute: at the configured rate, and always for Tier 0 workers and those of low view_compute. */
