@@ -99,6 +99,17 @@ public final class MeshnodeProcess implements AutoCloseable {
     }
 
     /** (Re)starts the node on its data dir on a new free port and waits for readiness. */
+    /**
+     * Starts a node on an existing data dir (one another process used, stopped or killed) with another environment,
+     * binding {@code port} (its peers' stored URLs keep working).
+     */
+    public static MeshnodeProcess startOn(String name, Path dataDir, Map<String, String> env, int port) {
+        MeshnodeProcess p = new MeshnodeProcess(name, dataDir, Map.copyOf(env));
+        p.nextPort = port;
+        p.startAgain();
+        return p;
+    }
+
     public synchronized void startAgain() {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException(name + " is still running");

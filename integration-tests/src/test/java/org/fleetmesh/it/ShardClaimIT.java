@@ -169,8 +169,9 @@ class ShardClaimIT {
             assertEquals(claim(storedClaim(c, "n3", "notes")).event().id().hex(), s.path("claim").asText());
             assertEquals("{\"kinds\":[1]}", s.path("filter").asText());
         }
-        // every fleetmesh kind, by the names issue 14 gave them
-        assertEquals("{\"grant\":30801,\"endpoint\":30802,\"claim\":30803,\"receipt\":11803,\"finding\":1804}",
+        // every fleetmesh kind, by the names issues 14 and 15 gave them
+        assertEquals("{\"grant\":30801,\"endpoint\":30802,\"claim\":30803,\"receipt\":11803,\"finding\":1804,"
+                + "\"offer\":30810,\"job\":30811}",
                 NostrClient.tree(node.relayInfo()).path("fleetmesh").path("kinds").toString());
     }
 

@@ -14,8 +14,9 @@ import org.fleetmesh.identity.capability.Right;
 import org.fleetmesh.identity.capability.Rights;
 
 /**
- * {@code token issue --right <right> [--right ...] [--subject <who>] [--ttl <duration>]}: prints a capability token
- * rooted in this node's transport key (docs/spec/capabilities.md), e.g. an admin token for {@code /mesh/peers}.
+ * {@code token issue --right <right> [--right ...] [--fuel-limit N] [--subject <who>] [--ttl <duration>]}: prints a
+ * capability token rooted in this node's transport key (docs/spec/capabilities.md), e.g. an admin token for
+ * {@code /mesh/peers}; {@code compute:run} (the agent API) needs {@code --fuel-limit}, the most fuel per job.
  */
 final class TokenCommand {
     static final Duration DEFAULT_TTL = Duration.ofDays(30);
@@ -25,11 +26,13 @@ final class TokenCommand {
 
     static int run(String[] args) {
         if (args.length < 2 || !args[1].equals("issue")) {
-            throw new UsageException("token takes issue --right <right> [--right ...] [--subject <who>] [--ttl 30d]");
+            throw new UsageException("token takes issue --right <right> [--right ...] [--fuel-limit N] [--subject <who>] [--ttl 30d]");
         }
         List<Right> rights = new ArrayList<>();
         String subject = "operator";
         Duration ttl = DEFAULT_TTL;
+        boolean compute = false;
+        long fuelLimit = 0;
         for (int i = 2; i < args.length; i++) {
             String a = args[i];
             if (i + 1 >= args.length) {
@@ -39,23 +42,45 @@ final class TokenCommand {
             switch (a) {
                 case "--right" -> {
                     Optional<Right> r = Right.parse(v);
-                    if (r.isEmpty() || r.get() == Right.COMPUTE_RUN) {
+                    if (r.isEmpty()) {
                         throw new UsageException("token issue: unknown right " + v
-                                + " (admin:read, admin:write, relay:publish, relay:read, peer:sync)");
+                                + " (compute:run, admin:read, admin:write, relay:publish, relay:read, peer:sync)");
                     }
-                    rights.add(r.get());
+                    if (r.get() == Right.COMPUTE_RUN) {
+                        compute = true;
+                    } else {
+                        rights.add(r.get());
+                    }
+                }
+                case "--fuel-limit" -> {
+                    try {
+                        fuelLimit = Long.parseLong(v);
+                    } catch (NumberFormatException e) {
+                        fuelLimit = 0;
+                    }
+                    if (fuelLimit <= 0) {
+                        throw new UsageException("token issue: --fuel-limit is a positive integer, not " + v);
+                    }
                 }
                 case "--subject" -> subject = v;
                 case "--ttl" -> ttl = duration(v);
                 default -> throw new UsageException("token issue: unknown option " + a);
             }
         }
-        if (rights.isEmpty()) {
+        if (rights.isEmpty() && !compute) {
             throw new UsageException("token issue needs at least one --right");
+        }
+        if (compute != (fuelLimit > 0)) {
+            throw new UsageException(compute ? "token issue: --right compute:run needs --fuel-limit N"
+                    : "token issue: --fuel-limit goes with --right compute:run");
         }
         NodeSecrets secrets = LocalNode.secrets();
         NodeDidDocument doc = NodeDidDocument.of(secrets.publicKeys(), NodeEndpoints.forRelay(Optional.empty(), 7777));
-        Rights granted = Rights.of(rights.get(0), rights.subList(1, rights.size()).toArray(new Right[0]));
+        Rights granted = rights.isEmpty() ? Rights.computeRun(fuelLimit)
+                : Rights.of(rights.get(0), rights.subList(1, rights.size()).toArray(new Right[0]));
+        if (compute && !rights.isEmpty()) {
+            granted = granted.andComputeRun(fuelLimit);
+        }
         System.out.println(CapabilityIssuer.forNode(secrets, doc).issue(subject, granted, Instant.now().plus(ttl)));
         return 0;
     }

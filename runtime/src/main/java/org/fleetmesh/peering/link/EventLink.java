@@ -263,7 +263,7 @@ public final class EventLink implements LinkSession {
     private void didcomm(String text) {
         GrantMessages.Received m;
         try {
-            m = grants.read(text);
+            m = grants.read(text, t -> GrantMessages.isGrant(t) || node.handler(t) != null);
         } catch (DidcommException e) {
             wire.send(MeshErr.of(Refusal.of(Refusal.Kind.INVALID, "DIDComm message: " + EventFrame.clip(e.getMessage())))
                     .encode());
@@ -273,6 +273,15 @@ public final class EventLink implements LinkSession {
             LOG.warnf("a DIDComm message from %s could not be read: %s", account.peer(), e.toString());
             wire.send(MeshErr.of(Refusal.of(Refusal.Kind.INVALID, "DIDComm message: unreadable")).encode());
             verdict(account.violation());
+            return;
+        }
+        if (!GrantMessages.isGrant(m.type())) {
+            EventLinks.DidcommHandler h = node.handler(m.type());
+            try {
+                h.received(this, m);
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "the handler of %s failed on a message from %s", m.type(), account.peer());
+            }
             return;
         }
         switch (m.type()) {
@@ -370,6 +379,23 @@ public final class EventLink implements LinkSession {
         return grants.lastId();
     }
 
+    /**
+     * Sends a DIDComm message of a protocol registered with {@link EventLinks#handle} to the peer (authcrypted). False
+     * when the link is closed or the message could not be packed.
+     */
+    public boolean send(String type, Optional<String> thread, com.fasterxml.jackson.databind.node.ObjectNode body) {
+        if (closed) {
+            return false;
+        }
+        try {
+            wire.send(grants.pack(type, thread, body, node.nowSeconds()));
+            return true;
+        } catch (DidcommException e) {
+            LOG.warnf("could not send %s to %s: %s", type, account.peer(), e.getMessage());
+            return false;
+        }
+    }
+
     /** The peer this link authenticated. */
     public PeerIdentity peer() {
         return wire.peer();
@@ -393,6 +419,7 @@ public final class EventLink implements LinkSession {
     @Override
     public void closed() {
         closed = true;
+        node.handlersClosed(this);
         Carrier c = carrier;
         if (c != null) {
             c.closed();

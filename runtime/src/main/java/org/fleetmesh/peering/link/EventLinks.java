@@ -50,6 +50,52 @@ public final class EventLinks implements LinkSessions {
     private final Map<String, PeerAccount> accounts;
     private final Map<String, EventLink> open = new ConcurrentHashMap<>();
     private volatile Carrier.Carriers carriers = Carrier.Carriers.NONE;
+    private final Map<String, DidcommHandler> handlers = new ConcurrentHashMap<>();
+
+    /**
+     * What serves a DIDComm protocol on the links besides grants (compute/1.0): told of each link that opens and closes
+     * and of every message of its protocol, unpacked and from the link's peer. Called on the link's thread: hand
+     * anything slow to another.
+     */
+    public interface DidcommHandler {
+        void opened(EventLink link);
+
+        void received(EventLink link, GrantMessages.Received message);
+
+        default void closed(EventLink link) {
+        }
+    }
+
+    /** Serves messages whose type starts with {@code protocolPrefix} (e.g. {@code https://fleetmesh.org/compute/1.0/}). */
+    public void handle(String protocolPrefix, DidcommHandler h) {
+        if (protocolPrefix.equals(GrantMessages.PROTOCOL)) {
+            throw new IllegalArgumentException("grants are served by the link itself");
+        }
+        handlers.put(protocolPrefix, Objects.requireNonNull(h, "handler"));
+        for (EventLink l : open.values()) {
+            h.opened(l);
+        }
+    }
+
+    /** The handler of a message type, or null. */
+    DidcommHandler handler(String type) {
+        for (Map.Entry<String, DidcommHandler> e : handlers.entrySet()) {
+            if (type.startsWith(e.getKey())) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    void handlersClosed(EventLink link) {
+        for (DidcommHandler h : handlers.values()) {
+            try {
+                h.closed(link);
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "a DIDComm handler failed on the close of %s", link.account().peer());
+            }
+        }
+    }
 
     public EventLinks(String selfDid, NodeSecrets secrets, LinkPolicy policy, Intake intake, LinkLedger ledger,
             Executor storage, LongSupplier nanoTime, LongSupplier millisTime, int maxPeers) {
@@ -158,6 +204,13 @@ public final class EventLinks implements LinkSessions {
                 link.carrierViolation();
             }
         }, account));
+        for (DidcommHandler h : handlers.values()) {
+            try {
+                h.opened(link);
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "a DIDComm handler failed on the opening of %s", peer.shortDid());
+            }
+        }
         return link;
     }
 

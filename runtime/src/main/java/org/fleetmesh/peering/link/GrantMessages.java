@@ -100,13 +100,13 @@ public final class GrantMessages {
         } catch (java.io.IOException e) {
             throw new IllegalStateException("a signed grant is JSON", e);
         }
-        return pack(thread.isPresent() ? REVISE : OFFER, thread, body, nowSeconds);
+        return pack(thread.isPresent() ? REVISE : OFFER, thread, body, nowSeconds, true);
     }
 
     public String accept(String grantId, String thread, long nowSeconds) throws DidcommException {
         ObjectNode body = JSON.createObjectNode();
         body.put("grant_id", grantId);
-        return pack(ACCEPT, Optional.of(thread), body, nowSeconds);
+        return pack(ACCEPT, Optional.of(thread), body, nowSeconds, true);
     }
 
     /** The grantor withdraws {@code grantId} until {@code untilSeconds}, for {@code reason}. */
@@ -115,15 +115,27 @@ public final class GrantMessages {
         body.put("grant_id", grantId);
         body.put("reason", reason);
         body.put("until", untilSeconds);
-        return pack(SUSPEND, Optional.empty(), body, nowSeconds);
+        return pack(SUSPEND, Optional.empty(), body, nowSeconds, true);
     }
 
-    private synchronized String pack(String type, Optional<String> thread, ObjectNode body, long nowSeconds)
+    /**
+     * Packs any message of a protocol served on the link (grants, compute/1.0) as {@code ["MESH-DIDCOMM", <envelope>]},
+     * authcrypted from this node to the peer.
+     */
+    public String pack(String type, Optional<String> thread, ObjectNode body, long nowSeconds)
             throws DidcommException {
+        return pack(type, thread, body, nowSeconds, false);
+    }
+
+    /** {@code remember}: a grant message, whose id {@link #lastId()} gives (a thread starts at the first offer). */
+    private synchronized String pack(String type, Optional<String> thread, ObjectNode body, long nowSeconds,
+            boolean remember) throws DidcommException {
         byte[] random = new byte[16];
         RANDOM.nextBytes(random);
         String id = HexFormat.of().formatHex(random);
-        lastId = id;
+        if (remember) {
+            lastId = id;
+        }
         PlaintextMessage.Builder b = PlaintextMessage.builder(id, type).from(self).to(peer)
                 .createdTime(nowSeconds).body(body);
         thread.ifPresent(b::thid);
@@ -136,6 +148,19 @@ public final class GrantMessages {
      * this node's, {@code from} the peer, and one of the four grant message types.
      */
     public Received read(String text) throws DidcommException {
+        return read(text, GrantMessages::isGrant);
+    }
+
+    /** Whether {@code type} is one of the four grant message types. */
+    public static boolean isGrant(String type) {
+        return type.equals(OFFER) || type.equals(REVISE) || type.equals(ACCEPT) || type.equals(SUSPEND);
+    }
+
+    /**
+     * Opens a {@code ["MESH-DIDCOMM", <envelope>]} from the peer (authcrypted by the peer's agreement key to this
+     * node's, {@code from} the peer) whose type {@code served} accepts; other types are refused UNSUPPORTED.
+     */
+    public Received read(String text, java.util.function.Predicate<String> served) throws DidcommException {
         JsonNode root;
         try {
             root = JSON.readTree(text);
@@ -156,7 +181,7 @@ public final class GrantMessages {
                     + ", the link's peer is " + peer);
         }
         String type = m.message().type();
-        if (!type.equals(OFFER) && !type.equals(REVISE) && !type.equals(ACCEPT) && !type.equals(SUSPEND)) {
+        if (!served.test(type)) {
             throw new DidcommException(DidcommException.Reason.UNSUPPORTED, "message type " + type
                     + " is not served on this link");
         }

@@ -66,6 +66,9 @@ public class MeshAdminRoutes {
     @Inject
     org.fleetmesh.shards.quarkus.ShardsRuntime shards;
 
+    @Inject
+    org.fleetmesh.compute.quarkus.MarketRuntime market;
+
     /** Evidence records one {@code GET /mesh/peers/<did>/evidence} returns at most. */
     static final int MAX_EVIDENCE = 1000;
 
@@ -87,6 +90,7 @@ public class MeshAdminRoutes {
         Map<String, Object> shardStatus = new java.util.LinkedHashMap<>();
         shards.describe(shardStatus);
         root.set("shards", JSON.valueToTree(shardStatus.get("shards")));
+        root.set("compute", JSON.valueToTree(market.describe()));
         json(ctx, 200, root);
     }
 

@@ -69,6 +69,8 @@ final class RelayInfo {
         kinds.put("claim", org.fleetmesh.shards.Claim.KIND);
         kinds.put("receipt", org.fleetmesh.delivery.log.Receipt.KIND);
         kinds.put("finding", org.fleetmesh.standing.Finding.KIND);
+        kinds.put("offer", org.fleetmesh.compute.market.Offer.KIND);
+        kinds.put("job", org.fleetmesh.compute.market.JobRecord.KIND);
         ObjectNode c = f.putObject("client_limits");
         c.put("enabled", clients.isOn());
         if (clients.isOn()) {

@@ -5,7 +5,11 @@ import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
+import org.fleetmesh.spi.compute.JobBook;
 import org.fleetmesh.spi.delivery.CustodyLedger;
+import org.fleetmesh.spi.settlement.LedgerStore;
+import org.fleetmesh.storage.postgres.compute.PgJobBook;
+import org.fleetmesh.storage.postgres.ledger.PgLedgerStore;
 import org.fleetmesh.spi.peers.LinkLedger;
 import org.fleetmesh.spi.peers.PeerStore;
 import org.fleetmesh.spi.shards.ShardBook;
@@ -21,8 +25,8 @@ import org.fleetmesh.storage.postgres.standing.PgStandingBook;
  * CDI: produces the node's {@link org.fleetmesh.spi.storage.EventStore} (the bean's types are
  * {@link PostgresStorage}, {@code EventStore}, {@code AutoCloseable}), opened from configuration on
  * first use (see {@link PostgresStorage} for the keys) and closed, with the embedded cluster, at
- * shutdown; and the {@link PeerStore}, {@link LinkLedger}, {@link CustodyLedger}, {@link ShardBook} and
- * {@link StandingBook} on the same database.
+ * shutdown; and the {@link PeerStore}, {@link LinkLedger}, {@link CustodyLedger}, {@link ShardBook},
+ * {@link StandingBook}, {@link LedgerStore} and {@link JobBook} on the same database.
  */
 @ApplicationScoped
 public class PostgresStorageProducer {
@@ -69,5 +73,17 @@ public class PostgresStorageProducer {
     @Singleton
     StandingBook findings(PostgresStorage storage) {
         return new PgStandingBook(storage.dataSource());
+    }
+
+    @Produces
+    @Singleton
+    LedgerStore ledger(PostgresStorage storage) {
+        return new PgLedgerStore(storage.dataSource());
+    }
+
+    @Produces
+    @Singleton
+    JobBook jobs(PostgresStorage storage) {
+        return new PgJobBook(storage.dataSource());
     }
 }

@@ -1,0 +1,482 @@
+package org.fleetmesh.compute.market;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.LongSupplier;
+
+import org.fleetmesh.compute.Commitment;
+import org.fleetmesh.compute.JobFailure;
+import org.fleetmesh.compute.JobResult;
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.MessageParser;
+import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.spi.compute.JobBook;
+import org.fleetmesh.spi.compute.JobEntry;
+import org.fleetmesh.spi.settlement.DecodedRequest;
+import org.fleetmesh.spi.settlement.PaymentHash;
+import org.fleetmesh.spi.settlement.PaymentResult;
+import org.fleetmesh.spi.settlement.Preimage;
+import org.fleetmesh.spi.settlement.SettlementException;
+import org.jboss.logging.Logger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * The buyer's side of compute/1.0 (docs/spec/compute.md, "Buyer"): sends the request, serves the module and input the
+ * worker fetches, checks the sealed result's record and invoice before paying, pays only from {@code sealed} (moving
+ * to {@code paying} first, so a restart follows the payment instead of paying again), learns k from the payment (or
+ * the {@code key} message), opens the seal and checks the commitment and fuel; re-executes a sample here. Each state
+ * is saved in the {@link JobBook} before its side effect.
+ */
+public final class Buyer {
+    private static final Logger LOG = Logger.getLogger(Buyer.class);
+    private static final MessageParser PARSER = new MessageParser(MessageParser.Limits.DEFAULT);
+
+    /** How the buyer pays (the node's rail). */
+    public interface Payer {
+        String rail();
+
+        DecodedRequest decode(String invoice);
+
+        PaymentResult pay(String invoice, long maxFeeMsat);
+    }
+
+    /** Whether to re-execute a job of {@code worker} here. */
+    public interface Sampler {
+        boolean sample(String worker, String jobId);
+    }
+
+    /** A re-execution that disagreed with the worker's signed record: evidence for a compute finding. */
+    public interface Findings {
+        void mismatch(JobEntry job, Event record, JobResult claimed, JobResult local, Preimage k);
+    }
+
+    public record Settings(long maxFeeMsat, int chunkBytes, long expirySeconds, boolean neverPay) {
+    }
+
+    private final String selfPubkeyHex;
+    private final JobBook book;
+    private final BlobStore blobs;
+    private final Optional<Payer> payer;
+    private final Optional<Execution> execution;
+    private final Executor runner;
+    private final Worker.Peers peers;
+    private final Sampler sampler;
+    private final Findings findings;
+    private final Settings settings;
+    private final LongSupplier seconds;
+
+    public Buyer(String selfPubkeyHex, JobBook book, BlobStore blobs, Optional<Payer> payer,
+            Optional<Execution> execution, Executor runner, Worker.Peers peers, Sampler sampler, Findings findings,
+            Settings settings, LongSupplier seconds) {
+        this.selfPubkeyHex = selfPubkeyHex;
+        this.book = book;
+        this.blobs = blobs;
+        this.payer = payer;
+        this.execution = execution;
+        this.runner = runner;
+        this.peers = peers;
+        this.sampler = sampler;
+        this.findings = findings;
+        this.settings = settings;
+        this.seconds = seconds;
+    }
+
+    /**
+     * Sends {@code q} to {@code worker} (short DID) whose link proved {@code workerKey}; saved first. The stored request
+     * also keeps {@code auto_pay} and {@code worker_key}, which are not sent.
+     */
+    public JobEntry submit(String worker, PubKey workerKey, Request q, boolean autoPay) throws MarketProtocolException {
+        ObjectNode stored = q.body();
+        stored.put("auto_pay", autoPay);
+        stored.put("worker_key", workerKey.hex());
+        JobEntry e = JobEntry.fresh(q.digest(), JobEntry.Role.BUYER, worker, stored.toString(),
+                JobState.REQUESTED.word(), seconds.getAsLong());
+        if (!book.save(e)) {
+            throw new MarketProtocolException("a job with this request digest exists");
+        }
+        if (!peers.send(worker, ComputeMessages.REQUEST, q.body())) {
+            JobEntry f = e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("no link to " + worker);
+            book.save(f);
+            return f;
+        }
+        return e;
+    }
+
+    private Optional<JobEntry> mine(String peer, JsonNode body) {
+        JsonNode id = body == null ? null : body.get("request");
+        if (id == null || !id.isTextual()) {
+            return Optional.empty();
+        }
+        return book.find(JobEntry.Role.BUYER, id.textValue()).filter(e -> e.peer().equals(peer));
+    }
+
+    private static Request request(JobEntry e) {
+        try {
+            return Request.fromJson(ComputeMessages.JSON.readTree(e.request()));
+        } catch (Exception ex) {
+            throw new IllegalStateException("job " + e.id() + ": its stored request does not read", ex);
+        }
+    }
+
+    private static JsonNode stored(JobEntry e, String member) {
+        try {
+            return ComputeMessages.JSON.readTree(e.request()).path(member);
+        } catch (Exception ex) {
+            return com.fasterxml.jackson.databind.node.MissingNode.getInstance();
+        }
+    }
+
+    /** The worker asks for blobs: only the job's own module and input are served, in chunks. */
+    public void fetch(String peer, JsonNode body) {
+        Optional<JobEntry> found = mine(peer, body);
+        if (found.isEmpty()) {
+            return;
+        }
+        JobEntry e = found.get();
+        JobState s = JobState.of(e.state());
+        if (s != JobState.REQUESTED && s != JobState.FETCHING) {
+            return;
+        }
+        Request q = request(e);
+        if (s == JobState.REQUESTED) {
+            e = e.moved(JobState.FETCHING.word(), seconds.getAsLong());
+            book.save(e);
+        }
+        JsonNode hashes = body.path("hashes");
+        if (!hashes.isArray() || hashes.size() > ComputeMessages.MAX_FETCH) {
+            return;
+        }
+        for (JsonNode h : hashes) {
+            String hash = h.asText();
+            if (!hash.equals(q.spec().module()) && !hash.equals(q.spec().input())) {
+                continue; // never serve what the job does not name
+            }
+            Optional<byte[]> bytes = blobs.get(hash);
+            if (bytes.isEmpty()) {
+                book.find(JobEntry.Role.BUYER, e.id()).ifPresent(now -> book.save(now.moved(JobState.FAILED.word(),
+                        seconds.getAsLong()).withError("blob " + hash + " is no longer in this node's store")));
+                return;
+            }
+            byte[] b = bytes.get();
+            int chunk = Math.min(settings.chunkBytes(), ComputeMessages.MAX_CHUNK);
+            for (int off = 0; off < b.length || off == 0; off += chunk) {
+                int n = Math.min(chunk, b.length - off);
+                byte[] part = java.util.Arrays.copyOfRange(b, off, off + n);
+                peers.send(peer, ComputeMessages.BLOB, ComputeMessages.blob(e.id(), hash, off, b.length, part));
+                if (b.length == 0) {
+                    break;
+                }
+            }
+        }
+    }
+
+    /** The worker refused or could not run the job. */
+    public void refuse(String peer, JsonNode body) {
+        mine(peer, body).ifPresent(e -> {
+            JobState s = JobState.of(e.state());
+            if (s.isFinal() || s == JobState.PAYING || s == JobState.PAID) {
+                return;
+            }
+            String reason = body.path("reason").asText("");
+            String detail = body.path("detail").asText("");
+            boolean failure = false;
+            for (JobFailure.Reason r : JobFailure.Reason.values()) {
+                failure |= reason.equals(r.words());
+            }
+            JobState to = failure || reason.equals("error") ? JobState.FAILED : JobState.REFUSED;
+            String why = detail.startsWith(reason) ? detail : reason + ": " + detail;
+            book.save(e.moved(to.word(), seconds.getAsLong()).withError(why));
+        });
+    }
+
+    /** The sealed result, the signed record and the invoice: checked, then paid when the job said auto-pay. */
+    public void sealed(String peer, JsonNode body) {
+        Optional<JobEntry> found = mine(peer, body);
+        if (found.isEmpty()) {
+            return;
+        }
+        JobEntry e = found.get();
+        JobState s = JobState.of(e.state());
+        if (s != JobState.REQUESTED && s != JobState.FETCHING) {
+            return;
+        }
+        Request q = request(e);
+        String problem;
+        JobRecord rec = null;
+        String invoice = null;
+        long price = 0;
+        try {
+            ComputeMessages.base64(body, "nonce");
+            ComputeMessages.base64(body, "ciphertext");
+            Event ev = PARSER.parseEvent(body.path("record").toString());
+            rec = JobRecord.parse(ev);
+            problem = JobRecord.mismatch(ev, rec, q, PubKey.ofHex(stored(e, "worker_key").asText()), selfPubkeyHex);
+            JsonNode inv = body.get("invoice");
+            price = rec.priceMsat();
+            if (problem == null && price > 0) {
+                if (inv == null || !inv.isTextual()) {
+                    problem = "invoice: the record asks " + price + " msat and no invoice came";
+                } else if (payer.isEmpty()) {
+                    problem = "rail: this node has no rail to pay with";
+                } else {
+                    invoice = inv.textValue();
+                    DecodedRequest d = payer.get().decode(invoice);
+                    if (!d.paymentHash().hex().equals(rec.paymentHash())) {
+                        problem = "invoice: its payment hash " + d.paymentHash().hex() + " is not the record's "
+                                + rec.paymentHash();
+                    } else if (d.amountMsat().isEmpty() || d.amountMsat().getAsLong() != price) {
+                        problem = "invoice: its amount is not the record's price " + price + " msat";
+                    } else if (price > q.maxPriceMsat()) {
+                        problem = "price: " + price + " msat is above max_price_msat " + q.maxPriceMsat();
+                    }
+                }
+            }
+        } catch (MarketProtocolException | ProtocolException | IllegalArgumentException | SettlementException ex) {
+            problem = "sealed: " + ex.getMessage();
+        }
+        if (problem != null) {
+            book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError(problem));
+            LOG.warnf("job %s: the sealed result of %s is refused: %s", e.id(), peer, problem);
+            return;
+        }
+        JobEntry sealedEntry = e.moved(JobState.SEALED.word(), seconds.getAsLong())
+                .withPrice(price, price == 0 ? "" : payer.get().rail(), invoice, rec.paymentHash())
+                .withSealed(body.toString());
+        book.save(sealedEntry);
+        if (price > 0 && stored(e, "auto_pay").asBoolean(false)) {
+            try {
+                pay(e.id());
+            } catch (MarketProtocolException ex) {
+                LOG.warnf("job %s: %s", e.id(), ex.getMessage());
+            }
+        }
+    }
+
+    /** Pays a sealed job's invoice: only from {@code sealed}, moving to {@code paying} before the rail is called. */
+    public JobEntry pay(String id) throws MarketProtocolException {
+        JobEntry e = book.find(JobEntry.Role.BUYER, id)
+                .orElseThrow(() -> new MarketProtocolException("no job " + id));
+        if (!e.state().equals(JobState.SEALED.word()) || e.invoice().isEmpty()) {
+            throw new MarketProtocolException("job " + id + " is " + e.state() + "; only a sealed job with an invoice"
+                    + " is paid");
+        }
+        if (settings.neverPay()) {
+            LOG.warnf("job %s: the test switch never pays", id);
+            return e;
+        }
+        JobEntry p = e.moved(JobState.PAYING.word(), seconds.getAsLong());
+        if (!book.save(p)) {
+            throw new MarketProtocolException("job " + id + " moved meanwhile");
+        }
+        follow(p);
+        return p;
+    }
+
+    /** Calls the rail (pay is repeatable: a second call follows the first payment) until the payment ends. */
+    private void follow(JobEntry p) {
+        try {
+            runner.execute(() -> {
+                try {
+                    following(p);
+                } catch (RuntimeException ex) {
+                    LOG.errorf(ex, "job %s: following the payment failed; a restart follows it again", p.id());
+                }
+            });
+        } catch (RejectedExecutionException ex) {
+            LOG.warnf("job %s: no thread to follow the payment now; a restart follows it", p.id());
+        }
+    }
+
+    private void following(JobEntry p) {
+        Instant expires = payer.get().decode(p.invoice()).expiresAt();
+        while (true) {
+            PaymentResult r;
+            try {
+                r = payer.get().pay(p.invoice(), settings.maxFeeMsat());
+            } catch (SettlementException ex) {
+                if (ex.reason() == SettlementException.Reason.EXPIRED) {
+                    end(p.id(), JobState.EXPIRED, "expired: " + ex.getMessage());
+                    return;
+                }
+                r = PaymentResult.pending(ex.getMessage()); // the call failed; the payment may be in flight
+            }
+            if (r.succeeded()) {
+                keyLearned(p.id(), r.preimage().get());
+                return;
+            }
+            if (r.status() == PaymentResult.Status.FAILED) {
+                boolean expired = !Instant.ofEpochSecond(seconds.getAsLong()).isBefore(expires)
+                        || r.failure().get() == SettlementException.Reason.EXPIRED
+                        || r.failure().get() == SettlementException.Reason.ALREADY_CANCELED
+                        // the payee failed the HTLCs back: its hold invoice was canceled (or ran out)
+                        || r.failure().get() == SettlementException.Reason.UNKNOWN_PAYMENT_HASH;
+                end(p.id(), expired ? JobState.EXPIRED : JobState.FAILED, (expired ? "expired: " : "payment failed: ")
+                        + r.detail());
+                return;
+            }
+            if (book.find(JobEntry.Role.BUYER, p.id()).map(x -> JobState.of(x.state()).isFinal()
+                    || x.state().equals(JobState.PAID.word())).orElse(true)) {
+                return; // the key came by message meanwhile
+            }
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private void end(String id, JobState to, String why) {
+        book.find(JobEntry.Role.BUYER, id).ifPresent(e -> {
+            if (!JobState.of(e.state()).isFinal() && !e.state().equals(JobState.PAID.word())) {
+                book.save(e.moved(to.word(), seconds.getAsLong()).withError(why));
+            }
+        });
+    }
+
+    /** The worker sent k (a free job, or after settling). */
+    public void key(String peer, JsonNode body) {
+        Optional<JobEntry> e = mine(peer, body);
+        if (e.isEmpty() || e.get().paymentHash().isEmpty()) {
+            return;
+        }
+        Preimage k;
+        try {
+            k = Preimage.ofHex(ComputeMessages.text(body, "key"));
+        } catch (MarketProtocolException | IllegalArgumentException ex) {
+            return;
+        }
+        if (!k.unlocks(PaymentHash.ofHex(e.get().paymentHash()))) {
+            LOG.warnf("job %s: %s sent a key that is not the preimage of the payment hash", e.get().id(), peer);
+            return;
+        }
+        keyLearned(e.get().id(), k);
+    }
+
+    /** k is known: saved (paid), then the seal opened and the result checked against the record. */
+    private synchronized void keyLearned(String id, Preimage k) {
+        JobEntry e = book.find(JobEntry.Role.BUYER, id).orElse(null);
+        if (e == null) {
+            return;
+        }
+        JobState s = JobState.of(e.state());
+        if (s.isFinal() && s != JobState.EXPIRED && s != JobState.FAILED) {
+            return;
+        }
+        if (s != JobState.PAID) {
+            e = e.moved(JobState.PAID.word(), seconds.getAsLong()).withKey(k.revealHex()).withError("");
+            book.save(e);
+        }
+        open(e, k);
+    }
+
+    private void open(JobEntry e, Preimage k) {
+        try {
+            JsonNode sealed = ComputeMessages.JSON.readTree(e.sealed());
+            Event ev = PARSER.parseEvent(sealed.path("record").toString());
+            JobRecord rec = JobRecord.parse(ev);
+            byte[] plain = Seal.open(k.toBytes(), ComputeMessages.base64(sealed, "nonce"), e.id(),
+                    ComputeMessages.base64(sealed, "ciphertext"));
+            JobResult r = ResultJson.read(new String(plain, StandardCharsets.UTF_8));
+            String problem = null;
+            if (!Commitment.of(k.toBytes(), Commitment.Summary.of(r)).equals(rec.commitment())) {
+                problem = "commitment: the opened result does not match the record's commitment";
+            } else if (r.fuelUsed() != rec.fuel()) {
+                problem = "fuel: the result says " + r.fuelUsed() + ", the record " + rec.fuel();
+            } else if (!org.fleetmesh.compute.JobSpec.sha256(r.stdout()).equals(r.outputDigest())
+                    || !r.moduleHash().equals(rec.module()) || !r.inputDigest().equals(rec.input())) {
+                problem = "result: its digests do not match its bytes or the job";
+            }
+            if (problem != null) {
+                book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError(problem));
+                return;
+            }
+            JobEntry done = e.moved(JobState.DONE.word(), seconds.getAsLong()).withResult(ResultJson.write(r));
+            book.save(done);
+            sample(done, ev, r, k);
+        } catch (Exception ex) {
+            book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("sealed: " + ex.getMessage()));
+        }
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong sampled = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Jobs chosen for re-execution so far (each is chosen when it ends done, before its re-execution starts). */
+    public long sampled() {
+        return sampled.get();
+    }
+
+    private void sample(JobEntry done, Event record, JobResult claimed, Preimage k) {
+        if (execution.isEmpty() || !sampler.sample(done.peer(), done.id())) {
+            return;
+        }
+        sampled.incrementAndGet();
+        try {
+            runner.execute(() -> reexecute(done, record, claimed, k));
+        } catch (RejectedExecutionException ex) {
+            LOG.warnf("job %s: no thread to re-execute it", done.id());
+        }
+    }
+
+    private void reexecute(JobEntry done, Event record, JobResult claimed, Preimage k) {
+        Request q = request(done);
+        Optional<byte[]> module = blobs.get(q.spec().module());
+        Optional<byte[]> input = blobs.get(q.spec().input());
+        if (module.isEmpty() || input.isEmpty()) {
+            LOG.warnf("job %s: not re-executed, its blobs left the store", done.id());
+            return;
+        }
+        boolean match;
+        JobResult local = null;
+        try {
+            local = execution.get().run(module.get(), input.get(), q.spec());
+            match = local.exitCode() == claimed.exitCode() && local.fuelUsed() == claimed.fuelUsed()
+                    && local.outputDigest().equals(claimed.outputDigest());
+        } catch (JobFailure f) {
+            match = false;
+            LOG.warnf("job %s: the worker returned a result, the re-execution here: %s", done.id(), f.getMessage());
+        }
+        JobEntry now = book.find(JobEntry.Role.BUYER, done.id()).orElse(done);
+        book.save(new JobEntry(now.id(), now.role(), now.peer(), now.request(), now.state(), now.priceMsat(),
+                now.rail(), now.invoice(), now.paymentHash(), now.key(), now.sealed(), now.result(), now.error(),
+                match ? "match" : "mismatch", now.createdAt(), seconds.getAsLong(), now.version() + 1));
+        if (!match && local != null) {
+            findings.mismatch(now, record, claimed, local, k);
+        }
+    }
+
+    /**
+     * After a restart: payments in {@code paying} are followed (never paid afresh: the rail's pay on a hash it paid
+     * tracks that payment), paid jobs are opened again.
+     */
+    public void resume() {
+        for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAYING.word()))) {
+            if (payer.isPresent()) {
+                follow(e);
+            }
+        }
+        for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAID.word()))) {
+            open(e, Preimage.ofHex(e.key()));
+        }
+    }
+
+    /** Jobs that waited past {@code expirySeconds} for a sealed result (or sealed and unpaid) end expired. */
+    public void sweep() {
+        long now = seconds.getAsLong();
+        for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.REQUESTED.word(),
+                JobState.FETCHING.word(), JobState.SEALED.word()))) {
+            if (now - e.updatedAt() > settings.expirySeconds()) {
+                book.save(e.moved(JobState.EXPIRED.word(), now).withError("expired: no answer in "
+                        + settings.expirySeconds() + " s"));
+            }
+        }
+    }
+}

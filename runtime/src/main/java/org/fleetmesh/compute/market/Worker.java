@@ -1,0 +1,473 @@
+package org.fleetmesh.compute.market;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
+
+import org.fleetmesh.compute.Commitment;
+import org.fleetmesh.compute.JobFailure;
+import org.fleetmesh.compute.JobResult;
+import org.fleetmesh.compute.JobSpec;
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.spi.compute.JobBook;
+import org.fleetmesh.spi.compute.JobEntry;
+import org.fleetmesh.spi.settlement.Invoice;
+import org.fleetmesh.spi.settlement.PaymentHash;
+import org.fleetmesh.spi.settlement.Preimage;
+import org.jboss.logging.Logger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * The worker's side of compute/1.0 (docs/spec/compute.md, "Worker"): takes a request within its offer, fetches what
+ * it lacks, runs the job, seals the result under a fresh k, persists, invoices on SHA-256(k) and sends the sealed
+ * result; when the escrow reports the payment locked in, releases k (settles) and sends it; publishes the job record.
+ * Each state is saved in the {@link JobBook} before its side effect. Message handlers return at once: jobs run on
+ * {@code runner}.
+ */
+public final class Worker {
+    private static final Logger LOG = Logger.getLogger(Worker.class);
+
+    /** Sends a compute/1.0 message to a peer (short DID); false when it has no open link. */
+    public interface Peers {
+        boolean send(String peer, String type, ObjectNode body);
+    }
+
+    /** The escrow as the worker uses it (EscrowAgent over the node's rail). */
+    public interface Payee {
+        String rail();
+
+        Invoice open(PaymentHash hash, String peerDid, long amountMsat, String memo);
+
+        void release(Preimage k);
+    }
+
+    /** Checks a request's capability token; null when it may run, else why not. */
+    public interface Tokens {
+        String problem(Request q, String peerDid);
+    }
+
+    /** The settings a worker runs by. {@code cheatRate} is a test switch (docs/OPERATING.md). */
+    public record Settings(int queue, int chunkBytes, boolean requireToken, double cheatRate, boolean withholdKey) {
+    }
+
+    private final Offer offer;
+    private final byte[] nostrSecret;
+    private final JobBook book;
+    private final BlobStore blobs;
+    private final Execution execution;
+    private final Executor runner;
+    private final Optional<Payee> payee;
+    private final Peers peers;
+    private final java.util.function.Consumer<Event> publish;
+    private final Tokens tokens;
+    private final Settings settings;
+    private final LongSupplier seconds;
+    private final DoubleSupplier random;
+    private final AtomicInteger pending = new AtomicInteger();
+    private final Map<String, Fetching> fetching = new ConcurrentHashMap<>();
+    private final Map<PaymentHash, String> byHash = new ConcurrentHashMap<>();
+    private final AtomicInteger cheated = new AtomicInteger();
+
+    /** A request whose blobs are on their way. */
+    private static final class Fetching {
+        final String peer;
+        final String buyerKey;
+        final Request request;
+        final Map<String, ByteArrayOutputStream> parts = new ConcurrentHashMap<>();
+
+        Fetching(String peer, String buyerKey, Request request) {
+            this.peer = peer;
+            this.buyerKey = buyerKey;
+            this.request = request;
+        }
+    }
+
+    public Worker(Offer offer, byte[] nostrSecret, JobBook book, BlobStore blobs, Execution execution, Executor runner,
+            Optional<Payee> payee, Peers peers, java.util.function.Consumer<Event> publish, Tokens tokens,
+            Settings settings, LongSupplier seconds, DoubleSupplier random) {
+        this.offer = offer;
+        this.nostrSecret = nostrSecret.clone();
+        this.book = book;
+        this.blobs = blobs;
+        this.execution = execution;
+        this.runner = runner;
+        this.payee = payee;
+        this.peers = peers;
+        this.publish = publish;
+        this.tokens = tokens;
+        this.settings = settings;
+        this.seconds = seconds;
+        this.random = random;
+    }
+
+    public Offer offer() {
+        return offer;
+    }
+
+    /** Jobs falsified by the test switch so far. */
+    public int cheated() {
+        return cheated.get();
+    }
+
+    /** A request from {@code peer} (short DID), whose Nostr key (proven on the link) is {@code buyerKey} (hex). */
+    public void request(String peer, String buyerKey, JsonNode body) {
+        Request q;
+        try {
+            q = Request.fromJson(body);
+        } catch (MarketProtocolException e) {
+            // no digest without a readable request: the refusal names none
+            peers.send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse("", ComputeMessages.INVALID,
+                    e.getMessage()));
+            return;
+        }
+        String id = q.digest();
+        String why = refusal(q, peer);
+        if (why != null) {
+            int colon = why.indexOf(':');
+            peers.send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse(id, why.substring(0, colon),
+                    why.substring(colon + 1).trim()));
+            return;
+        }
+        if (book.find(JobEntry.Role.WORKER, id).isPresent()) {
+            return; // a repeated request: the job is under way or done; its messages were sent
+        }
+        if (pending.incrementAndGet() > settings.queue()) {
+            pending.decrementAndGet();
+            peers.send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse(id, ComputeMessages.BUSY,
+                    settings.queue() + " jobs are waiting here"));
+            return;
+        }
+        long now = seconds.getAsLong();
+        JobEntry e = JobEntry.fresh(id, JobEntry.Role.WORKER, peer, q.body().toString(),
+                JobState.REQUESTED.word(), now);
+        if (!book.save(e)) {
+            pending.decrementAndGet();
+            return;
+        }
+        List<String> missing = new ArrayList<>();
+        for (String h : List.of(q.spec().module(), q.spec().input())) {
+            if (!blobs.has(h) && !missing.contains(h)) {
+                missing.add(h);
+            }
+        }
+        if (missing.isEmpty()) {
+            run(e, q, buyerKey);
+            return;
+        }
+        JobEntry f = e.moved(JobState.FETCHING.word(), now);
+        book.save(f);
+        fetching.put(id, new Fetching(peer, buyerKey, q));
+        peers.send(peer, ComputeMessages.FETCH, ComputeMessages.fetch(id, missing));
+    }
+
+    /** Why the request does not fit this worker's offer, as {@code "<reason>: <detail>"}, or null. */
+    private String refusal(Request q, String peer) {
+        JobSpec s = q.spec();
+        if (s.fuelLimit() > offer.maxFuel()) {
+            return ComputeMessages.LIMITS + ": fuel_limit " + s.fuelLimit() + " is above max_fuel " + offer.maxFuel();
+        }
+        if (s.memoryPages() > offer.maxMemoryPages()) {
+            return ComputeMessages.LIMITS + ": memory_pages " + s.memoryPages() + " is above max_memory_pages "
+                    + offer.maxMemoryPages();
+        }
+        if (!offer.free()) {
+            if (payee.isEmpty() || !q.rail().equals(payee.get().rail()) || !offer.rails().contains(q.rail())) {
+                return ComputeMessages.RAIL + ": this worker takes " + offer.rails() + ", not \"" + q.rail() + "\"";
+            }
+            if (offer.minPrice() > q.maxPriceMsat()) {
+                return ComputeMessages.PRICE + ": min_price " + offer.minPrice() + " msat is above max_price_msat "
+                        + q.maxPriceMsat();
+            }
+        }
+        if (q.token().isPresent() || settings.requireToken()) {
+            if (q.token().isEmpty()) {
+                return ComputeMessages.TOKEN + ": this worker runs jobs only with a capability token";
+            }
+            String p = tokens.problem(q, peer);
+            if (p != null) {
+                return ComputeMessages.TOKEN + ": " + p;
+            }
+        }
+        return null;
+    }
+
+    /** A chunk of a blob this worker fetched. */
+    public void blob(String peer, JsonNode body) {
+        String id;
+        String hash;
+        long offset;
+        long total;
+        byte[] data;
+        try {
+            id = ComputeMessages.text(body, "request");
+            hash = ComputeMessages.text(body, "hash");
+            offset = ComputeMessages.integer(body, "offset");
+            total = ComputeMessages.integer(body, "total");
+            data = ComputeMessages.base64(body, "data");
+        } catch (MarketProtocolException e) {
+            LOG.debugf("a blob from %s is malformed: %s", peer, e.getMessage());
+            return;
+        }
+        Fetching f = fetching.get(id);
+        if (f == null || !f.peer.equals(peer)) {
+            return; // not asked for (or already complete)
+        }
+        Request q = f.request;
+        if (!hash.equals(q.spec().module()) && !hash.equals(q.spec().input())) {
+            fail(id, ComputeMessages.INVALID, "blob " + hash + " is not part of the job");
+            return;
+        }
+        if (data.length > ComputeMessages.MAX_CHUNK || total > blobs.maxBlob()) {
+            fail(id, ComputeMessages.LIMITS, "a blob is at most " + blobs.maxBlob() + " bytes, a chunk at most "
+                    + ComputeMessages.MAX_CHUNK);
+            return;
+        }
+        ByteArrayOutputStream part = f.parts.computeIfAbsent(hash, h -> new ByteArrayOutputStream());
+        synchronized (part) {
+            if (offset != part.size() || offset + data.length > total) {
+                fail(id, ComputeMessages.INVALID, "blob " + hash + ": chunk at " + offset + " after " + part.size()
+                        + " bytes of " + total);
+                return;
+            }
+            part.write(data, 0, data.length);
+            if (part.size() < total) {
+                return;
+            }
+            byte[] whole = part.toByteArray();
+            if (!JobSpec.sha256(whole).equals(hash)) {
+                fail(id, ComputeMessages.INVALID, "blob " + hash + ": the bytes hash to " + JobSpec.sha256(whole));
+                return;
+            }
+            try {
+                blobs.put(whole);
+            } catch (BlobStore.Refused r) {
+                fail(id, r.tooLarge() ? ComputeMessages.LIMITS : ComputeMessages.BUSY, r.getMessage());
+                return;
+            }
+        }
+        if (blobs.has(q.spec().module()) && blobs.has(q.spec().input()) && fetching.remove(id) != null) {
+            book.find(JobEntry.Role.WORKER, id).ifPresent(e -> run(e, q, f.buyerKey));
+        }
+    }
+
+    /** Ends a job that had not run yet, telling the buyer why. */
+    private void fail(String id, String reason, String detail) {
+        Fetching f = fetching.remove(id);
+        book.find(JobEntry.Role.WORKER, id).ifPresent(e -> {
+            if (!JobState.of(e.state()).isFinal()) {
+                book.save(e.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError(reason + ": " + detail));
+                pending.decrementAndGet();
+                peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(id, reason, detail));
+            }
+        });
+        if (f == null) {
+            LOG.debugf("job %s: %s: %s", id, reason, detail);
+        }
+    }
+
+    private void run(JobEntry e, Request q, String buyerKey) {
+        JobEntry r = e.moved(JobState.RUNNING.word(), seconds.getAsLong());
+        book.save(r);
+        try {
+            runner.execute(() -> execute(r, q, buyerKey));
+        } catch (RejectedExecutionException ex) {
+            book.save(r.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError("busy: the runner is full"));
+            pending.decrementAndGet();
+            peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), ComputeMessages.BUSY,
+                    "the runner is full"));
+        }
+    }
+
+    private void execute(JobEntry e, Request q, String buyerKey) {
+        try {
+            byte[] module = blobs.get(q.spec().module()).orElse(null);
+            byte[] input = blobs.get(q.spec().input()).orElse(null);
+            if (module == null || input == null) {
+                // not fail(): the pending count drops once, in finally
+                String why = "the module or input left the store before the job ran";
+                book.save(e.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError("blob: " + why));
+                peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(),
+                        ComputeMessages.BLOB_MISSING, why));
+                return;
+            }
+            JobResult result;
+            try {
+                result = execution.run(module, input, q.spec());
+            } catch (JobFailure f) {
+                book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError(f.getMessage()));
+                peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), f.reason().words(),
+                        f.getMessage()));
+                return;
+            }
+            sealAndInvoice(e, q, buyerKey, result);
+        } catch (RuntimeException ex) {
+            LOG.errorf(ex, "job %s failed here", e.id());
+            book.find(JobEntry.Role.WORKER, e.id()).ifPresent(now -> {
+                if (!JobState.of(now.state()).isFinal()) {
+                    book.save(now.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("error: "
+                            + ex.getMessage()));
+                }
+            });
+            peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), "error",
+                    "the worker failed: " + ex.getClass().getSimpleName()));
+        } finally {
+            pending.decrementAndGet();
+        }
+    }
+
+    private void sealAndInvoice(JobEntry e, Request q, String buyerKey, JobResult honest) {
+        JobResult result = honest;
+        if (settings.cheatRate() > 0 && random.getAsDouble() < settings.cheatRate()) {
+            result = falsified(honest);
+            cheated.incrementAndGet();
+        }
+        long price = offer.free() ? 0 : offer.price(result.fuelUsed());
+        if (price > q.maxPriceMsat()) {
+            book.save(e.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError("price: " + price + " msat"));
+            peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), ComputeMessages.PRICE,
+                    "the job used " + result.fuelUsed() + " fuel: " + price + " msat, above max_price_msat "
+                            + q.maxPriceMsat()));
+            return;
+        }
+        Preimage k = Preimage.random();
+        byte[] key = k.toBytes();
+        String commitment = Commitment.of(key, Commitment.Summary.of(result));
+        JobRecord rec = new JobRecord(e.id(), q.spec().digest(), q.spec().module(), q.spec().input(), commitment,
+                k.hash().hex(), result.fuelUsed(), price, execution.runtime(), buyerKey, Optional.empty());
+        Event recordEvent = rec.sign(nostrSecret, seconds.getAsLong());
+        Seal.Sealed sealed = Seal.seal(key, e.id(), ResultJson.write(result).getBytes(StandardCharsets.UTF_8));
+        String rail = price == 0 ? "" : payee.get().rail();
+        // persisted with k before any invoice exists: a crash here loses nothing the buyer could have paid for
+        JobEntry s = e.moved(JobState.SEALED.word(), seconds.getAsLong()).withKey(k.revealHex())
+                .withPrice(price, rail, "", k.hash().hex())
+                .withSealed(ComputeMessages.sealed(e.id(), sealed.nonce(), sealed.ciphertext(), recordEvent, null)
+                        .toString())
+                .withResult(ResultJson.write(result));
+        book.save(s);
+        byHash.put(k.hash(), e.id());
+        if (price == 0) {
+            peers.send(e.peer(), ComputeMessages.SEALED, ComputeMessages.sealed(e.id(), sealed.nonce(),
+                    sealed.ciphertext(), recordEvent, null));
+            if (!settings.withholdKey()) {
+                released(s, k);
+            }
+            return;
+        }
+        Invoice inv = payee.get().open(k.hash(), e.peer(), price, "fleetmesh compute job " + e.id());
+        ObjectNode body = ComputeMessages.sealed(e.id(), sealed.nonce(), sealed.ciphertext(), recordEvent,
+                inv.paymentRequest());
+        JobEntry invoiced = book.find(JobEntry.Role.WORKER, e.id()).orElse(s);
+        book.save(invoiced.moved(JobState.SEALED.word(), seconds.getAsLong())
+                .withPrice(price, rail, inv.paymentRequest(), k.hash().hex()).withSealed(body.toString()));
+        peers.send(e.peer(), ComputeMessages.SEALED, body);
+    }
+
+    /** The test switch's lie: one output byte flipped, digests recomputed (the seal and commitment stay consistent). */
+    static JobResult falsified(JobResult r) {
+        byte[] out = r.stdout().length == 0 ? new byte[] { 'x' } : r.stdout().clone();
+        out[0] ^= 0x01;
+        return new JobResult(r.exitCode(), out, r.stderr(), r.fuelUsed(), r.moduleHash(), r.inputDigest(),
+                JobSpec.sha256(out));
+    }
+
+    /** The escrow of {@code hash} is paid (the payment locked in): release k, tell the buyer, publish the record. */
+    public void paid(PaymentHash hash) {
+        Optional<JobEntry> e = entry(hash);
+        if (e.isEmpty()) {
+            LOG.warnf("an escrow on %s was paid, but no job here has that payment hash", hash);
+            return;
+        }
+        JobEntry p = e.get();
+        if (p.state().equals(JobState.SEALED.word())) {
+            p = p.moved(JobState.PAID.word(), seconds.getAsLong());
+            book.save(p);
+        }
+        if (!p.state().equals(JobState.PAID.word())) {
+            return;
+        }
+        if (settings.withholdKey()) {
+            LOG.warnf("job %s is paid; the test switch withholds its key", p.id());
+            return;
+        }
+        Preimage k = Preimage.ofHex(p.key());
+        payee.get().release(k);
+        released(p, k);
+    }
+
+    private void released(JobEntry e, Preimage k) {
+        JobEntry d = e.moved(JobState.DONE.word(), seconds.getAsLong());
+        book.save(d);
+        peers.send(e.peer(), ComputeMessages.KEY, ComputeMessages.key(e.id(), k.revealHex()));
+        publishFinal(d);
+    }
+
+    private void publishFinal(JobEntry d) {
+        try {
+            JsonNode sealed = ComputeMessages.JSON.readTree(d.sealed());
+            Event rec = new org.fleetmesh.nostr.MessageParser(org.fleetmesh.nostr.MessageParser.Limits.DEFAULT)
+                    .parseEvent(sealed.get("record").toString());
+            JobRecord r = JobRecord.parse(rec);
+            String out = ResultJson.read(d.result()).outputDigest();
+            publish.accept(r.withOutput(out).sign(nostrSecret, Math.max(seconds.getAsLong(), rec.createdAt() + 1)));
+        } catch (Exception ex) {
+            LOG.errorf(ex, "the final record of job %s was not published", d.id());
+        }
+    }
+
+    /** The escrow of {@code hash} ended unpaid (canceled or expired): k stays here. */
+    public void ended(PaymentHash hash, boolean expired) {
+        entry(hash).ifPresent(e -> {
+            if (!JobState.of(e.state()).isFinal()) {
+                book.save(e.moved(JobState.EXPIRED.word(), seconds.getAsLong())
+                        .withError(expired ? "expired: the invoice was not paid in time" : "refunded"));
+            }
+        });
+    }
+
+    private Optional<JobEntry> entry(PaymentHash hash) {
+        String id = byHash.get(hash);
+        if (id != null) {
+            return book.find(JobEntry.Role.WORKER, id);
+        }
+        for (JobEntry e : book.inStates(JobEntry.Role.WORKER, List.of(JobState.SEALED.word(),
+                JobState.PAID.word()))) {
+            if (e.paymentHash().equals(hash.hex())) {
+                byHash.put(hash, e.id());
+                return Optional.of(e);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The key of an escrow, for {@code EscrowAgent.resume} (a release that had not reached the rail). */
+    public Optional<Preimage> key(PaymentHash hash) {
+        return entry(hash).filter(e -> !e.key().isEmpty()).map(e -> Preimage.ofHex(e.key()));
+    }
+
+    /**
+     * After a restart: jobs that were requested, fetching or running are refused (their runs are gone; the buyer may
+     * ask again), paid ones get their key released. Sealed ones wait for the escrow's reports.
+     */
+    public void resume() {
+        for (JobEntry e : book.inStates(JobEntry.Role.WORKER, List.of(JobState.REQUESTED.word(),
+                JobState.FETCHING.word(), JobState.RUNNING.word()))) {
+            book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("error: the worker restarted"));
+            peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), "error",
+                    "the worker restarted; ask again"));
+        }
+        for (JobEntry e : book.inStates(JobEntry.Role.WORKER, List.of(JobState.PAID.word()))) {
+            paid(PaymentHash.ofHex(e.paymentHash()));
+        }
+    }
+}

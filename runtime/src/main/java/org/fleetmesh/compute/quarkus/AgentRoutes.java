@@ -1,0 +1,214 @@
+package org.fleetmesh.compute.quarkus;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+
+import org.fleetmesh.compute.agent.AgentApi;
+import org.fleetmesh.compute.agent.AgentGuard;
+import org.fleetmesh.compute.market.Market;
+import org.fleetmesh.identity.DidResolver;
+import org.fleetmesh.identity.capability.CapabilityVerifier;
+import org.fleetmesh.identity.quarkus.NodeIdentity;
+import org.jboss.logging.Logger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.Route;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * The agent API's routes (docs/spec/compute-agent.md, docs/spec/compute-agent-api.yaml), thin over
+ * {@link AgentApi}: the token is checked before a body is read, bodies are bounded (413), the logic runs off the event
+ * loop. {@link #ROUTES} lists what is served, and the OpenAPI document lists exactly these.
+ */
+@ApplicationScoped
+public class AgentRoutes {
+    private static final Logger LOG = Logger.getLogger(AgentRoutes.class);
+    static final String BASE = "/mesh/compute";
+    static final String OPENAPI = "META-INF/fleetmesh/compute-agent-api.yaml";
+    private static final String BODY = "fleetmesh.agent.body";
+    /** Every method and path served under {@link #BASE}, in the OpenAPI document's notation. */
+    public static final List<String> ROUTES = List.of("GET /mesh/compute/offers", "PUT /mesh/compute/blobs",
+            "POST /mesh/compute/jobs", "GET /mesh/compute/jobs", "GET /mesh/compute/jobs/{id}",
+            "POST /mesh/compute/jobs/{id}/pay", "GET /mesh/compute/jobs/{id}/result", "GET /mesh/compute/openapi.yaml");
+
+    @Inject
+    AgentConfig config;
+
+    @Inject
+    NodeIdentity identity;
+
+    @Inject
+    Instance<Market> market;
+
+    private volatile AgentApi api;
+    private byte[] document;
+
+    void routes(@Observes Router router) {
+        if (!config.enabled()) {
+            LOG.info("compute agent API is off (fleetmesh.compute.agent.enabled=false)");
+            return;
+        }
+        document = document();
+        router.get(BASE + "/openapi.yaml").handler(ctx -> ctx.response().setStatusCode(200)
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/yaml").end(io.vertx.core.buffer.Buffer.buffer(document)));
+        guarded(router.get(BASE + "/offers")).blockingHandler(ctx -> answer(ctx, api().offers(auth(ctx))));
+        bounded(guarded(router.put(BASE + "/blobs")), config.maxBlobBytes())
+                .blockingHandler(ctx -> answer(ctx, api().putBlob(auth(ctx), body(ctx))));
+        bounded(guarded(router.post(BASE + "/jobs")), config.maxBodyBytes())
+                .blockingHandler(ctx -> answer(ctx, api().submit(auth(ctx),
+                        new String(body(ctx), java.nio.charset.StandardCharsets.UTF_8))));
+        guarded(router.get(BASE + "/jobs")).blockingHandler(ctx -> answer(ctx, api().jobs(auth(ctx))));
+        guarded(router.get(BASE + "/jobs/:id")).blockingHandler(ctx -> answer(ctx, api().job(auth(ctx), id(ctx))));
+        guarded(router.post(BASE + "/jobs/:id/pay")).blockingHandler(ctx -> answer(ctx, api().pay(auth(ctx), id(ctx))));
+        guarded(router.get(BASE + "/jobs/:id/result"))
+                .blockingHandler(ctx -> answer(ctx, api().result(auth(ctx), id(ctx))));
+    }
+
+    /** Refuses a request without a good token before anything else happens; 503 without a market. */
+    private Route guarded(Route route) {
+        return route.handler(ctx -> {
+            if (!market.isResolvable()) {
+                json(ctx, 503, error("unavailable: this node has no compute market"));
+                return;
+            }
+            AgentGuard.Access a = api().access(auth(ctx));
+            if (!a.allowed()) {
+                if (a.status() == 401) {
+                    ctx.response().putHeader("WWW-Authenticate", "Bearer");
+                }
+                json(ctx, a.status(), error(a.reason()));
+                return;
+            }
+            ctx.next();
+        });
+    }
+
+    /**
+     * Reads the body after the guard, at most {@code limit} bytes: a declared {@code Content-Length} past it is
+     * refused before a byte is read, a stream past it when it gets there (the rest is discarded). Vert.x's
+     * BodyHandler cannot follow a handler, so the guard could not come first with it.
+     */
+    private static Route bounded(Route route, int limit) {
+        return route.handler(ctx -> {
+            io.vertx.core.http.HttpServerRequest req = ctx.request();
+            String declared = req.getHeader(HttpHeaders.CONTENT_LENGTH);
+            if (declared != null) {
+                long n;
+                try {
+                    n = Long.parseLong(declared.strip());
+                } catch (NumberFormatException e) {
+                    n = -1;
+                }
+                if (n < 0 || n > limit) {
+                    tooLarge(ctx, limit);
+                    return;
+                }
+            }
+            io.vertx.core.buffer.Buffer body = io.vertx.core.buffer.Buffer.buffer();
+            boolean[] over = {false};
+            req.handler(chunk -> {
+                if (over[0]) {
+                    return;
+                }
+                if (body.length() + chunk.length() > limit) {
+                    over[0] = true;
+                    tooLarge(ctx, limit);
+                    return;
+                }
+                body.appendBuffer(chunk);
+            });
+            req.exceptionHandler(e -> LOG.debugf("agent API body of %s %s failed: %s", req.method(), req.path(), e));
+            req.endHandler(v -> {
+                if (!over[0] && !ctx.response().ended()) {
+                    ctx.put(BODY, body.getBytes());
+                    ctx.next();
+                }
+            });
+            req.resume();
+        });
+    }
+
+    private static void tooLarge(RoutingContext ctx, int limit) {
+        ctx.response().putHeader("Connection", "close");
+        json(ctx, 413, error("too large: the body is over " + limit + " bytes"));
+    }
+
+    private static byte[] body(RoutingContext ctx) {
+        byte[] b = ctx.get(BODY);
+        return b == null ? new byte[0] : b;
+    }
+
+    private AgentApi api() {
+        AgentApi a = api;
+        if (a == null) {
+            synchronized (this) {
+                a = api;
+                if (a == null) {
+                    a = new AgentApi(market.get(), new AgentGuard(roots(), Clock.systemUTC()), new AgentApi.Limits(
+                            config.activeJobsPerToken(), config.rememberedJobs(), config.listLimit(),
+                            config.defaultMemoryPages()));
+                    api = a;
+                }
+            }
+        }
+        return a;
+    }
+
+    private List<CapabilityVerifier> roots() {
+        List<CapabilityVerifier> roots = new ArrayList<>();
+        roots.add(CapabilityVerifier.of(identity.secrets().publicKeys().transport()));
+        for (String did : config.trustedRoots().orElse(List.of())) {
+            roots.add(CapabilityVerifier.forDid(did, DidResolver.offline()));
+        }
+        return roots;
+    }
+
+    private static byte[] document() {
+        try (InputStream in = AgentRoutes.class.getClassLoader().getResourceAsStream(OPENAPI)) {
+            if (in == null) {
+                throw new IllegalStateException(OPENAPI + " is missing from the runtime jar");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + OPENAPI, e);
+        }
+    }
+
+    private static String auth(RoutingContext ctx) {
+        return ctx.request().getHeader("Authorization");
+    }
+
+    private static String id(RoutingContext ctx) {
+        return ctx.pathParam("id");
+    }
+
+    private static void answer(RoutingContext ctx, AgentApi.Answer a) {
+        if (a.status() == 401) {
+            ctx.response().putHeader("WWW-Authenticate", "Bearer");
+        }
+        json(ctx, a.status(), a.body());
+    }
+
+    private static JsonNode error(String reason) {
+        return new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("error", reason);
+    }
+
+    private static void json(RoutingContext ctx, int status, JsonNode body) {
+        if (ctx.response().ended()) {
+            return;
+        }
+        ctx.response().setStatusCode(status).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .end(body.toString());
+    }
+}

@@ -1,0 +1,236 @@
+package org.fleetmesh.compute.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.HexFormat;
+import java.util.List;
+
+import org.fleetmesh.compute.JobSpec;
+import org.fleetmesh.identity.NodeDidDocument;
+import org.fleetmesh.identity.NodeEndpoints;
+import org.fleetmesh.identity.NodeSecrets;
+import org.fleetmesh.identity.SecretKey;
+import org.fleetmesh.identity.capability.CapabilityIssuer;
+import org.fleetmesh.identity.capability.CapabilityVerifier;
+import org.fleetmesh.identity.capability.Right;
+import org.fleetmesh.identity.capability.Rights;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class AgentApiTest {
+    static final Instant NOW = Instant.parse("2026-05-01T12:00:00Z");
+    static final NodeSecrets SECRETS = NodeSecrets.of(key("01".repeat(32)), key("02".repeat(32)), key("03".repeat(32)));
+    static final NodeSecrets OTHER = NodeSecrets.of(key("04".repeat(32)), key("05".repeat(32)), key("06".repeat(32)));
+    static final NodeDidDocument NODE = doc(SECRETS);
+    static final NodeDidDocument TRUSTED = doc(OTHER);
+
+    FakeMarket market;
+    AgentApi api;
+    String module;
+
+    static SecretKey key(String hex) {
+        return new SecretKey(HexFormat.of().parseHex(hex));
+    }
+
+    static NodeDidDocument doc(NodeSecrets s) {
+        return NodeDidDocument.of(s.publicKeys(), NodeEndpoints.of("ws://n.example/", "ws://n.example/mesh",
+                "http://n.example/didcomm"));
+    }
+
+    static String bearer(NodeSecrets s, Rights rights) {
+        return "Bearer " + CapabilityIssuer.forNode(s, doc(s)).issue("agent", rights, NOW.plusSeconds(3600));
+    }
+
+    static String compute(long fuel) {
+        return bearer(SECRETS, Rights.computeRun(fuel));
+    }
+
+    @BeforeEach
+    void setUp() throws Exception {
+        market = new FakeMarket();
+        api = api(3);
+        module = market.putBlob(new byte[] {0, 'a', 's', 'm', 1, 0, 0, 0});
+    }
+
+    AgentApi api(int active) {
+        AgentGuard guard = new AgentGuard(List.of(CapabilityVerifier.forNode(NODE), CapabilityVerifier.forNode(TRUSTED)),
+                Clock.fixed(NOW, ZoneOffset.UTC));
+        return new AgentApi(market, guard, new AgentApi.Limits(active, 100, 50, 16));
+    }
+
+    String body(long fuel) {
+        return "{\"worker\":\"local\",\"module\":\"" + module + "\",\"fuel_limit\":" + fuel + ",\"args\":[\"x\"]}";
+    }
+
+    @Test
+    void withoutTokenIs401WithAReason() {
+        AgentApi.Answer a = api.offers(null);
+        assertEquals(401, a.status());
+        assertTrue(a.body().path("error").asText().contains("compute:run"), a.body().toString());
+        assertEquals(401, api.offers("Basic abc").status());
+        assertEquals(401, api.offers("Bearer not-a-token").status());
+    }
+
+    @Test
+    void tokenOfAnotherNodeIs401() {
+        NodeSecrets stranger = NodeSecrets.of(key("07".repeat(32)), key("08".repeat(32)), key("09".repeat(32)));
+        AgentApi.Answer a = api.offers(bearer(stranger, Rights.computeRun(10)));
+        assertEquals(401, a.status());
+        assertTrue(a.body().path("error").asText().startsWith("unauthorized: bad-signature"), a.body().toString());
+    }
+
+    @Test
+    void tokenWithoutComputeRunIs403() {
+        AgentApi.Answer a = api.offers(bearer(SECRETS, Rights.of(Right.ADMIN_READ)));
+        assertEquals(403, a.status());
+        assertTrue(a.body().path("error").asText().contains("right-not-granted"), a.body().toString());
+    }
+
+    @Test
+    void tokenOfATrustedDidIsAllowed() {
+        assertEquals(200, api.offers(bearer(OTHER, Rights.computeRun(10))).status());
+    }
+
+    @Test
+    void fuelOverTheTokensLimitIs403AndNothingIsSubmitted() {
+        AgentApi.Answer a = api.submit(compute(1000), body(1001));
+        assertEquals(403, a.status());
+        assertTrue(a.body().path("error").asText().contains("fuel-over-limit"), a.body().toString());
+        assertTrue(market.submitted.isEmpty());
+        assertEquals(201, api.submit(compute(1000), body(1000)).status());
+    }
+
+    @Test
+    void submitReadsTopLevelMembersWithDefaults() {
+        AgentApi.Answer a = api.submit(compute(1000), body(500));
+        assertEquals(201, a.status(), a.body().toString());
+        JobSpec s = market.submitted.get(0).spec();
+        assertEquals(module, s.module());
+        assertEquals(JobSpec.sha256(new byte[0]), s.input(), "no input: the empty stdin");
+        assertTrue(market.blobs.containsKey(s.input()), "the empty input is stored");
+        assertEquals(List.of("x"), s.args());
+        assertEquals(16, s.memoryPages());
+        assertEquals(0, s.time());
+        assertEquals("0".repeat(64), s.seed());
+        assertEquals("ln", market.submitted.get(0).rail());
+        assertEquals(false, market.submitted.get(0).autoPay());
+    }
+
+    @Test
+    void submitReadsAJobObject() {
+        JobSpec spec = new JobSpec(module, module, List.of(), 99, 2, 1700000000, "ab".repeat(32));
+        String b = "{\"worker\":\"any\",\"job\":" + spec.canonicalJson() + ",\"max_price_msat\":5000,\"auto_pay\":true}";
+        assertEquals(201, api.submit(compute(1000), b).status());
+        assertEquals(spec, market.submitted.get(0).spec());
+        assertEquals(5000, market.submitted.get(0).maxPriceMsat());
+        assertTrue(market.submitted.get(0).autoPay());
+    }
+
+    @Test
+    void badSubmissionsAre400WithTheMember() {
+        String t = compute(1000);
+        assertEquals(400, api.submit(t, "not json").status());
+        assertEquals(400, api.submit(t, "[1]").status());
+        AgentApi.Answer noWorker = api.submit(t, "{\"module\":\"" + module + "\",\"fuel_limit\":1}");
+        assertTrue(noWorker.body().path("error").asText().contains("worker"), noWorker.body().toString());
+        AgentApi.Answer badModule = api.submit(t, "{\"worker\":\"local\",\"module\":\"xyz\",\"fuel_limit\":1}");
+        assertEquals(400, badModule.status());
+        assertTrue(badModule.body().path("error").asText().contains("module"), badModule.body().toString());
+        AgentApi.Answer price = api.submit(t, "{\"worker\":\"local\",\"module\":\"" + module
+                + "\",\"fuel_limit\":1,\"max_price_msat\":-1}");
+        assertTrue(price.body().path("error").asText().contains("max_price_msat"), price.body().toString());
+        assertTrue(market.submitted.isEmpty());
+    }
+
+    @Test
+    void marketRefusalKeepsItsStatus() {
+        AgentApi.Answer a = api.submit(compute(1000), body(1).replace("\"local\"", "\"nobody\""));
+        assertEquals(400, a.status());
+        market.maxBlob = 4;
+        assertEquals(413, api.putBlob(compute(1), new byte[5]).status());
+    }
+
+    @Test
+    void activeJobsPerTokenAreBoundedAndEndedJobsFreeTheirPlace() {
+        String t = compute(1000);
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            AgentApi.Answer a = api.submit(t, body(1));
+            assertEquals(201, a.status());
+            ids.add(a.body().path("id").asText());
+        }
+        AgentApi.Answer busy = api.submit(t, body(1));
+        assertEquals(429, busy.status());
+        assertTrue(busy.body().path("error").asText().startsWith("busy:"), busy.body().toString());
+        assertEquals(3, market.submitted.size());
+        // another token has its own bound
+        assertEquals(201, api.submit(compute(1000), body(1)).status());
+        market.fail(ids.get(0), "trap: unreachable");
+        assertEquals(201, api.submit(t, body(1)).status());
+    }
+
+    @Test
+    void jobsAreVisibleOnlyToTheTokenThatSubmittedThem() {
+        String mine = compute(1000);
+        String other = compute(1000);
+        String id = api.submit(mine, body(1)).body().path("id").asText();
+        assertEquals(200, api.job(mine, id).status());
+        assertEquals(id, api.job(mine, id).body().path("id").asText());
+        assertEquals(404, api.job(other, id).status());
+        assertEquals(404, api.result(other, id).status());
+        assertEquals(404, api.pay(other, id).status());
+        assertEquals(1, api.jobs(mine).body().path("jobs").size());
+        assertEquals(0, api.jobs(other).body().path("jobs").size());
+    }
+
+    @Test
+    void resultIs409UntilDoneThen200And410WhenFailed() {
+        String t = compute(1000);
+        String id = api.submit(t, body(1)).body().path("id").asText();
+        assertEquals(409, api.result(t, id).status());
+        market.finish(id, "hello", 42);
+        AgentApi.Answer r = api.result(t, id);
+        assertEquals(200, r.status());
+        assertEquals("aGVsbG8=", r.body().path("stdout").asText());
+        assertEquals(42, r.body().path("fuel_used").asLong());
+        String id2 = api.submit(t, body(1)).body().path("id").asText();
+        market.fail(id2, "fuel exhausted");
+        AgentApi.Answer gone = api.result(t, id2);
+        assertEquals(410, gone.status());
+        assertTrue(gone.body().path("error").asText().contains("fuel exhausted"), gone.body().toString());
+    }
+
+    @Test
+    void payPassesToTheMarketOnce() {
+        String t = compute(1000);
+        String id = api.submit(t, body(1)).body().path("id").asText();
+        assertEquals(409, api.pay(t, id).status(), "nothing to pay before the sealed result");
+        market.seal(id, 1000, "lnbcrt10n1...");
+        assertEquals(200, api.pay(t, id).status());
+        assertEquals(409, api.pay(t, id).status(), "paying twice is refused by the market");
+        assertEquals(List.of(id), market.paid);
+    }
+
+    @Test
+    void putBlobAnswersItsHash() {
+        AgentApi.Answer a = api.putBlob(compute(1), "abc".getBytes());
+        assertEquals(200, a.status());
+        assertEquals(JobSpec.sha256("abc".getBytes()), a.body().path("sha256").asText());
+    }
+
+    @Test
+    void rememberedJobsAreBounded() {
+        AgentApi small = new AgentApi(market, new AgentGuard(List.of(CapabilityVerifier.forNode(NODE)),
+                Clock.fixed(NOW, ZoneOffset.UTC)), new AgentApi.Limits(100, 2, 50, 16));
+        String t = compute(1000);
+        String first = small.submit(t, body(1)).body().path("id").asText();
+        small.submit(t, body(1));
+        small.submit(t, body(1));
+        assertEquals(404, small.job(t, first).status(), "the oldest owner is forgotten");
+        assertEquals(2, small.jobs(t).body().path("jobs").size());
+    }
+}

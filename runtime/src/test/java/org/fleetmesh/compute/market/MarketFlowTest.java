@@ -1,0 +1,534 @@
+package org.fleetmesh.compute.market;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import org.fleetmesh.compute.JobFailure;
+import org.fleetmesh.compute.JobResult;
+import org.fleetmesh.compute.JobSpec;
+import org.fleetmesh.compute.Runtimes;
+import org.fleetmesh.compute.Sandbox;
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.nostr.Schnorr;
+import org.fleetmesh.settlement.EscrowAgent;
+import org.fleetmesh.settlement.EscrowBook;
+import org.fleetmesh.settlement.MemoryLedgerStore;
+import org.fleetmesh.spi.compute.JobEntry;
+import org.fleetmesh.spi.settlement.Accounts;
+import org.fleetmesh.spi.settlement.EscrowState;
+import org.fleetmesh.spi.settlement.PaymentHash;
+import org.fleetmesh.spi.settlement.Preimage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * compute/1.0 between a worker and a buyer in one JVM: real sandbox (Chicory), real escrow agent and ledger, a hold-
+ * invoice rail in memory, messages delivered in order on one thread per side (as a link does).
+ */
+class MarketFlowTest {
+    static final String WORKER = "did:peer:worker";
+    static final String BUYER = "did:peer:buyer";
+    static final String ZEROS = "0".repeat(64);
+
+    final FakeRail rail = new FakeRail();
+    final MemoryLedgerStore ledger = new MemoryLedgerStore();
+    final MemoryJobBook workerBook = new MemoryJobBook();
+    final MemoryJobBook buyerBook = new MemoryJobBook();
+    final BlobStore workerBlobs = new BlobStore(1 << 20, 8 << 20, 3_600_000, System::currentTimeMillis);
+    final BlobStore buyerBlobs = new BlobStore(1 << 20, 8 << 20, 3_600_000, System::currentTimeMillis);
+    final ExecutorService toWorker = Executors.newSingleThreadExecutor();
+    final ExecutorService toBuyer = Executors.newSingleThreadExecutor();
+    final ExecutorService runner = Executors.newSingleThreadExecutor();
+    final ExecutorService payments = Executors.newFixedThreadPool(2);
+    final byte[] workerSecret = Schnorr.newSecretKey();
+    final byte[] buyerSecret = Schnorr.newSecretKey();
+    final PubKey workerKey = new PubKey(Schnorr.publicKey(workerSecret));
+    final String buyerKey = new PubKey(Schnorr.publicKey(buyerSecret)).hex();
+    final Sandbox sandbox = new Sandbox(Runtimes.get("chicory"), Sandbox.Limits.defaults());
+    final List<Event> published = new ArrayList<>();
+    final List<JobResult[]> mismatches = new ArrayList<>();
+    final List<String> sentToBuyer = new ArrayList<>();
+    Worker worker;
+    Buyer buyer;
+    EscrowAgent agent;
+    /** A sealed body the "network" rewrites on its way to the buyer (null: untouched). */
+    volatile java.util.function.UnaryOperator<ObjectNode> tamper;
+
+    Execution execution() {
+        return new Execution() {
+            @Override
+            public String runtime() {
+                return "chicory";
+            }
+
+            @Override
+            public JobResult run(byte[] module, byte[] input, JobSpec spec) throws JobFailure {
+                return sandbox.run(module, input, spec);
+            }
+        };
+    }
+
+    void start(long pricePerKfuel, long minPrice, Worker.Settings ws, Buyer.Settings bs, boolean sampleAll) {
+        agent = new EscrowAgent(new EscrowBook(ledger, Clock.systemUTC()), rail, Duration.ofMinutes(10), e -> {
+            if (e.state() == EscrowState.PAID) {
+                worker.paid(e.paymentHash());
+            } else if (e.state() == EscrowState.EXPIRED || e.state() == EscrowState.REFUNDED) {
+                worker.ended(e.paymentHash(), e.state() == EscrowState.EXPIRED);
+            }
+        });
+        Offer offer = new Offer("default", WORKER, List.of("chicory"), pricePerKfuel, minPrice, 1_000_000_000L, 64,
+                1 << 20, List.of("ln"), "");
+        Worker.Payee payee = new Worker.Payee() {
+            @Override
+            public String rail() {
+                return "ln";
+            }
+
+            @Override
+            public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amountMsat,
+                    String memo) {
+                return agent.open(hash, peerDid, amountMsat, memo);
+            }
+
+            @Override
+            public void release(Preimage k) {
+                agent.release(k, 0);
+            }
+        };
+        worker = new Worker(offer, workerSecret, workerBook, workerBlobs, execution(), runner, Optional.of(payee),
+                (peer, type, body) -> {
+                    toBuyer.execute(() -> toBuyer(type, body));
+                    return true;
+                }, published::add, (q, p) -> null, ws, () -> System.currentTimeMillis() / 1000, Math::random);
+        Buyer.Payer payer = new Buyer.Payer() {
+            @Override
+            public String rail() {
+                return "ln";
+            }
+
+            @Override
+            public org.fleetmesh.spi.settlement.DecodedRequest decode(String invoice) {
+                return rail.decode(invoice);
+            }
+
+            @Override
+            public org.fleetmesh.spi.settlement.PaymentResult pay(String invoice, long maxFeeMsat) {
+                return rail.pay(invoice, maxFeeMsat);
+            }
+        };
+        buyer = new Buyer(buyerKey, buyerBook, buyerBlobs, Optional.of(payer), Optional.of(execution()), payments,
+                (peer, type, body) -> {
+                    toWorker.execute(() -> toWorker(type, body));
+                    return true;
+                }, (w, id) -> sampleAll, (job, record, claimed, local, k) -> mismatches.add(
+                        new JobResult[] { claimed, local }), bs, () -> System.currentTimeMillis() / 1000);
+    }
+
+    void start(long pricePerKfuel, long minPrice) {
+        start(pricePerKfuel, minPrice, new Worker.Settings(4, 4096, false, 0, false),
+                new Buyer.Settings(1000, 4096, 600, false), false);
+    }
+
+    private void toBuyer(String type, ObjectNode body) {
+        synchronized (sentToBuyer) {
+            sentToBuyer.add(type);
+        }
+        switch (type) {
+            case ComputeMessages.FETCH -> buyer.fetch(WORKER, body);
+            case ComputeMessages.SEALED -> buyer.sealed(WORKER, tamper == null ? body : tamper.apply(body.deepCopy()));
+            case ComputeMessages.REFUSE -> buyer.refuse(WORKER, body);
+            case ComputeMessages.KEY -> buyer.key(WORKER, body);
+            default -> throw new IllegalStateException(type);
+        }
+    }
+
+    private void toWorker(String type, ObjectNode body) {
+        switch (type) {
+            case ComputeMessages.REQUEST -> worker.request(BUYER, buyerKey, body);
+            case ComputeMessages.BLOB -> worker.blob(BUYER, body);
+            default -> throw new IllegalStateException(type);
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        for (ExecutorService e : List.of(toWorker, toBuyer, runner, payments)) {
+            e.shutdownNow();
+        }
+    }
+
+    static byte[] module(String name) throws IOException {
+        try (InputStream in = MarketFlowTest.class.getResourceAsStream("/wasm/" + name)) {
+            return in.readAllBytes();
+        }
+    }
+
+    JobSpec spec(String module, byte[] input, long fuel) throws Exception {
+        String m = buyerBlobs.put(module(module));
+        String i = buyerBlobs.put(input);
+        return new JobSpec(m, i, List.of(), fuel, 32, 0, ZEROS);
+    }
+
+    Request request(JobSpec spec, long maxPrice) {
+        return new Request(spec, maxPrice, "ln", java.util.HexFormat.of().formatHex(new byte[16]).replace("00", "ab"),
+                BUYER, Optional.empty());
+    }
+
+    JobEntry await(String id, Predicate<JobEntry> done) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            Optional<JobEntry> e = buyerBook.find(JobEntry.Role.BUYER, id);
+            if (e.isPresent() && done.test(e.get())) {
+                return e.get();
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("job " + id + " did not get there: " + buyerBook.find(JobEntry.Role.BUYER, id));
+    }
+
+    static Predicate<JobEntry> in(JobState s) {
+        return e -> e.state().equals(s.word());
+    }
+
+    @Test
+    void paidJobEndsDoneWithTheResultOfALocalRunAndTheWorkerEarnsThePriceOnce() throws Exception {
+        start(1, 1000);
+        byte[] input = "hello market".getBytes(StandardCharsets.UTF_8);
+        JobSpec spec = spec("upper.wasm", input, 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        JobResult got = ResultJson.read(done.result());
+        JobResult local = sandbox.run(module("upper.wasm"), input, spec);
+        assertArrayEquals("HELLO MARKET".getBytes(StandardCharsets.UTF_8), got.stdout());
+        assertEquals(ResultJson.write(local), ResultJson.write(got));
+        long price = Offer.price(1, 1000, local.fuelUsed());
+        assertEquals(price, done.priceMsat());
+        PaymentHash h = PaymentHash.ofHex(done.paymentHash());
+        assertEquals(1, rail.pays(h), "paid once");
+        assertEquals(-price, ledger.balance(Accounts.INCOME), "income is credited the price");
+        assertEquals(EscrowState.KEY_RELEASED, ledger.escrow(h).get().state());
+        assertTrue(Preimage.ofHex(done.key()).unlocks(h));
+        // the final record carries the output digest and is signed by the worker
+        awaitPublished();
+        Event fin = published.get(0);
+        JobRecord r = JobRecord.parse(fin);
+        assertEquals(Optional.of(got.outputDigest()), r.output());
+        assertEquals(q.digest(), r.request());
+        assertEquals(workerKey, fin.pubkey());
+        assertEquals("done", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+    }
+
+    private void awaitPublished() throws InterruptedException {
+        for (int i = 0; i < 3000 && published.isEmpty(); i++) {
+            Thread.sleep(10);
+        }
+        assertFalse(published.isEmpty(), "the final record was published");
+    }
+
+    @Test
+    void workerFetchesTheModuleAndInputInChunksAndChecksThem() throws Exception {
+        start(1, 1000);
+        byte[] input = new byte[10_000];
+        java.util.Arrays.fill(input, (byte) 'a');
+        JobSpec spec = spec("sha256sum.wasm", input, 1_000_000_000);
+        Request q = request(spec, 10_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertTrue(workerBlobs.has(spec.module()) && workerBlobs.has(spec.input()));
+        String stdout = new String(ResultJson.read(done.result()).stdout(), StandardCharsets.UTF_8);
+        assertTrue(stdout.startsWith(JobSpec.sha256(input)), stdout);
+    }
+
+    @Test
+    void freeJobGetsItsKeyWithoutAnInvoice() throws Exception {
+        start(0, 0);
+        JobSpec spec = spec("upper.wasm", "x".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 0);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals(0, done.priceMsat());
+        assertTrue(done.invoice().isEmpty());
+        assertTrue(rail.held.isEmpty(), "no invoice was made");
+    }
+
+    @Test
+    void infiniteLoopEndsFailedWithFuelExhaustedAndNothingIsInvoiced() throws Exception {
+        start(1, 1000);
+        JobSpec spec = spec("spin.wasm", new byte[0], 5_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry end = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("failed", end.state());
+        assertTrue(end.error().startsWith("fuel exhausted"), end.error());
+        assertTrue(rail.held.isEmpty());
+    }
+
+    @Test
+    void aRecordSignedByAnotherKeyIsNotPaid() throws Exception {
+        start(1, 1000);
+        byte[] other = Schnorr.newSecretKey();
+        tamper = body -> {
+            try {
+                Event rec = new org.fleetmesh.nostr.MessageParser(org.fleetmesh.nostr.MessageParser.Limits.DEFAULT)
+                        .parseEvent(body.get("record").toString());
+                Event forged = org.fleetmesh.nostr.Events.sign(other, rec.createdAt(), rec.kind(), rec.tags(), "");
+                body.set("record", ComputeMessages.JSON.readTree(forged.json()));
+                return body;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        JobSpec spec = spec("upper.wasm", "abc".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry end = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("failed", end.state());
+        assertTrue(end.error().contains("not by the worker's key"), end.error());
+        assertEquals(0, rail.lockedIn.get(), "nothing paid");
+    }
+
+    @Test
+    void aPriceAboveTheBuyersMaximumIsRefusedBeforeAnyInvoice() throws Exception {
+        start(1_000_000, 1000);
+        JobSpec spec = spec("upper.wasm", "abc".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 5_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry end = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("refused", end.state());
+        assertTrue(end.error().startsWith("price"), end.error());
+        assertTrue(rail.held.isEmpty());
+    }
+
+    @Test
+    void aFullQueueRefusesBusyAndKeepsTheJobsAlreadyTaken() throws Exception {
+        start(1, 1000, new Worker.Settings(1, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        JobSpec slow = spec("spin.wasm", new byte[0], 1_000_000_000L);
+        // the first job waits in the queue (spin until its fuel runs out); the second finds the queue full
+        Request q1 = request(slow, 100_000_000);
+        Request q2 = new Request(slow, 100_000_000, "ln", "cd".repeat(16), BUYER, Optional.empty());
+        buyer.submit(WORKER, workerKey, q1, true);
+        await(q1.digest(), e -> true);
+        buyer.submit(WORKER, workerKey, q2, true);
+        JobEntry second = await(q2.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("refused", second.state());
+        assertTrue(second.error().startsWith("busy"), second.error());
+        JobEntry first = await(q1.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("failed", first.state(), "the first job ran to its end");
+        assertTrue(first.error().startsWith("fuel exhausted"));
+    }
+
+    @Test
+    void aCheatingWorkerIsCaughtByReexecution() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 1.0, false), new Buyer.Settings(1000, 4096, 600, false),
+                true);
+        JobSpec spec = spec("upper.wasm", "cheat".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry end = await(q.digest(), e -> !e.reexecution().isEmpty());
+        assertEquals("done", end.state(), "the lie is consistent: seal, commitment and record agree");
+        assertEquals("mismatch", end.reexecution());
+        assertEquals(1, mismatches.size());
+        assertFalse(mismatches.get(0)[0].outputDigest().equals(mismatches.get(0)[1].outputDigest()));
+    }
+
+    @Test
+    void anHonestWorkerMatchesItsReexecution() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false),
+                true);
+        JobSpec spec = spec("upper.wasm", "honest".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry end = await(q.digest(), e -> !e.reexecution().isEmpty());
+        assertEquals("match", end.reexecution());
+        assertTrue(mismatches.isEmpty());
+    }
+
+    @Test
+    void aWorkerThatNeverReleasesTheKeyLeavesTheBuyerExpiredAndNothingPaid() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, true), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        JobSpec spec = spec("upper.wasm", "k".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry paying = await(q.digest(), in(JobState.PAYING));
+        PaymentHash h = PaymentHash.ofHex(paying.paymentHash());
+        // the payment is locked in; the worker sits on k until the invoice runs out
+        while (rail.held.get(h).state != org.fleetmesh.spi.settlement.InvoiceState.ACCEPTED) {
+            Thread.sleep(10);
+        }
+        rail.expire(h);
+        JobEntry end = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("expired", end.state(), end.error());
+        assertTrue(end.key().isEmpty(), "the buyer never learnt k");
+        assertEquals(EscrowState.EXPIRED, ledger.escrow(h).get().state());
+        assertEquals(0, ledger.balance(Accounts.INCOME), "no income");
+        assertEquals("expired", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+    }
+
+    @Test
+    void aBuyerThatNeverPaysLeavesTheWorkerWithItsKeyAndTheEscrowExpired() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, true),
+                false);
+        JobSpec spec = spec("upper.wasm", "np".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry sealed = await(q.digest(), in(JobState.SEALED));
+        PaymentHash h = PaymentHash.ofHex(sealed.paymentHash());
+        rail.expire(h);
+        JobEntry w = workerBook.find(JobEntry.Role.WORKER, q.digest()).get();
+        assertEquals("expired", w.state());
+        assertFalse(w.key().isEmpty(), "the worker keeps k");
+        assertEquals(EscrowState.EXPIRED, ledger.escrow(h).get().state());
+        assertTrue(sealed.key().isEmpty());
+        assertEquals(0, rail.pays(h));
+    }
+
+    @Test
+    void aBuyerRestartedWhilePayingFollowsThePaymentInsteadOfPayingAfresh() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        JobSpec spec = spec("upper.wasm", "restart".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, false);
+        JobEntry sealed = await(q.digest(), in(JobState.SEALED));
+        // the crash came after PAYING was saved and before the rail was called
+        buyerBook.save(sealed.moved(JobState.PAYING.word(), sealed.updatedAt()));
+        buyer.resume();
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals(1, rail.pays(PaymentHash.ofHex(done.paymentHash())));
+        // a pay for a job that is not sealed is refused
+        MarketProtocolException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                MarketProtocolException.class, () -> buyer.pay(q.digest()));
+        assertTrue(refused.getMessage().contains("only a sealed job"));
+    }
+
+    @Test
+    void aWorkerServesOnlyTheBlobsTheJobNames() throws Exception {
+        start(1, 1000);
+        byte[] secret = "not for you".getBytes(StandardCharsets.UTF_8);
+        String secretHash = buyerBlobs.put(secret);
+        JobSpec spec = spec("upper.wasm", "x".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        JobEntry e = JobEntry.fresh(q.digest(), JobEntry.Role.BUYER, WORKER, q.body().put("worker_key",
+                workerKey.hex()).toString(), "requested", 0);
+        buyerBook.save(e);
+        List<ObjectNode> sent = new ArrayList<>();
+        Buyer b = new Buyer(buyerKey, buyerBook, buyerBlobs, Optional.empty(), Optional.empty(), payments,
+                (peer, type, body) -> sent.add(body), (w, id) -> false, (j, r, c, l, k) -> { }, new Buyer.Settings(0,
+                        4096, 600, false), () -> 0);
+        b.fetch(WORKER, ComputeMessages.fetch(q.digest(), List.of(secretHash, spec.input())));
+        assertEquals(1, sent.size());
+        JsonNode only = sent.get(0);
+        assertEquals(spec.input(), only.get("hash").asText());
+        assertNotNull(only.get("data"));
+    }
+
+    @Test
+    void aWorkerRestartedAfterThePaymentLockedInReleasesTheKey() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, true), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        JobSpec spec = spec("upper.wasm", "crash".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        await(q.digest(), in(JobState.PAYING));
+        for (int i = 0; i < 3000 && !workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state().equals("paid");
+                i++) {
+            Thread.sleep(10);
+        }
+        assertEquals("paid", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+        // the worker "restarts": a new Worker over the same book and escrow, the switch off
+        Worker restarted = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
+                Optional.of(new Worker.Payee() {
+                    @Override
+                    public String rail() {
+                        return "ln";
+                    }
+
+                    @Override
+                    public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
+                            String memo) {
+                        return agent.open(hash, peerDid, amount, memo);
+                    }
+
+                    @Override
+                    public void release(Preimage k) {
+                        agent.release(k, 0);
+                    }
+                }), (peer, type, body) -> {
+                    toBuyer.execute(() -> toBuyerAfterRestart(type, body));
+                    return true;
+                }, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false),
+                () -> System.currentTimeMillis() / 1000, Math::random);
+        restarted.resume();
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals("done", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+        assertEquals(EscrowState.KEY_RELEASED, ledger.escrow(PaymentHash.ofHex(done.paymentHash())).get().state());
+        assertEquals(1, rail.pays(PaymentHash.ofHex(done.paymentHash())), "paid once");
+    }
+
+    private void toBuyerAfterRestart(String type, ObjectNode body) {
+        if (type.equals(ComputeMessages.KEY)) {
+            buyer.key(WORKER, body);
+        }
+    }
+
+    @Test
+    void aWorkerThatRequiresATokenRefusesARequestWithoutOne() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, true, 0, false), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        JobSpec spec = spec("upper.wasm", "t".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry end = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("refused", end.state());
+        assertTrue(end.error().startsWith("token: "), end.error());
+        assertTrue(workerBook.find(JobEntry.Role.WORKER, q.digest()).isEmpty(), "nothing kept for it");
+    }
+
+    @Test
+    void aBuyerGivesUpAJobNoWorkerAnswers() throws Exception {
+        start(1, 1000);
+        long[] clock = { 1000 };
+        Buyer b = new Buyer(buyerKey, buyerBook, buyerBlobs, Optional.empty(), Optional.empty(), payments,
+                (peer, type, body) -> true, (w, id) -> false, (j, r, c, l, k) -> { },
+                new Buyer.Settings(0, 4096, 600, false), () -> clock[0]);
+        JobSpec spec = spec("upper.wasm", "silence".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        b.submit(WORKER, workerKey, q, true);
+        clock[0] += 600;
+        b.sweep();
+        assertEquals("requested", buyerBook.find(JobEntry.Role.BUYER, q.digest()).get().state(), "not yet");
+        clock[0] += 1;
+        b.sweep();
+        JobEntry e = buyerBook.find(JobEntry.Role.BUYER, q.digest()).get();
+        assertEquals("expired", e.state());
+        assertTrue(e.error().startsWith("expired: "), e.error());
+    }
+}

@@ -1,0 +1,302 @@
+package org.fleetmesh.compute.nip90;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.fleetmesh.compute.JobSpec;
+import org.fleetmesh.compute.agent.FakeMarket;
+import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Events;
+import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.nostr.Schnorr;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class DvmTest {
+    static final byte[] NODE = key(1);
+    static final byte[] CUSTOMER = key(2);
+    static final String NODE_HEX = new PubKey(Schnorr.publicKey(NODE)).hex();
+    static final byte[] MODULE = {0, 'a', 's', 'm', 1, 0, 0, 0};
+
+    FakeMarket market;
+    List<Event> published;
+    long now;
+    Set<String> paidHashes;
+    List<Long> bills;
+    List<String> fetched;
+    byte[] atUrl;
+
+    static byte[] key(int b) {
+        byte[] k = new byte[32];
+        k[31] = (byte) b;
+        return k;
+    }
+
+    @BeforeEach
+    void setUp() {
+        market = new FakeMarket();
+        published = new ArrayList<>();
+        paidHashes = new HashSet<>();
+        bills = new ArrayList<>();
+        fetched = new ArrayList<>();
+        atUrl = MODULE;
+        now = 1_000_000;
+    }
+
+    Dvm dvm(String worker, long pricePerKfuel, int maxPending) {
+        Dvm.Payments payments = new Dvm.Payments() {
+            @Override
+            public Dvm.Bill bill(long msat, String memo) {
+                bills.add(msat);
+                return new Dvm.Bill("lnbcrt" + msat + "n1bill" + bills.size(), "hash" + bills.size());
+            }
+
+            @Override
+            public boolean paid(String hash) {
+                return paidHashes.contains(hash);
+            }
+        };
+        Dvm.Config c = new Dvm.Config(worker, 1000, 1_000_000, 16, Duration.ofMinutes(10), 50_000, pricePerKfuel,
+                maxPending, Duration.ofMinutes(10));
+        return new Dvm(market, payments, url -> {
+            fetched.add(url);
+            return atUrl;
+        }, (kind, tags, content) -> Events.sign(NODE, now / 1000, kind, tags, content), published::add, () -> now, c,
+                new RequestRate(5, 100), NODE_HEX);
+    }
+
+    static String iJson(String checksum, String function, String url) {
+        return "{\"url\":\"" + url + "\"," + (function == null ? "" : "\"function\":\"" + function + "\",")
+                + "\"input\":\"Hello World\",\"time\":1000,\"checksum\":\"" + checksum + "\"}";
+    }
+
+    Event request(List<List<String>> extra) {
+        List<List<String>> tags = new ArrayList<>();
+        tags.add(List.of("i", iJson(JobSpec.sha256(MODULE), "_start", "https://mods.example/m.wasm"), "text"));
+        tags.addAll(extra);
+        return Events.sign(CUSTOMER, 1_700_000_000L + published.size(), 5600, tags, "");
+    }
+
+    List<String> statuses() {
+        List<String> s = new ArrayList<>();
+        for (Event e : published) {
+            if (e.kind() == 7000) {
+                s.add(e.firstTagValue("status"));
+            } else {
+                s.add("result:" + e.kind());
+            }
+        }
+        return s;
+    }
+
+    static String tag(Event e, String name, int i) {
+        return e.tags().stream().filter(t -> t.get(0).equals(name)).findFirst().map(t -> t.get(i)).orElse(null);
+    }
+
+    @Test
+    void freeLocalJobGetsProcessingThenTheResultWithNip90Tags() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("local", 0, 4);
+        Event req = request(List.of(List.of("param", "arg", "-n"), List.of("param", "fuel", "5000")));
+        d.request(req);
+        assertEquals(List.of("processing"), statuses());
+        JobSpec spec = market.submitted.get(0).spec();
+        assertEquals(JobSpec.sha256(MODULE), spec.module());
+        assertEquals(JobSpec.sha256("Hello World".getBytes()), spec.input());
+        assertEquals(List.of("-n"), spec.args());
+        assertEquals(5000, spec.fuelLimit());
+        assertEquals(req.createdAt(), spec.time(), "the clock is the request's created_at");
+        assertEquals(req.id().hex(), spec.seed(), "the seed is the request's id");
+        assertEquals("local", market.submitted.get(0).worker());
+        assertTrue(fetched.isEmpty(), "a stored module is not fetched");
+
+        d.tick();
+        assertEquals(1, published.size(), "nothing until the job is done");
+        String id = market.views.keySet().iterator().next();
+        market.finish(id, "{\"count\":3}", 1234);
+        d.tick();
+        assertEquals(List.of("processing", "result:6600", "success"), statuses());
+        Event res = published.get(1);
+        assertEquals("{\"count\":3}", res.content());
+        assertEquals(req.json(), tag(res, "request", 1));
+        assertEquals(req.id().hex(), tag(res, "e", 1));
+        assertEquals(req.pubkey().hex(), tag(res, "p", 1));
+        assertEquals(tag(req, "i", 1), tag(res, "i", 1));
+        assertEquals("1234", tag(res, "fuel", 1));
+        assertEquals(null, tag(res, "amount", 1), "a free job asks for no amount");
+        for (Event e : published) {
+            assertEquals(req.id().hex(), tag(e, "e", 1));
+            assertEquals(NODE_HEX, e.pubkey().hex());
+        }
+        assertEquals(0, d.pending());
+    }
+
+    @Test
+    void pricedLocalJobIsPublishedOnlyAfterTheBillIsPaid() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("local", 10, 4);
+        d.request(request(List.of(List.of("bid", "100"))));
+        String id = market.views.keySet().iterator().next();
+        market.finish(id, "out", 2500);
+        d.tick();
+        assertEquals(List.of("processing", "payment-required"), statuses());
+        Event pr = published.get(1);
+        assertEquals("30", tag(pr, "amount", 1), "3 kfuel (2500 rounded up) at 10 msat");
+        assertEquals("lnbcrt30n1bill1", tag(pr, "amount", 2));
+        d.tick();
+        assertEquals(2, published.size(), "no result before payment");
+        paidHashes.add("hash1");
+        d.tick();
+        assertEquals(List.of("processing", "payment-required", "result:6600", "success"), statuses());
+        assertEquals("30", tag(published.get(2), "amount", 1));
+        assertEquals("out", published.get(2).content());
+    }
+
+    @Test
+    void priceOverTheBidIsAnError() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("local", 10, 4);
+        d.request(request(List.of(List.of("bid", "5"))));
+        market.finish(market.views.keySet().iterator().next(), "out", 2500);
+        d.tick();
+        assertEquals(List.of("processing", "error"), statuses());
+        assertTrue(tag(published.get(1), "status", 2).contains("over the bid"));
+        assertTrue(bills.isEmpty());
+    }
+
+    @Test
+    void remoteWorkerIsPaidOnlyAfterTheCustomerPaid() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("any", 0, 4);
+        d.request(request(List.of(List.of("bid", "9000"))));
+        assertEquals(9000, market.submitted.get(0).maxPriceMsat(), "the bid caps the price");
+        assertEquals(false, market.submitted.get(0).autoPay());
+        String id = market.views.keySet().iterator().next();
+        market.seal(id, 7000, "lnbcrt70n1worker");
+        d.tick();
+        assertEquals(List.of("processing", "payment-required"), statuses());
+        assertEquals("7000", tag(published.get(1), "amount", 1));
+        assertTrue(market.paid.isEmpty(), "the worker is not paid before the customer");
+        d.tick();
+        assertTrue(market.paid.isEmpty());
+        paidHashes.add("hash1");
+        d.tick();
+        assertEquals(List.of(id), market.paid);
+        market.finish(id, "r", 10);
+        d.tick();
+        d.tick();
+        assertEquals(List.of("processing", "payment-required", "result:6600", "success"), statuses());
+        assertEquals(List.of(id), market.paid, "paid once");
+    }
+
+    @Test
+    void unpaidBillExpiresWithAnErrorAndTheWorkerIsNeverPaid() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("any", 0, 4);
+        d.request(request(List.of()));
+        String id = market.views.keySet().iterator().next();
+        market.seal(id, 7000, "lnbcrt70n1worker");
+        d.tick();
+        now += Duration.ofMinutes(11).toMillis();
+        d.tick();
+        assertEquals(List.of("processing", "payment-required", "error"), statuses());
+        assertTrue(market.paid.isEmpty());
+        assertEquals(0, d.pending());
+    }
+
+    @Test
+    void failedJobIsAnErrorWithTheMarketsReason() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("local", 0, 4);
+        d.request(request(List.of()));
+        market.fail(market.views.keySet().iterator().next(), "fuel exhausted");
+        d.tick();
+        assertEquals(List.of("processing", "error"), statuses());
+        assertTrue(tag(published.get(1), "status", 2).contains("fuel exhausted"));
+    }
+
+    @Test
+    void jobWithoutResultWithinTimeIsATimeout() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("local", 0, 4);
+        d.request(request(List.of()));
+        now += 1001;
+        d.tick();
+        assertEquals(List.of("processing", "error"), statuses());
+        assertTrue(tag(published.get(1), "status", 2).startsWith("timeout"));
+    }
+
+    @Test
+    void moduleIsFetchedFromTheUrlAndCheckedAgainstTheChecksum() throws Exception {
+        Dvm d = dvm("local", 0, 4);
+        d.request(request(List.of()));
+        assertEquals(List.of("https://mods.example/m.wasm"), fetched);
+        assertTrue(market.blobs.containsKey(JobSpec.sha256(MODULE)));
+        atUrl = new byte[] {1, 2, 3};
+        market.blobs.clear();
+        d.request(request(List.of(List.of("param", "arg", "other"))));
+        assertEquals(List.of("processing", "error"), statuses());
+        assertTrue(tag(published.get(1), "status", 2).startsWith("checksum mismatch"));
+    }
+
+    @Test
+    void pendingJobsAreBounded() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("local", 0, 2);
+        for (int i = 0; i < 3; i++) {
+            d.request(request(List.of(List.of("param", "arg", "n" + i))));
+        }
+        assertEquals(List.of("processing", "processing", "error"), statuses());
+        assertTrue(tag(published.get(2), "status", 2).startsWith("busy"));
+        assertEquals(2, market.submitted.size());
+    }
+
+    @Test
+    void requestsOverThePubkeysRateAreDroppedAndRepeatsIgnored() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("local", 0, 100);
+        Event first = request(List.of(List.of("param", "arg", "x")));
+        d.request(first);
+        d.request(first);
+        assertEquals(1, market.submitted.size(), "the same request runs once");
+        for (int i = 0; i < 10; i++) {
+            d.request(request(List.of(List.of("param", "arg", "n" + i))));
+        }
+        assertEquals(5, market.submitted.size(), "5 a minute");
+        assertEquals(6, d.counters().get("rate_limited"));
+        now += 60_000;
+        d.request(request(List.of(List.of("param", "arg", "later"))));
+        assertEquals(6, market.submitted.size(), "the bucket refills");
+    }
+
+    @Test
+    void requestForAnotherProviderIsIgnored() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("local", 0, 4);
+        d.request(request(List.of(List.of("p", "ab".repeat(32)))));
+        assertTrue(published.isEmpty());
+        d.request(request(List.of(List.of("p", NODE_HEX))));
+        assertEquals(List.of("processing"), statuses());
+    }
+
+    @Test
+    void badRequestsGetAnErrorFeedback() throws Exception {
+        Dvm d = dvm("local", 0, 4);
+        d.request(Events.sign(CUSTOMER, 1, 5600, List.of(List.of("i",
+                iJson(JobSpec.sha256(MODULE), "count_vowels", ""), "text")), ""));
+        d.request(Events.sign(CUSTOMER, 2, 5600, List.of(), ""));
+        d.request(Events.sign(CUSTOMER, 3, 5600, List.of(List.of("i", iJson(JobSpec.sha256(MODULE), null, ""), "text"),
+                List.of("param", "fuel", "2000000")), ""));
+        assertEquals(List.of("error", "error", "error"), statuses());
+        assertTrue(tag(published.get(0), "status", 2).contains("WASI commands"));
+        assertTrue(tag(published.get(1), "status", 2).startsWith("no i tag"));
+        assertTrue(tag(published.get(2), "status", 2).startsWith("fuel: at most"));
+        assertTrue(market.submitted.isEmpty());
+    }
+}
