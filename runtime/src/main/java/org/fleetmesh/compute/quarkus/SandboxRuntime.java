@@ -77,18 +77,34 @@ public class SandboxRuntime {
      * {@link RejectedExecutionException} when every slot and the queue are taken.
      */
     public CompletableFuture<JobResult> submit(byte[] module, byte[] input, JobSpec spec) {
-        Sandbox s = sandbox();
-        CompletableFuture<JobResult> f = new CompletableFuture<>();
-        jobs().execute(() -> {
+        Job job = new Job(sandbox(), module, input, spec);
+        jobs().execute(job);
+        return job.result;
+    }
+
+    /** A queued job; one that never ran when the pool stopped fails with {@link RejectedExecutionException}. */
+    private static final class Job implements Runnable {
+        final CompletableFuture<JobResult> result = new CompletableFuture<>();
+        private final Sandbox sandbox;
+        private final byte[] module;
+        private final byte[] input;
+        private final JobSpec spec;
+
+        Job(Sandbox sandbox, byte[] module, byte[] input, JobSpec spec) {
+            this.sandbox = sandbox;
+            this.module = module;
+            this.input = input;
+            this.spec = spec;
+        }
+
+        @Override
+        public void run() {
             try {
-                f.complete(s.run(module, input, spec));
-            } catch (JobFailure e) {
-                f.completeExceptionally(e);
-            } catch (RuntimeException | Error e) {
-                f.completeExceptionally(e);
+                result.complete(sandbox.run(module, input, spec));
+            } catch (JobFailure | RuntimeException | Error e) {
+                result.completeExceptionally(e);
             }
-        });
-        return f;
+        }
     }
 
     /** Jobs running or waiting now. */
@@ -101,7 +117,9 @@ public class SandboxRuntime {
     void stop() {
         ThreadPoolExecutor p = jobs;
         if (p != null) {
-            p.shutdownNow();
+            for (Runnable r : p.shutdownNow()) {
+                ((Job) r).result.completeExceptionally(new RejectedExecutionException("the node is stopping"));
+            }
         }
     }
 }
