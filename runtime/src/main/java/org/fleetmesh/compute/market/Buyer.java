@@ -407,10 +407,18 @@ public final class Buyer {
         }
     }
 
+    private final java.util.concurrent.atomic.AtomicLong sampled = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Jobs chosen for re-execution so far (each is chosen when it ends done, before its re-execution starts). */
+    public long sampled() {
+        return sampled.get();
+    }
+
     private void sample(JobEntry done, Event record, JobResult claimed, Preimage k) {
         if (execution.isEmpty() || !sampler.sample(done.peer(), done.id())) {
             return;
         }
+        sampled.incrementAndGet();
         try {
             runner.execute(() -> reexecute(done, record, claimed, k));
         } catch (RejectedExecutionException ex) {

@@ -126,8 +126,8 @@ public final class Worker {
         try {
             q = Request.fromJson(body);
         } catch (MarketProtocolException e) {
-            String id = body != null && body.path("nonce").isTextual() ? "" : "";
-            peers.send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse(id, ComputeMessages.INVALID,
+            // no digest without a readable request: the refusal names none
+            peers.send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse("", ComputeMessages.INVALID,
                     e.getMessage()));
             return;
         }

@@ -673,6 +673,7 @@ public class MarketRuntime implements Market {
         m.put("buyer_jobs", book.counts(JobEntry.Role.BUYER));
         m.put("blobs", blobs().count());
         m.put("blob_bytes", blobs().used());
+        m.put("reexecutions_chosen", buyer == null ? 0 : buyer.sampled());
         m.put("reexecution_mismatches", mismatches.get());
         m.put("messages_refused", refusedMessages.get());
         Worker w = worker;

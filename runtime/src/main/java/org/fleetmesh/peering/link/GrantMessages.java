@@ -100,13 +100,13 @@ public final class GrantMessages {
         } catch (java.io.IOException e) {
             throw new IllegalStateException("a signed grant is JSON", e);
         }
-        return pack(thread.isPresent() ? REVISE : OFFER, thread, body, nowSeconds);
+        return pack(thread.isPresent() ? REVISE : OFFER, thread, body, nowSeconds, true);
     }
 
     public String accept(String grantId, String thread, long nowSeconds) throws DidcommException {
         ObjectNode body = JSON.createObjectNode();
         body.put("grant_id", grantId);
-        return pack(ACCEPT, Optional.of(thread), body, nowSeconds);
+        return pack(ACCEPT, Optional.of(thread), body, nowSeconds, true);
     }
 
     /** The grantor withdraws {@code grantId} until {@code untilSeconds}, for {@code reason}. */
@@ -115,19 +115,27 @@ public final class GrantMessages {
         body.put("grant_id", grantId);
         body.put("reason", reason);
         body.put("until", untilSeconds);
-        return pack(SUSPEND, Optional.empty(), body, nowSeconds);
+        return pack(SUSPEND, Optional.empty(), body, nowSeconds, true);
     }
 
     /**
      * Packs any message of a protocol served on the link (grants, compute/1.0) as {@code ["MESH-DIDCOMM", <envelope>]},
      * authcrypted from this node to the peer.
      */
-    public synchronized String pack(String type, Optional<String> thread, ObjectNode body, long nowSeconds)
+    public String pack(String type, Optional<String> thread, ObjectNode body, long nowSeconds)
             throws DidcommException {
+        return pack(type, thread, body, nowSeconds, false);
+    }
+
+    /** {@code remember}: a grant message, whose id {@link #lastId()} gives (a thread starts at the first offer). */
+    private synchronized String pack(String type, Optional<String> thread, ObjectNode body, long nowSeconds,
+            boolean remember) throws DidcommException {
         byte[] random = new byte[16];
         RANDOM.nextBytes(random);
         String id = HexFormat.of().formatHex(random);
-        lastId = id;
+        if (remember) {
+            lastId = id;
+        }
         PlaintextMessage.Builder b = PlaintextMessage.builder(id, type).from(self).to(peer)
                 .createdTime(nowSeconds).body(body);
         thread.ifPresent(b::thid);

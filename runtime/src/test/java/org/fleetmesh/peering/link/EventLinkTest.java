@@ -450,4 +450,55 @@ class EventLinkTest {
         small.open(new Wire(identity(peers.get(0))));
         assertEquals(1, small.known(first).orElseThrow().violationsTotal(), "reloaded as it left");
     }
+
+    @Test
+    void aRegisteredProtocolGetsItsMessagesUnpackedAndFromThePeerAndCanAnswer() throws Exception {
+        String prefix = "https://fleetmesh.org/compute/1.0/";
+        List<GrantMessages.Received> got = new ArrayList<>();
+        List<EventLink> opened = new ArrayList<>();
+        node.handle(prefix, new EventLinks.DidcommHandler() {
+            @Override
+            public void opened(EventLink link) {
+                opened.add(link);
+            }
+
+            @Override
+            public void received(EventLink link, GrantMessages.Received m) {
+                got.add(m);
+                link.send(prefix + "key", Optional.of(m.id()), JSON.createObjectNode().put("k", "v"));
+            }
+        });
+        Wire w = new Wire(identity(B));
+        EventLink s = node.open(w);
+        assertEquals(List.of(s), opened, "told of the link");
+        s.receive(atB().pack(prefix + "request", Optional.empty(), JSON.createObjectNode().put("x", 1),
+                T0_MILLIS / 1000));
+        assertEquals(1, got.size());
+        assertEquals(prefix + "request", got.get(0).type());
+        assertEquals(1, got.get(0).body().get("x").asInt());
+        GrantMessages.Received answer = atB().read(w.last(), t -> t.startsWith(prefix));
+        assertEquals(prefix + "key", answer.type());
+        assertEquals(got.get(0).id(), answer.thread());
+        assertNull(w.ended);
+    }
+
+    @Test
+    void aDidcommTypeOfNoRegisteredProtocolIsStillRefused() throws Exception {
+        node.handle("https://fleetmesh.org/compute/1.0/", new EventLinks.DidcommHandler() {
+            @Override
+            public void opened(EventLink link) {
+            }
+
+            @Override
+            public void received(EventLink link, GrantMessages.Received m) {
+                throw new AssertionError("not this one");
+            }
+        });
+        Wire w = new Wire(identity(B));
+        EventLink s = node.open(w);
+        s.receive(atB().pack("https://example.org/other/1.0/x", Optional.empty(), JSON.createObjectNode(),
+                T0_MILLIS / 1000));
+        assertTrue(w.last().startsWith("[\"MESH-ERR\",\"invalid: DIDComm message: "), w.last());
+        assertTrue(w.last().contains("is not served on this link"), w.last());
+    }
 }

@@ -1,0 +1,138 @@
+package org.fleetmesh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.fleetmesh.settlement.lightning.sim.SimulatedLnd;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * compute/1.0 faults over the simulated LND (docs/spec/compute.md): a worker that never releases k (the test switch
+ * {@code test-withhold-key}) leaves the buyer's payment locked until the held HTLCs time out, then the job ends
+ * {@code expired} and nothing is paid; a worker that falsifies half its results ({@code test-cheat-rate} 0.5) is
+ * caught by the buyer's sampled re-execution (rate 0.5) on exactly the sampled jobs it falsified, at about the
+ * predicted f·s, and the mismatches become compute findings.
+ */
+class ComputeFaultIT {
+    static final double CHEAT = 0.5;
+    static final double SAMPLE = 0.5;
+    static ComputeNodes c;
+    static MeshnodeProcess buyer;
+    static MeshnodeProcess withholder;
+    static MeshnodeProcess cheater;
+
+    @BeforeAll
+    static void start() throws Exception {
+        c = new ComputeNodes("compute-fault");
+        // a held payment fails back 15 s after it locked in (the hold invoice's CLTV running out, shortened)
+        c.net.setHeldHtlcLifetime(Duration.ofSeconds(15));
+        withholder = c.node("cf-withholder", "FLEETMESH_COMPUTE_MARKET_TEST_WITHHOLD_KEY", "true");
+        cheater = c.node("cf-cheater", "FLEETMESH_COMPUTE_MARKET_TEST_CHEAT_RATE", Double.toString(CHEAT));
+        buyer = c.node("cf-buyer", "FLEETMESH_COMPUTE_MARKET_SELL", "false",
+                "FLEETMESH_COMPUTE_MARKET_SAMPLE_RATE", Double.toString(SAMPLE),
+                "FLEETMESH_COMPUTE_MARKET_ALWAYS_SAMPLE_TIER0", "false",
+                "FLEETMESH_COMPUTE_MARKET_ALWAYS_SAMPLE_BELOW", "0");
+        c.link(buyer, withholder);
+        c.link(buyer, cheater);
+    }
+
+    @AfterAll
+    static void stop() {
+        if (c != null) {
+            c.close();
+        }
+    }
+
+    @Test
+    void aWorkerThatNeverReleasesTheKeyIsPaidNothingAndTheJobExpires() throws Exception {
+        SimulatedLnd lb = c.lnds.get("cf-buyer");
+        SimulatedLnd lw = c.lnds.get("cf-withholder");
+        long before = c.net.channelBalanceMsat(lb, lw);
+        String module = c.putBlob(buyer, ComputeNodes.module("upper.wasm"));
+        String in = c.putBlob(buyer, "withheld".getBytes(StandardCharsets.UTF_8));
+        JsonNode view = c.submit(buyer, PeeringIT.did(withholder), module, in, 100_000_000, 1_000_000, true);
+        String id = view.path("id").asText();
+        c.awaitJob(buyer, id, v -> v.path("state").asText().equals("paying"), "paying");
+        ComputeNodes.await(() -> ComputeNodes.compute(withholder).path("worker_jobs").path("paid").asInt() >= 1,
+                "the payment locked in at the worker");
+        JsonNode end = c.awaitEnded(buyer, id);
+        assertEquals("expired", end.path("state").asText(), end.toString());
+        assertEquals(404, c.call(buyer, "GET", "/mesh/compute/jobs/" + id + "/result", null).statusCode());
+        assertEquals(before, c.net.channelBalanceMsat(lb, lw), "the HTLCs failed back: nothing paid");
+        assertEquals(0, ComputeNodes.compute(withholder).path("income_msat").asLong());
+        ComputeNodes.await(() -> ComputeNodes.compute(withholder).path("worker_jobs").path("expired").asInt() >= 1,
+                "the worker's job ends unpaid");
+    }
+
+    @Test
+    void aCheatingWorkerIsCaughtOnTheSampledJobsItFalsified() throws Exception {
+        String cheaterDid = PeeringIT.did(cheater);
+        String module = c.putBlob(buyer, ComputeNodes.module("upper.wasm"));
+        int n = 24;
+        List<String> ids = new ArrayList<>();
+        List<String> inputs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            String in = c.putBlob(buyer, ("job number " + i).getBytes(StandardCharsets.UTF_8));
+            inputs.add(in);
+            ids.add(c.submit(buyer, cheaterDid, module, in, 100_000_000, 1_000_000, true).path("id").asText());
+        }
+        List<JsonNode> done = new ArrayList<>();
+        for (String id : ids) {
+            JsonNode v = c.awaitEnded(buyer, id);
+            assertEquals("done", v.path("state").asText(), v.toString());
+            done.add(v);
+        }
+        // every job is done, so every choice is made: wait for the chosen ones' re-executions to end
+        long chosen = ComputeNodes.compute(buyer).path("reexecutions_chosen").asLong();
+        ComputeNodes.await(() -> ids.stream().filter(id -> !c.job(buyer, id).path("reexecution").isNull()).count()
+                == chosen, "the re-executions");
+        int cheated = 0;
+        int caught = 0;
+        int sampled = 0;
+        for (int i = 0; i < n; i++) {
+            JsonNode v = c.job(buyer, ids.get(i));
+            JsonNode got = c.result(buyer, ids.get(i));
+            String local = c.submit(buyer, "local", module, inputs.get(i), 100_000_000, 0, false).path("id").asText();
+            c.awaitEnded(buyer, local);
+            boolean lied = !c.result(buyer, local).path("output_digest").equals(got.path("output_digest"));
+            cheated += lied ? 1 : 0;
+            if (v.path("reexecuted").asBoolean()) {
+                sampled++;
+                assertEquals(lied ? "mismatch" : "match", v.path("reexecution").asText(), v.toString());
+                caught += lied ? 1 : 0;
+            } else {
+                assertTrue(v.path("reexecution").isNull(), v.toString());
+            }
+        }
+        assertEquals(ComputeNodes.compute(cheater).path("cheated").asInt(), cheated, "the worker's own count");
+        assertEquals(caught, ComputeNodes.compute(buyer).path("reexecution_mismatches").asInt());
+        // the math: a job is caught with probability f·s; 3 standard deviations of the binomial around n·f·s
+        double p = CHEAT * SAMPLE;
+        double sd = Math.sqrt(n * p * (1 - p));
+        String line = String.format("cheating worker: %d jobs, f=%.2f (falsified %d), s=%.2f (re-executed %d):"
+                + " caught %d (%.3f per job), predicted f*s = %.3f", n, CHEAT, cheated, SAMPLE, sampled, caught,
+                caught / (double) n, p);
+        System.out.println(line);
+        Files.writeString(MeshnodeProcess.targetDir().resolve("compute-cheat-rate.txt"), line + "\n");
+        assertTrue(Math.abs(caught - n * p) <= 3 * sd, line);
+        assertTrue(caught > 0, "at least one caught (the chance of none is 0.75^24 = 0.1%): " + line);
+
+        // the mismatches are compute findings of the buyer about the worker
+        JsonNode s = Standings.awaitSubject(buyer, cheaterDid, x -> Standings.details(x,
+                d -> d.path("rule").asText().equals("reexecution")).size() >= 1, "a re-execution finding");
+        List<JsonNode> f = Standings.details(s, d -> d.path("rule").asText().equals("reexecution"));
+        assertEquals("S2", f.get(0).path("severity").asText(), f.toString());
+        assertFalse(f.isEmpty());
+    }
+}
