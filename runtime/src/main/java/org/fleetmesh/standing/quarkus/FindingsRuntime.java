@@ -15,6 +15,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
+import org.fleetmesh.compute.quarkus.SandboxRuntime;
+import org.fleetmesh.compute.verify.Reexecution;
 import org.fleetmesh.delivery.quarkus.DeliveryRuntime;
 import org.fleetmesh.identity.DidResolver;
 import org.fleetmesh.identity.NodeDidDocument;
@@ -93,6 +95,9 @@ public class FindingsRuntime {
     @Inject
     SamplingConfig sampling;
 
+    @Inject
+    SandboxRuntime sandboxes;
+
     /** What {@link #observe} answers: an HTTP status and its JSON body. */
     public record Answer(int status, Map<String, Object> body) {
     }
@@ -127,8 +132,10 @@ public class FindingsRuntime {
         selfDid = doc.did();
         selfShort = doc.shortForm();
         selfNostr = identity.secrets().publicKeys().nostr();
-        verifier = new FindingVerifier(sampling.grace().toSeconds());
-        lenient = new FindingVerifier(0);
+        // re-execution evidence with its module and input is re-run on this node's sandbox, within its limits
+        Reexecution rerun = new Reexecution(sandboxes.sandbox());
+        verifier = FindingVerifier.reexecuting(sampling.grace().toSeconds(), rerun);
+        lenient = FindingVerifier.reexecuting(0, rerun);
         penalties = new Penalties(config.strangerPenaltiesPerMinute(), 4096);
         // drop-oldest: a flood of findings pushes out the oldest waiting, never blocks the writer
         verifying = new CheckQueue(Math.max(1, config.verifyQueue()), "fleetmesh-findings-verify");

@@ -131,6 +131,13 @@ public final class WasmtimeRuntime implements ComputeRuntime {
         }
     }
 
+    /** How many compiled modules the cache holds now (at most {@link #CACHE}). */
+    int cached() {
+        synchronized (cache) {
+            return cache.size();
+        }
+    }
+
     private void release(Compiled c) {
         synchronized (cache) {
             if (c.users > 0) {
@@ -292,6 +299,7 @@ public final class WasmtimeRuntime implements ComputeRuntime {
             args[i] = fromVal(params[i], h.params().get(i));
         }
         long[] out;
+        state.view = null; // the guest may have grown its memory since the last host call
         try {
             out = host.call(index, state, args);
         } catch (GuestExit e) {
@@ -347,6 +355,8 @@ public final class WasmtimeRuntime implements ComputeRuntime {
     private static final class State implements Guest {
         final Store<Void> store;
         Memory memory;
+        /** The memory as this host call sees it (a host call does not grow it; each call fetches it anew). */
+        ByteBuffer view;
         Global fuel;
         GuestExit exit;
         HostAbort abort;
@@ -358,7 +368,10 @@ public final class WasmtimeRuntime implements ComputeRuntime {
 
         /** The memory as it is now (a grow moves it), little-endian as WebAssembly is. */
         private ByteBuffer buffer() {
-            return memory.buffer(store).order(ByteOrder.LITTLE_ENDIAN);
+            if (view == null) {
+                view = memory.buffer(store).order(ByteOrder.LITTLE_ENDIAN);
+            }
+            return view;
         }
 
         private ByteBuffer at(int address, long length) {

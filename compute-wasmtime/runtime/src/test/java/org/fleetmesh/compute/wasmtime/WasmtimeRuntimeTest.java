@@ -146,6 +146,47 @@ class WasmtimeRuntimeTest {
     }
 
     @Test
+    void theCompiledModuleCacheIsBounded() throws IOException {
+        WasmtimeRuntime engine = new WasmtimeRuntime();
+        byte[] m = wasm("hello");
+        for (int i = 0; i < WasmtimeRuntime.CACHE + 8; i++) {
+            // the same code under another hash: a custom section with the counter
+            byte[] name = ("n" + i).getBytes(StandardCharsets.UTF_8);
+            byte[] copy = java.util.Arrays.copyOf(m, m.length + 3 + name.length);
+            copy[m.length] = 0;
+            copy[m.length + 1] = (byte) (name.length + 1);
+            copy[m.length + 2] = (byte) name.length;
+            System.arraycopy(name, 0, copy, m.length + 3, name.length);
+            TestHost host = new TestHost();
+            Ending e = engine.run(new Run(copy, "copy " + i, 1, host, 10_000, Duration.ofSeconds(10)));
+            assertEquals(Ending.Kind.EXITED, e.kind());
+            assertTrue(engine.cached() <= WasmtimeRuntime.CACHE, "cached " + engine.cached());
+        }
+        assertEquals(WasmtimeRuntime.CACHE, engine.cached());
+    }
+
+    @Test
+    void runsAtOnceDoNotDisturbEachOther() throws Exception {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        try {
+            List<java.util.concurrent.Future<String>> runs = new java.util.ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                long fuel = 10_000 + i;
+                runs.add(pool.submit(() -> {
+                    TestHost host = new TestHost();
+                    Ending e = run("hello", host, 1, fuel, Duration.ofSeconds(10));
+                    return e.kind() + " " + e.exitCode() + " " + (fuel - e.fuel()) + " " + host.stdout;
+                }));
+            }
+            for (var f : runs) {
+                assertEquals("EXITED 7 3010 hello\n", f.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void theEpochDeadlineCoversTheTimeout() {
         assertEquals(2, WasmtimeRuntime.ticks(Duration.ofMillis(1)));
         assertEquals(11, WasmtimeRuntime.ticks(Duration.ofMillis(100)));
