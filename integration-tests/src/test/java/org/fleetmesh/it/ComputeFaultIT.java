@@ -38,11 +38,13 @@ class ComputeFaultIT {
         // a held payment fails back 15 s after it locked in (the hold invoice's CLTV running out, shortened)
         c.net.setHeldHtlcLifetime(Duration.ofSeconds(15));
         withholder = c.node("cf-withholder", "FLEETMESH_COMPUTE_MARKET_TEST_WITHHOLD_KEY", "true");
-        cheater = c.node("cf-cheater", "FLEETMESH_COMPUTE_MARKET_TEST_CHEAT_RATE", Double.toString(CHEAT));
+        cheater = c.node("cf-cheater", "FLEETMESH_COMPUTE_MARKET_TEST_CHEAT_RATE", Double.toString(CHEAT),
+                "FLEETMESH_COMPUTE_MARKET_QUEUE", "64");
         buyer = c.node("cf-buyer", "FLEETMESH_COMPUTE_MARKET_SELL", "false",
                 "FLEETMESH_COMPUTE_MARKET_SAMPLE_RATE", Double.toString(SAMPLE),
                 "FLEETMESH_COMPUTE_MARKET_ALWAYS_SAMPLE_TIER0", "false",
-                "FLEETMESH_COMPUTE_MARKET_ALWAYS_SAMPLE_BELOW", "0");
+                "FLEETMESH_COMPUTE_MARKET_ALWAYS_SAMPLE_BELOW", "0",
+                "FLEETMESH_COMPUTE_AGENT_ACTIVE_JOBS_PER_TOKEN", "64");
         c.link(buyer, withholder);
         c.link(buyer, cheater);
     }

@@ -448,4 +448,87 @@ class MarketFlowTest {
         assertEquals(spec.input(), only.get("hash").asText());
         assertNotNull(only.get("data"));
     }
+
+    @Test
+    void aWorkerRestartedAfterThePaymentLockedInReleasesTheKey() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, true), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        JobSpec spec = spec("upper.wasm", "crash".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        await(q.digest(), in(JobState.PAYING));
+        for (int i = 0; i < 3000 && !workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state().equals("paid");
+                i++) {
+            Thread.sleep(10);
+        }
+        assertEquals("paid", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+        // the worker "restarts": a new Worker over the same book and escrow, the switch off
+        Worker restarted = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
+                Optional.of(new Worker.Payee() {
+                    @Override
+                    public String rail() {
+                        return "ln";
+                    }
+
+                    @Override
+                    public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
+                            String memo) {
+                        return agent.open(hash, peerDid, amount, memo);
+                    }
+
+                    @Override
+                    public void release(Preimage k) {
+                        agent.release(k, 0);
+                    }
+                }), (peer, type, body) -> {
+                    toBuyer.execute(() -> toBuyerAfterRestart(type, body));
+                    return true;
+                }, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false),
+                () -> System.currentTimeMillis() / 1000, Math::random);
+        restarted.resume();
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals("done", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+        assertEquals(EscrowState.KEY_RELEASED, ledger.escrow(PaymentHash.ofHex(done.paymentHash())).get().state());
+        assertEquals(1, rail.pays(PaymentHash.ofHex(done.paymentHash())), "paid once");
+    }
+
+    private void toBuyerAfterRestart(String type, ObjectNode body) {
+        if (type.equals(ComputeMessages.KEY)) {
+            buyer.key(WORKER, body);
+        }
+    }
+
+    @Test
+    void aWorkerThatRequiresATokenRefusesARequestWithoutOne() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, true, 0, false), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        JobSpec spec = spec("upper.wasm", "t".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry end = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("refused", end.state());
+        assertTrue(end.error().startsWith("token: "), end.error());
+        assertTrue(workerBook.find(JobEntry.Role.WORKER, q.digest()).isEmpty(), "nothing kept for it");
+    }
+
+    @Test
+    void aBuyerGivesUpAJobNoWorkerAnswers() throws Exception {
+        start(1, 1000);
+        long[] clock = { 1000 };
+        Buyer b = new Buyer(buyerKey, buyerBook, buyerBlobs, Optional.empty(), Optional.empty(), payments,
+                (peer, type, body) -> true, (w, id) -> false, (j, r, c, l, k) -> { },
+                new Buyer.Settings(0, 4096, 600, false), () -> clock[0]);
+        JobSpec spec = spec("upper.wasm", "silence".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        b.submit(WORKER, workerKey, q, true);
+        clock[0] += 600;
+        b.sweep();
+        assertEquals("requested", buyerBook.find(JobEntry.Role.BUYER, q.digest()).get().state(), "not yet");
+        clock[0] += 1;
+        b.sweep();
+        JobEntry e = buyerBook.find(JobEntry.Role.BUYER, q.digest()).get();
+        assertEquals("expired", e.state());
+        assertTrue(e.error().startsWith("expired: "), e.error());
+    }
 }

@@ -499,6 +499,7 @@ class EventLinkTest {
         s.receive(atB().pack("https://example.org/other/1.0/x", Optional.empty(), JSON.createObjectNode(),
                 T0_MILLIS / 1000));
         assertTrue(w.last().startsWith("[\"MESH-ERR\",\"invalid: DIDComm message: "), w.last());
-        assertTrue(w.last().contains("is not served on this link"), w.last());
+        assertTrue(w.last().contains("unsupported: message type https://example.org/other/1.0/x is not served"),
+                w.last());
     }
 }
