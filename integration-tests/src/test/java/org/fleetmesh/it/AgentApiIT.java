@@ -201,6 +201,12 @@ class AgentApiIT {
         assertTrue(NostrClient.tree(tooBig.body()).path("error").asText().startsWith("too large"), tooBig.body());
         assertEquals(200, call("PUT", "/mesh/compute/blobs", token,
                 HttpRequest.BodyPublishers.ofByteArray(new byte[MAX_BLOB])).statusCode(), "at the bound: taken");
+        // without Content-Length (chunked) the bound holds as the bytes arrive
+        HttpResponse<String> chunked = call("PUT", "/mesh/compute/blobs", token, HttpRequest.BodyPublishers
+                .ofInputStream(() -> new java.io.ByteArrayInputStream(big)));
+        assertEquals(413, chunked.statusCode(), chunked.body());
+        assertEquals(200, call("PUT", "/mesh/compute/blobs", token, HttpRequest.BodyPublishers
+                .ofInputStream(() -> new java.io.ByteArrayInputStream(new byte[100]))).statusCode(), "chunked, small");
 
         HttpResponse<String> bigJson = call("POST", "/mesh/compute/jobs", token,
                 HttpRequest.BodyPublishers.ofString("{\"worker\":\"" + "x".repeat(70_000) + "\"}"));

@@ -8,14 +8,14 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.time.Clock;
-import java.time.Duration;
 
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.settlement.lightning.lnd.LndConnection;
@@ -187,44 +187,72 @@ class Nip90BridgeIT {
             MeshnodeProcess dvm = net.node("nip90-paid", "FLEETMESH_COMPUTE_NIP90_ENABLED", "true",
                     "FLEETMESH_COMPUTE_NIP90_PRICE_PER_KFUEL", "10", "FLEETMESH_COMPUTE_NIP90_FUEL", "10000000");
             net.putBlob(dvm, upper);
-            HttpResponse<String> nip11 = HttpClient.newHttpClient().send(HttpRequest.newBuilder(dvm.httpUri())
-                    .header("Accept", "application/nostr+json").GET().build(), HttpResponse.BodyHandlers.ofString());
-            String dvmSelf = NostrClient.tree(nip11.body()).path("self").asText();
-            SimulatedLnd wallet = net.net.startNode("customer");
-            LndRail.Options opts = new LndRail.Options(Duration.ofSeconds(30), Duration.ofSeconds(60), 80,
-                    Optional.empty(), Duration.ofMillis(200));
-            try (LndRail customerRail = new LndRail(LndConnection.open(wallet.host(), wallet.port(),
-                    wallet.tlsCertPath(), wallet.adminMacaroonPath(), Duration.ZERO), opts, Clock.systemUTC());
-                    NostrClient watch = NostrClient.connect(dvm)) {
-                watch.req("bills", FilterSpec.of().kinds(7000).authors(dvmSelf).since(Keys.now() - 5));
-                String i = iJson("", "_start", "pay me", AgentApiIT.sha256(upper));
-                CompletableFuture<JsonNode> run = CompletableFuture.supplyAsync(() -> {
-                    try {
-                        return customer(dvm, i, null, null);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                });
-                JsonNode bill = watch.take(m -> m.path(0).asText().equals("EVENT")
-                        && "payment-required".equals(tag(m.path(2), "status", 1)), Duration.ofSeconds(60),
-                        "payment-required feedback").path(2);
-                long amount = Long.parseLong(tag(bill, "amount", 1));
-                String bolt11 = tag(bill, "amount", 2);
-                assertTrue(amount > 0 && bolt11.startsWith("ln"), bill.toString());
-                assertTrue(!run.isDone(), "no result before payment");
-                PaymentResult paid = customerRail.pay(bolt11, 1000);
-                assertEquals(PaymentResult.Status.SUCCEEDED, paid.status(), paid.toString());
+            JsonNode result = paidRun(net, dvm, "pay me");
+            assertEquals("PAY ME", result.path("content").asText());
+            long fuel = Long.parseLong(tag(result, "fuel", 1));
+            assertEquals((fuel + 999) / 1000 * 10, Long.parseLong(tag(result, "amount", 1)),
+                    "10 msat per 1000 fuel, rounded up");
+        }
+    }
 
-                JsonNode done = run.get(90, TimeUnit.SECONDS);
-                assertEquals(List.of("processing", "payment-required", "result:6600", "success"), statuses(done),
-                        done.toString());
-                JsonNode result = done.path("events").get(2);
-                assertEquals("PAY ME", result.path("content").asText());
-                assertEquals(Long.toString(amount), tag(result, "amount", 1));
-                assertEquals(bolt11, tag(result, "amount", 2));
-                long fuel = Long.parseLong(tag(result, "fuel", 1));
-                assertEquals((fuel + 999) / 1000 * 10, amount, "10 msat per 1000 fuel, rounded up");
-            }
+    @Test
+    void remoteWorkerIsPaidByTheBridgeAfterTheCustomerPaidIt() throws Exception {
+        try (ComputeNodes net = new ComputeNodes("nip90-remote")) {
+            MeshnodeProcess worker = net.node("nip90-worker");
+            MeshnodeProcess dvm = net.node("nip90-buyer", "FLEETMESH_COMPUTE_NIP90_ENABLED", "true",
+                    "FLEETMESH_COMPUTE_NIP90_WORKER", "any", "FLEETMESH_COMPUTE_NIP90_FUEL", "10000000");
+            net.link(dvm, worker);
+            net.putBlob(dvm, upper);
+            JsonNode result = paidRun(net, dvm, "far away");
+            assertEquals("FAR AWAY", result.path("content").asText());
+            // the customer's bill was the worker's price, and the worker was paid it once
+            long amount = Long.parseLong(tag(result, "amount", 1));
+            ComputeNodes.await(() -> ComputeNodes.compute(worker).path("income_msat").asLong() == amount,
+                    "the worker's income of " + amount + " msat");
+        }
+    }
+
+    /**
+     * Posts a request for {@code input} to {@code dvm} with nostr-tools, pays the {@code payment-required} bolt11 from
+     * an LND node of this test's own, and returns the kind 6600 result (checked to come after the payment).
+     */
+    static JsonNode paidRun(ComputeNodes net, MeshnodeProcess dvm, String input) throws Exception {
+        HttpResponse<String> nip11 = HttpClient.newHttpClient().send(HttpRequest.newBuilder(dvm.httpUri())
+                .header("Accept", "application/nostr+json").GET().build(), HttpResponse.BodyHandlers.ofString());
+        String dvmSelf = NostrClient.tree(nip11.body()).path("self").asText();
+        SimulatedLnd wallet = net.net.startNode("customer");
+        LndRail.Options opts = new LndRail.Options(Duration.ofSeconds(30), Duration.ofSeconds(60), 80,
+                Optional.empty(), Duration.ofMillis(200));
+        try (LndRail customerRail = new LndRail(LndConnection.open(wallet.host(), wallet.port(), wallet.tlsCertPath(),
+                wallet.adminMacaroonPath(), Duration.ZERO), opts, Clock.systemUTC());
+                NostrClient watch = NostrClient.connect(dvm)) {
+            watch.req("bills", FilterSpec.of().kinds(7000).authors(dvmSelf).since(Keys.now() - 5));
+            String i = iJson("", "_start", input, AgentApiIT.sha256(upper));
+            CompletableFuture<JsonNode> run = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return customer(dvm, i, null, null);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            JsonNode feedback = watch.take(m -> m.path(0).asText().equals("EVENT")
+                    && List.of("payment-required", "error").contains(tag(m.path(2), "status", 1)),
+                    Duration.ofSeconds(90), "payment-required feedback").path(2);
+            assertEquals("payment-required", tag(feedback, "status", 1), feedback.toString());
+            long amount = Long.parseLong(tag(feedback, "amount", 1));
+            String bolt11 = tag(feedback, "amount", 2);
+            assertTrue(amount > 0 && bolt11.startsWith("ln"), feedback.toString());
+            assertTrue(!run.isDone(), "no result before payment");
+            PaymentResult paid = customerRail.pay(bolt11, 1000);
+            assertEquals(PaymentResult.Status.SUCCEEDED, paid.status(), paid.toString());
+
+            JsonNode done = run.get(120, TimeUnit.SECONDS);
+            assertEquals(List.of("processing", "payment-required", "result:6600", "success"), statuses(done),
+                    done.toString());
+            JsonNode result = done.path("events").get(2);
+            assertEquals(Long.toString(amount), tag(result, "amount", 1));
+            assertEquals(bolt11, tag(result, "amount", 2));
+            return result;
         }
     }
 

@@ -204,7 +204,8 @@ public final class Cli {
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
                        meshnode keys export [--data-dir D] <file>   back up the node's keys to a new 0600 file (prints the DID)
                        meshnode keys import <file> [--data-dir D] [--force]   restore them into <data-dir>/keys
-                       meshnode token issue --right admin:write [--subject S] [--ttl 30d]   a capability token (admin API)
+                       meshnode token issue --right admin:write [--subject S] [--ttl 30d]   a capability token (admin API;
+                                                             --right compute:run --fuel-limit N for the agent API)
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
                        meshnode bolt12 decode <string>       a BOLT-12 offer/invoice_request/invoice as JSON (exit 1 if invalid)
                        meshnode compute run <module.wasm> [--input FILE] [--arg A ...] [--fuel N] [--memory-pages N]

@@ -1,8 +1,10 @@
 package org.fleetmesh.compute.agent;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -61,6 +63,9 @@ public final class AgentApi {
     private final Limits limits;
     /** job id → token id, oldest first. */
     private final LinkedHashMap<String, String> owners = new LinkedHashMap<>();
+    /** token → its jobs not ended when last looked at; token → submissions under way. Guarded by {@code owners}. */
+    private final Map<String, Set<String>> unended = new HashMap<>();
+    private final Map<String, Integer> reserved = new HashMap<>();
 
     public AgentApi(Market market, AgentGuard guard, Limits limits) {
         this.market = market;
@@ -122,30 +127,46 @@ public final class AgentApi {
         if (!a.allowed()) {
             return Answer.error(a.status(), a.reason());
         }
+        // a place is reserved under the lock and the market called without it: a submission may run a while
+        String token = a.tokenId();
         synchronized (owners) {
-            int active = active(a.tokenId());
-            if (active >= limits.activeJobsPerToken()) {
-                return Answer.error(429, "busy: this token has " + active + " jobs that have not ended (at most "
-                        + limits.activeJobsPerToken() + ")");
+            Set<String> open = open(token);
+            if (open.size() + reserved.getOrDefault(token, 0) >= limits.activeJobsPerToken()) {
+                return Answer.error(429, "busy: this token has " + (open.size() + reserved.getOrDefault(token, 0))
+                        + " jobs that have not ended (at most " + limits.activeJobsPerToken() + ")");
             }
-            Map<String, Object> view;
-            try {
-                view = market.submit(s);
-            } catch (MarketException e) {
-                return Answer.error(e.status(), e.getMessage());
+            reserved.merge(token, 1, Integer::sum);
+        }
+        Map<String, Object> view;
+        try {
+            view = market.submit(s);
+        } catch (MarketException e) {
+            return Answer.error(e.status(), e.getMessage());
+        } finally {
+            synchronized (owners) {
+                reserved.computeIfPresent(token, (k, c) -> c > 1 ? c - 1 : null);
             }
-            Object id = view.get("id");
-            if (id instanceof String jobId) {
+        }
+        Object id = view.get("id");
+        if (id instanceof String jobId) {
+            synchronized (owners) {
                 owners.remove(jobId);
-                owners.put(jobId, a.tokenId());
+                owners.put(jobId, token);
+                if (!ENDED.contains(String.valueOf(view.get("state")))) {
+                    unended.computeIfAbsent(token, k -> new LinkedHashSet<>()).add(jobId);
+                }
                 while (owners.size() > limits.rememberedJobs()) {
-                    Iterator<String> oldest = owners.keySet().iterator();
-                    oldest.next();
+                    Iterator<Map.Entry<String, String>> oldest = owners.entrySet().iterator();
+                    Map.Entry<String, String> e = oldest.next();
                     oldest.remove();
+                    Set<String> u = unended.get(e.getValue());
+                    if (u != null) {
+                        u.remove(e.getKey());
+                    }
                 }
             }
-            return new Answer(201, JSON.valueToTree(view));
         }
+        return new Answer(201, JSON.valueToTree(view));
     }
 
     public Answer jobs(String authorization) {
@@ -238,16 +259,25 @@ public final class AgentApi {
         }
     }
 
-    /** Called with {@code owners} held. */
-    private int active(String token) {
-        int n = 0;
-        for (String id : owned(token)) {
-            Optional<Map<String, Object>> v = market.job(id);
-            if (v.isPresent() && !ENDED.contains(String.valueOf(v.get().get("state")))) {
-                n++;
-            }
+    /**
+     * The token's jobs that had not ended when last looked at, each looked at again now (at most
+     * {@link Limits#activeJobsPerToken} of them, so a token with many jobs costs no more). Called with {@code owners}
+     * held.
+     */
+    private Set<String> open(String token) {
+        Set<String> u = unended.get(token);
+        if (u == null) {
+            return Set.of();
         }
-        return n;
+        u.removeIf(id -> {
+            Optional<Map<String, Object>> v = market.job(id);
+            return v.isEmpty() || ENDED.contains(String.valueOf(v.get().get("state")));
+        });
+        if (u.isEmpty()) {
+            unended.remove(token);
+            return Set.of();
+        }
+        return u;
     }
 
     /**

@@ -201,7 +201,7 @@ public class AgentRoutes {
     }
 
     private static JsonNode error(String reason) {
-        return new com.fasterxml.jackson.databind.ObjectMapper().createObjectNode().put("error", reason);
+        return com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode().put("error", reason);
     }
 
     private static void json(RoutingContext ctx, int status, JsonNode body) {

@@ -174,6 +174,43 @@ class AgentApiTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(30)
+    void aSubmissionUnderWayHoldsNoOneElseUpAndItsPlaceCounts() throws Exception {
+        String t = compute(1000);
+        String done = api.submit(t, body(1)).body().path("id").asText();
+        java.util.concurrent.CountDownLatch inSubmit = new java.util.concurrent.CountDownLatch(2);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        market.onSubmit = () -> {
+            inSubmit.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        List<AgentApi.Answer> answers = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        List<Thread> threads = new java.util.ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Thread th = new Thread(() -> answers.add(api.submit(t, body(1))));
+            th.start();
+            threads.add(th);
+        }
+        inSubmit.await();
+        // two submissions are in the market: the token's third place is the last one
+        assertEquals(200, api.job(t, done).status(), "reads go on while submissions are under way");
+        assertEquals(1, api.jobs(t).body().path("jobs").size());
+        market.onSubmit = () -> {
+        };
+        assertEquals(429, api.submit(t, body(1)).status(), "1 running + 2 under way = 3, the bound");
+        release.countDown();
+        for (Thread th : threads) {
+            th.join();
+        }
+        assertEquals(List.of(201, 201), answers.stream().map(AgentApi.Answer::status).toList());
+        assertEquals(3, market.submitted.size());
+    }
+
+    @Test
     void jobsAreVisibleOnlyToTheTokenThatSubmittedThem() {
         String mine = compute(1000);
         String other = compute(1000);

@@ -45,8 +45,17 @@ public final class FakeMarket implements Market {
         return Optional.ofNullable(blobs.get(sha256Hex));
     }
 
+    /** Runs at the start of each submit, outside the market's lock (a test blocks it to hold a submit open). */
+    public volatile Runnable onSubmit = () -> {
+    };
+
     @Override
-    public synchronized Map<String, Object> submit(Submission s) throws MarketException {
+    public Map<String, Object> submit(Submission s) throws MarketException {
+        onSubmit.run();
+        return record(s);
+    }
+
+    private synchronized Map<String, Object> record(Submission s) throws MarketException {
         if (!s.worker().equals("local") && !s.worker().equals("any") && !s.worker().startsWith("did:")) {
             throw new MarketException(400, "invalid: worker");
         }
