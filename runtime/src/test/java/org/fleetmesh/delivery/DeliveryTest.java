@@ -183,6 +183,8 @@ class DeliveryTest {
         a.publish(e);
         Mesh.await(() -> c.store.holds(e.id()), "C gets A's event through B");
         Mesh.await(() -> leaves(c, CustodyLedger.Side.RECEIVED, b) == 1, "C receipted it");
+        // B may forward the event (live fan-out after its commit) before its own custody leaf for A is written
+        Mesh.await(() -> leaves(b, CustodyLedger.Side.RECEIVED, a) == 1, "B receipted it");
         assertEquals(0, hopsOf(b, a, e), "A published it: hops 0 on the A-B link");
         assertEquals(1, hopsOf(c, b, e), "B forwards it with hops 1");
         // the barrier: an event from C reaches A through B after anything B would have sent back
