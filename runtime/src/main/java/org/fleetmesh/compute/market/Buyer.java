@@ -441,6 +441,11 @@ public final class Buyer {
             match = local.exitCode() == claimed.exitCode() && local.fuelUsed() == claimed.fuelUsed()
                     && local.outputDigest().equals(claimed.outputDigest());
         } catch (JobFailure f) {
+            if (f.reason() == JobFailure.Reason.TIMEOUT) {
+                // this node's wall clock, not the job, ended it: nothing is known about the worker's result
+                LOG.warnf("job %s: not judged, the re-execution here timed out", done.id());
+                return;
+            }
             match = false;
             LOG.warnf("job %s: the worker returned a result, the re-execution here: %s", done.id(), f.getMessage());
         }
