@@ -53,7 +53,8 @@ final class FakeRail implements SettlementRail {
 
     @Override
     public Invoice invoice(Preimage preimage, long amountMsat, String memo, Duration expiry) {
-        throw new UnsupportedOperationException();
+        // not among capabilities(): the SPI's answer for a call a rail does not serve
+        throw new SettlementException(SettlementException.Reason.UNSUPPORTED, "this rail only holds invoices");
     }
 
     @Override
