@@ -90,6 +90,13 @@ final class CashuMintSim implements AutoCloseable {
         } catch (IOException noNpm) {
             Assumptions.abort("npm is not installed, so the Cashu mint simulation cannot run: " + noNpm.getMessage());
         }
+        // cashu-ts 4.8.0 declares node >= 22.4 but works on 20 for everything used here; its
+        // @noble/curves 2 needs >= 20.19, which is the real floor
+        NodeJs.Run node = NodeJs.run(jsDir, 60, "node", "--version");
+        Matcher v = Pattern.compile("v(\\d+)\\.(\\d+)").matcher(node.stdout());
+        if (!v.find() || Integer.parseInt(v.group(1)) * 100 + Integer.parseInt(v.group(2)) < 2019) {
+            Assumptions.abort("the Cashu mint simulation needs Node.js >= 20.19, found " + node.stdout().strip());
+        }
         boolean current = true;
         List<String> specs = new ArrayList<>();
         for (String[] p : PACKAGES) {
