@@ -3,6 +3,7 @@ package org.fleetmesh.settlement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -24,7 +25,8 @@ import org.jboss.logging.Logger;
  * every step is persisted in the ledger first, then performed on the rail, then confirmed
  * ({@link EscrowBook#effectDone}). The rail's reports (hold invoice ACCEPTED, CANCELED, expired) are
  * fed back into the book as they arrive. After a crash, {@link #resume} finishes what the ledger
- * says was started.
+ * says was started on this agent's rail. A node with several rails has one agent per rail, and
+ * {@link #resumeAll} hands each escrow to the agent of the rail it was sealed on.
  *
  * <pre>
  *   open(hash)    SEALED -> INVOICED   holdInvoice(hash)   watch(hash)
@@ -102,44 +104,84 @@ public final class EscrowAgent {
     public record Resumed(PaymentHash hash, EscrowState state, String action, Optional<String> error) {
     }
 
+    /** The id of the rail this agent drives. */
+    public String railId() {
+        return rail.id();
+    }
+
     /**
      * Finishes every step the ledger recorded but the rail may not have performed (after a crash or
-     * a rail outage): issues missing invoices (an existing one counts as issued), re-watches open
-     * ones, settles released keys (looked up with {@code keys}), cancels refunds. PAID escrows are
-     * reported as {@code "decide"}: the caller releases or refunds them.
+     * a rail outage), for the escrows on this agent's rail (the others are left alone): issues missing
+     * invoices (an existing one counts as issued), re-watches open ones, settles released keys (looked
+     * up with {@code keys}), cancels refunds. PAID escrows are reported as {@code "decide"}: the caller
+     * releases or refunds them.
      */
     public List<Resumed> resume(Function<PaymentHash, Optional<Preimage>> keys) {
         List<Resumed> out = new ArrayList<>();
         for (FollowUp f : book.resumeIncomplete()) {
-            Escrow e = f.escrow();
-            PaymentHash hash = e.paymentHash();
-            String action = f.action().name().toLowerCase(java.util.Locale.ROOT);
-            try {
-                switch (f.action()) {
-                    case INVOICE -> {
-                        book.invoiced(hash);
-                        issue(e);
-                    }
-                    case CREATE_INVOICE -> issue(e);
-                    case WATCH -> watch(hash);
-                    case RELEASE_OR_REFUND -> action = "decide";
-                    case SETTLE -> {
-                        Preimage k = keys.apply(hash).orElseThrow(() -> new IllegalStateException(
-                                "the key for " + hash + " is not available; it cannot be released"));
-                        rail.settle(k);
-                        book.effectDone(hash);
-                    }
-                    case CANCEL -> {
-                        rail.cancel(hash);
-                        book.effectDone(hash);
-                    }
-                }
-                out.add(new Resumed(hash, e.state(), action, Optional.empty()));
-            } catch (RuntimeException ex) {
-                out.add(new Resumed(hash, e.state(), action, Optional.of(String.valueOf(ex.getMessage()))));
+            if (f.escrow().rail().equals(rail.id())) {
+                out.add(resume(f, keys));
             }
         }
         return out;
+    }
+
+    /**
+     * {@link #resume} over several rails: each escrow is finished by the agent of its own rail ({@code agents}, keyed
+     * by rail id), never on another; an escrow whose rail has no agent here is reported with an error and left as the
+     * ledger has it (a later start with that rail configured finishes it).
+     */
+    public static List<Resumed> resumeAll(EscrowBook book, Map<String, EscrowAgent> agents,
+            Function<PaymentHash, Optional<Preimage>> keys) {
+        List<Resumed> out = new ArrayList<>();
+        for (FollowUp f : book.resumeIncomplete()) {
+            Escrow e = f.escrow();
+            EscrowAgent a = agents.get(e.rail());
+            if (a == null) {
+                out.add(new Resumed(e.paymentHash(), e.state(), action(f), Optional.of("its rail \"" + e.rail()
+                        + "\" is not configured on this node; the escrow waits for it")));
+            } else {
+                out.add(a.resume(f, keys));
+            }
+        }
+        return out;
+    }
+
+    private static String action(FollowUp f) {
+        return f.action() == FollowUp.Action.RELEASE_OR_REFUND ? "decide"
+                : f.action().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private Resumed resume(FollowUp f, Function<PaymentHash, Optional<Preimage>> keys) {
+        Escrow e = f.escrow();
+        PaymentHash hash = e.paymentHash();
+        String action = action(f);
+        try {
+            switch (f.action()) {
+                case INVOICE -> {
+                    book.invoiced(hash);
+                    issue(e);
+                }
+                case CREATE_INVOICE -> issue(e);
+                case WATCH -> watch(hash);
+                case RELEASE_OR_REFUND -> {
+                    // the caller decides
+                }
+                case SETTLE -> {
+                    Preimage k = keys.apply(hash).orElseThrow(() -> new IllegalStateException(
+                            "the key for " + hash + " is not available; it cannot be released"));
+                    rail.settle(k);
+                    book.effectDone(hash);
+                }
+                case CANCEL -> {
+                    rail.cancel(hash);
+                    book.effectDone(hash);
+                }
+            }
+            return new Resumed(hash, e.state(), action, Optional.empty());
+        } catch (RuntimeException ex) {
+            return new Resumed(hash, e.state(), action, Optional.of(String.valueOf(ex.getMessage())));
+        }
     }
 
     private void issue(Escrow e) {

@@ -283,8 +283,8 @@ public final class AgentApi {
     /**
      * Reads a submission: {@code worker}, {@code job} (a JobSpec object) or the JobSpec members at the top level
      * ({@code args} [], {@code memory_pages} the default, {@code time} 0, {@code seed} zeros, {@code input} the
-     * empty input when absent), {@code max_price_msat} (0), {@code rail} ("ln"), {@code auto_pay} (false),
-     * {@code token} (none).
+     * empty input when absent), {@code max_price_msat} (0), {@code rail} ("": the first of this node's rails,
+     * preferred first, that the worker's offer lists), {@code auto_pay} (false), {@code token} (none).
      */
     Submission submission(ObjectNode n) throws MarketException {
         String worker = text(n, "worker", null);
@@ -318,7 +318,7 @@ public final class AgentApi {
             }
             maxPrice = p.longValue();
         }
-        String rail = text(n, "rail", "ln");
+        String rail = text(n, "rail", "");
         JsonNode ap = n.get("auto_pay");
         if (ap != null && !ap.isNull() && !ap.isBoolean()) {
             throw new IllegalArgumentException("auto_pay: true or false");

@@ -32,19 +32,23 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * worker fetches, checks the sealed result's record and invoice before paying, pays only from {@code sealed} (moving
  * to {@code paying} first, so a restart follows the payment instead of paying again), learns k from the payment (or
  * the {@code key} message), opens the seal and checks the commitment and fuel; re-executes a sample here. Each state
- * is saved in the {@link JobBook} before its side effect.
+ * is saved in the {@link JobBook} before its side effect. A job is paid on the rail its request names, and its
+ * record keeps that rail, so a restart follows the payment on the same rail.
  */
 public final class Buyer {
     private static final Logger LOG = Logger.getLogger(Buyer.class);
     private static final MessageParser PARSER = new MessageParser(MessageParser.Limits.DEFAULT);
 
-    /** How the buyer pays (the node's rail). */
+    /** How the buyer pays (one of the node's rails). */
     public interface Payer {
-        String rail();
-
         DecodedRequest decode(String invoice);
 
         PaymentResult pay(String invoice, long maxFeeMsat);
+    }
+
+    /** Each rail this node pays with, by rail id; empty for a rail it does not have. */
+    public interface Payers {
+        Optional<Payer> of(String rail);
     }
 
     /** Whether to re-execute a job of {@code worker} here. */
@@ -63,7 +67,7 @@ public final class Buyer {
     private final String selfPubkeyHex;
     private final JobBook book;
     private final BlobStore blobs;
-    private final Optional<Payer> payer;
+    private final Payers payers;
     private final Optional<Execution> execution;
     private final Executor runner;
     private final Worker.Peers peers;
@@ -72,13 +76,13 @@ public final class Buyer {
     private final Settings settings;
     private final LongSupplier seconds;
 
-    public Buyer(String selfPubkeyHex, JobBook book, BlobStore blobs, Optional<Payer> payer,
+    public Buyer(String selfPubkeyHex, JobBook book, BlobStore blobs, Payers payers,
             Optional<Execution> execution, Executor runner, Worker.Peers peers, Sampler sampler, Findings findings,
             Settings settings, LongSupplier seconds) {
         this.selfPubkeyHex = selfPubkeyHex;
         this.book = book;
         this.blobs = blobs;
-        this.payer = payer;
+        this.payers = payers;
         this.execution = execution;
         this.runner = runner;
         this.peers = peers;
@@ -223,11 +227,13 @@ public final class Buyer {
             if (problem == null && price > 0) {
                 if (inv == null || !inv.isTextual()) {
                     problem = "invoice: the record asks " + price + " msat and no invoice came";
-                } else if (payer.isEmpty()) {
-                    problem = "rail: this node has no rail to pay with";
+                } else if (payers.of(q.rail()).isEmpty()) {
+                    // the request named the rail: the invoice is paid on it or not at all
+                    problem = q.rail().isEmpty() ? "rail: this node has no rail to pay with"
+                            : "rail: this node has no rail " + q.rail() + " to pay with";
                 } else {
                     invoice = inv.textValue();
-                    DecodedRequest d = payer.get().decode(invoice);
+                    DecodedRequest d = payers.of(q.rail()).get().decode(invoice);
                     if (!d.paymentHash().hex().equals(rec.paymentHash())) {
                         problem = "invoice: its payment hash " + d.paymentHash().hex() + " is not the record's "
                                 + rec.paymentHash();
@@ -247,7 +253,7 @@ public final class Buyer {
             return;
         }
         JobEntry sealedEntry = e.moved(JobState.SEALED.word(), seconds.getAsLong())
-                .withPrice(price, price == 0 ? "" : payer.get().rail(), invoice, rec.paymentHash())
+                .withPrice(price, price == 0 ? "" : q.rail(), invoice, rec.paymentHash())
                 .withSealed(body.toString());
         book.save(sealedEntry);
         if (price > 0 && stored(e, "auto_pay").asBoolean(false)) {
@@ -266,6 +272,10 @@ public final class Buyer {
         if (!e.state().equals(JobState.SEALED.word()) || e.invoice().isEmpty()) {
             throw new MarketProtocolException("job " + id + " is " + e.state() + "; only a sealed job with an invoice"
                     + " is paid");
+        }
+        if (payers.of(e.rail()).isEmpty()) {
+            throw new MarketProtocolException("job " + id + " is billed on rail " + e.rail()
+                    + ", which this node does not have now");
         }
         if (settings.neverPay()) {
             LOG.warnf("job %s: the test switch never pays", id);
@@ -295,11 +305,13 @@ public final class Buyer {
     }
 
     private void following(JobEntry p) {
-        Instant expires = payer.get().decode(p.invoice()).expiresAt();
+        Payer payer = payers.of(p.rail()).orElseThrow(() -> new IllegalStateException("job " + p.id()
+                + ": this node does not have its rail " + p.rail() + " now"));
+        Instant expires = payer.decode(p.invoice()).expiresAt();
         while (true) {
             PaymentResult r;
             try {
-                r = payer.get().pay(p.invoice(), settings.maxFeeMsat());
+                r = payer.pay(p.invoice(), settings.maxFeeMsat());
             } catch (SettlementException ex) {
                 if (ex.reason() == SettlementException.Reason.EXPIRED) {
                     end(p.id(), JobState.EXPIRED, "expired: " + ex.getMessage());
@@ -464,8 +476,11 @@ public final class Buyer {
      */
     public void resume() {
         for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAYING.word()))) {
-            if (payer.isPresent()) {
-                follow(e);
+            if (payers.of(e.rail()).isPresent()) {
+                follow(e); // on the rail it was paid with, never another
+            } else {
+                LOG.warnf("job %s: its payment on rail %s is not followed: this node does not have that rail now",
+                        e.id(), e.rail());
             }
         }
         for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAID.word()))) {

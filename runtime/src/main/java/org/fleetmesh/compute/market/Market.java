@@ -41,8 +41,9 @@ public interface Market {
 
     /**
      * A job to buy. {@code worker}: a peer's DID (either form), or {@code "any"} (the cheapest acceptable offer), or
-     * {@code "local"} (run here, nothing paid). {@code token}: a capability token (base64url) this node passes to the
-     * worker, when it buys on behalf of its root DID.
+     * {@code "local"} (run here, nothing paid). {@code rail}: the rail id to pay with, or {@code ""} for the first of
+     * this node's rails (preferred first) that the worker's offer lists. {@code token}: a capability token (base64url)
+     * this node passes to the worker, when it buys on behalf of its root DID.
      */
     record Submission(String worker, JobSpec spec, long maxPriceMsat, String rail, boolean autoPay,
             Optional<String> token) {

@@ -30,10 +30,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * The worker's side of compute/1.0 (docs/spec/compute.md, "Worker"): takes a request within its offer, fetches what
- * it lacks, runs the job, seals the result under a fresh k, persists, invoices on SHA-256(k) and sends the sealed
- * result; when the escrow reports the payment locked in, releases k (settles) and sends it; publishes the job record.
- * Each state is saved in the {@link JobBook} before its side effect. Message handlers return at once: jobs run on
- * {@code runner}.
+ * it lacks, runs the job, seals the result under a fresh k, persists, invoices on SHA-256(k) over the request's rail
+ * (any the offer lists: the escrow of that rail) and sends the sealed result; when the escrow reports the payment
+ * locked in, releases k (settles) and sends it; publishes the job record. Each state is saved in the {@link JobBook}
+ * before its side effect. Message handlers return at once: jobs run on {@code runner}.
  */
 public final class Worker {
     private static final Logger LOG = Logger.getLogger(Worker.class);
@@ -43,13 +43,16 @@ public final class Worker {
         boolean send(String peer, String type, ObjectNode body);
     }
 
-    /** The escrow as the worker uses it (EscrowAgent over the node's rail). */
+    /** The escrow as the worker uses it (the EscrowAgent over one of the node's rails). */
     public interface Payee {
-        String rail();
-
         Invoice open(PaymentHash hash, String peerDid, long amountMsat, String memo);
 
         void release(Preimage k);
+    }
+
+    /** The escrow of each rail this node has, by rail id; empty for a rail it does not have. */
+    public interface Payees {
+        Optional<Payee> of(String rail);
     }
 
     /** Checks a request's capability token; null when it may run, else why not. */
@@ -67,7 +70,7 @@ public final class Worker {
     private final BlobStore blobs;
     private final Execution execution;
     private final Executor runner;
-    private final Optional<Payee> payee;
+    private final Payees payees;
     private final Peers peers;
     private final java.util.function.Consumer<Event> publish;
     private final Tokens tokens;
@@ -94,7 +97,7 @@ public final class Worker {
     }
 
     public Worker(Offer offer, byte[] nostrSecret, JobBook book, BlobStore blobs, Execution execution, Executor runner,
-            Optional<Payee> payee, Peers peers, java.util.function.Consumer<Event> publish, Tokens tokens,
+            Payees payees, Peers peers, java.util.function.Consumer<Event> publish, Tokens tokens,
             Settings settings, LongSupplier seconds, DoubleSupplier random) {
         this.offer = offer;
         this.nostrSecret = nostrSecret.clone();
@@ -102,7 +105,7 @@ public final class Worker {
         this.blobs = blobs;
         this.execution = execution;
         this.runner = runner;
-        this.payee = payee;
+        this.payees = payees;
         this.peers = peers;
         this.publish = publish;
         this.tokens = tokens;
@@ -182,7 +185,8 @@ public final class Worker {
                     + offer.maxMemoryPages();
         }
         if (!offer.free()) {
-            if (payee.isEmpty() || !q.rail().equals(payee.get().rail()) || !offer.rails().contains(q.rail())) {
+            // any rail the offer lists, and the escrow is opened on that rail
+            if (!offer.rails().contains(q.rail()) || payees.of(q.rail()).isEmpty()) {
                 return ComputeMessages.RAIL + ": this worker takes " + offer.rails() + ", not \"" + q.rail() + "\"";
             }
             if (offer.minPrice() > q.maxPriceMsat()) {
@@ -347,7 +351,7 @@ public final class Worker {
                 k.hash().hex(), result.fuelUsed(), price, execution.runtime(), buyerKey, Optional.empty());
         Event recordEvent = rec.sign(nostrSecret, seconds.getAsLong());
         Seal.Sealed sealed = Seal.seal(key, e.id(), ResultJson.write(result).getBytes(StandardCharsets.UTF_8));
-        String rail = price == 0 ? "" : payee.get().rail();
+        String rail = price == 0 ? "" : q.rail();
         // persisted with k before any invoice exists: a crash here loses nothing the buyer could have paid for
         JobEntry s = e.moved(JobState.SEALED.word(), seconds.getAsLong()).withKey(k.revealHex())
                 .withPrice(price, rail, "", k.hash().hex())
@@ -364,7 +368,8 @@ public final class Worker {
             }
             return;
         }
-        Invoice inv = payee.get().open(k.hash(), e.peer(), price, "fleetmesh compute job " + e.id());
+        Payee payee = payees.of(rail).orElseThrow(() -> new IllegalStateException("rail " + rail + " is gone"));
+        Invoice inv = payee.open(k.hash(), e.peer(), price, "fleetmesh compute job " + e.id());
         ObjectNode body = ComputeMessages.sealed(e.id(), sealed.nonce(), sealed.ciphertext(), recordEvent,
                 inv.paymentRequest());
         JobEntry invoiced = book.find(JobEntry.Role.WORKER, e.id()).orElse(s);
@@ -398,6 +403,13 @@ public final class Worker {
         }
         if (settings.withholdKey()) {
             LOG.warnf("job %s is paid; the test switch withholds its key", p.id());
+            return;
+        }
+        Optional<Payee> payee = payees.of(p.rail());
+        if (payee.isEmpty()) {
+            // the escrow is on the job's rail only: k waits here until that rail is configured again
+            LOG.warnf("job %s is paid on rail %s, which this node does not have now; its key is not released", p.id(),
+                    p.rail());
             return;
         }
         Preimage k = Preimage.ofHex(p.key());

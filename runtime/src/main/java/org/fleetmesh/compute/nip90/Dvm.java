@@ -203,7 +203,7 @@ public final class Dvm {
             JobSpec spec = new JobSpec(r.checksum(), input, r.args(), fuel,
                     r.memoryPages().orElse(config.memoryPages()), r.event().createdAt(), r.event().id().hex());
             boolean local = config.worker().equals("local");
-            Map<String, Object> view = market.submit(new Market.Submission(config.worker(), spec, maxPrice, "ln", false,
+            Map<String, Object> view = market.submit(new Market.Submission(config.worker(), spec, maxPrice, "", false,
                     Optional.empty()));
             Object id = view.get("id");
             if (!(id instanceof String jobId)) {

@@ -37,6 +37,7 @@ import org.fleetmesh.relay.Ingest;
 import org.fleetmesh.relay.IngestListener;
 import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.quarkus.RelayRuntime;
+import org.fleetmesh.settlement.quarkus.SettlementRuntime;
 import org.fleetmesh.spi.settlement.Invoice;
 import org.fleetmesh.spi.settlement.InvoiceState;
 import org.fleetmesh.spi.settlement.Preimage;
@@ -48,7 +49,7 @@ import io.quarkus.runtime.StartupEvent;
 /**
  * Wires the NIP-90 bridge ({@link Dvm}) into the node: kind 5600 events that clients publish to this relay go to it
  * (events from peers and syncs do not: the node that a client chose answers), what it signs is stored in the relay
- * like any event, bills are invoices on the node's settlement rail, and modules are fetched only from
+ * like any event, bills are invoices on the node's preferred settlement rail, and modules are fetched only from
  * {@code fetch-hosts}.
  */
 @ApplicationScoped
@@ -68,7 +69,7 @@ public class DvmBridge {
     Instance<Market> market;
 
     @Inject
-    Instance<SettlementRail> rails;
+    SettlementRuntime settlement;
 
     private volatile Dvm dvm;
     private ThreadPoolExecutor requests;
@@ -87,7 +88,7 @@ public class DvmBridge {
         }
         http = HttpClient.newBuilder().connectTimeout(config.fetchTimeout()).followRedirects(HttpClient.Redirect.NEVER)
                 .build();
-        SettlementRail rail = rails.isResolvable() ? rails.get() : null;
+        SettlementRail rail = settlement.rail().orElse(null);
         Dvm.Config c = new Dvm.Config(config.worker(), config.fuel(), config.maxFuel(), config.memoryPages(),
                 config.maxTime(), config.maxPriceMsat(), config.pricePerKfuel(), config.maxPending(), config.billExpiry());
         dvm = new Dvm(market.get(), rail == null ? null : payments(rail), this::fetch, this::sign, this::publish,

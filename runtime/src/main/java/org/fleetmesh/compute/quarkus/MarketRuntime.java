@@ -83,8 +83,9 @@ import io.quarkus.runtime.StartupEvent;
 /**
  * The node's compute market (docs/spec/compute.md): the {@link Market} the agent API and the NIP-90 bridge use, and
  * compute/1.0 on the mesh links. As a worker it publishes its offer (kind 30810) to its relay and to each linked peer
- * and serves requests ({@link Worker}) over the escrow agent of the node's rail; as a buyer it sends requests and pays
- * ({@link Buyer}), choosing workers by offer price and {@code view_compute}. Jobs for {@code "local"} run here on the
+ * and serves requests ({@link Worker}) on any of the node's rails, over the escrow agent of the request's rail; as a
+ * buyer it sends requests and pays ({@link Buyer}) with one of its rails the worker takes, choosing workers by offer
+ * price and {@code view_compute}. Jobs for {@code "local"} run here on the
  * node's sandbox, nothing paid.
  */
 @ApplicationScoped
@@ -160,25 +161,19 @@ public class MarketRuntime implements Market {
         });
         byte[] nostr = identity.secrets().nostr().bytes();
         Optional<Execution> exec = execution.isUnsatisfied() ? Optional.empty() : Optional.of(execution.get());
-        Optional<SettlementRail> rail = settlement.rail();
-        Optional<EscrowAgent> agent = settlement.agent();
+        // every rail, preferred first: the offer lists them all, a request may name any
+        List<String> rails = List.copyOf(settlement.rails().keySet());
         Worker.Peers peers = this::send;
         if (config.sell() && exec.isPresent()) {
             boolean free = config.pricePerKfuel() == 0 && config.minPrice() == 0;
-            List<String> rails = rail.map(r -> List.of(r.id())).orElse(List.of());
-            if (!free && rail.isEmpty()) {
+            if (!free && rails.isEmpty()) {
                 LOG.warn("compute market: the offer has a price but this node has no rail; it sells nothing"
                         + " (set fleetmesh.lightning.enabled or a price of 0)");
             } else {
                 Offer offer = new Offer(config.offerId(), selfDid(), List.of(exec.get().runtime()),
                         config.pricePerKfuel(), config.minPrice(), config.maxFuel(), config.maxMemoryPages(),
                         config.maxModuleBytes(), rails, "");
-                Optional<Worker.Payee> payee = agent.map(a -> new Worker.Payee() {
-                    @Override
-                    public String rail() {
-                        return rail.get().id();
-                    }
-
+                Worker.Payees payees = railId -> settlement.agent(railId).map(a -> new Worker.Payee() {
                     @Override
                     public Invoice open(PaymentHash hash, String peerDid, long amountMsat, String memo) {
                         return a.open(hash, peerDid, amountMsat, memo);
@@ -189,7 +184,7 @@ public class MarketRuntime implements Market {
                         a.release(k, 0);
                     }
                 });
-                worker = new Worker(offer, nostr, book, blobs(), exec.get(), runner, payee, peers, this::publish,
+                worker = new Worker(offer, nostr, book, blobs(), exec.get(), runner, payees, peers, this::publish,
                         this::tokenProblem, new Worker.Settings(config.queue(), config.chunkBytes(),
                                 config.requireToken(), config.testCheatRate(), config.testWithholdKey()),
                         MarketRuntime::now, RANDOM::nextDouble);
@@ -205,12 +200,7 @@ public class MarketRuntime implements Market {
                 });
             }
         }
-        Optional<Buyer.Payer> payer = rail.map(r -> new Buyer.Payer() {
-            @Override
-            public String rail() {
-                return r.id();
-            }
-
+        Buyer.Payers payers = railId -> settlement.rail(railId).map(r -> new Buyer.Payer() {
             @Override
             public DecodedRequest decode(String invoice) {
                 return r.decode(invoice);
@@ -221,7 +211,7 @@ public class MarketRuntime implements Market {
                 return r.pay(invoice, maxFeeMsat);
             }
         });
-        buyer = new Buyer(identity.secrets().publicKeys().nostr().hex(), book, blobs(), payer, exec, payments, peers,
+        buyer = new Buyer(identity.secrets().publicKeys().nostr().hex(), book, blobs(), payers, exec, payments, peers,
                 this::sample, this::mismatch, new Buyer.Settings(config.maxFeeMsat(), config.chunkBytes(),
                         config.invoiceExpiry().toSeconds() + 60, config.testNeverPay()),
                 MarketRuntime::now);
@@ -256,7 +246,7 @@ public class MarketRuntime implements Market {
         try {
             List<EscrowAgent.Resumed> done = settlement.resume(h -> worker == null ? Optional.empty() : worker.key(h));
             for (EscrowAgent.Resumed r : done) {
-                if (r.action().equals("decide") && worker != null) {
+                if (r.action().equals("decide") && r.error().isEmpty() && worker != null) {
                     worker.paid(r.hash());
                 }
                 r.error().ifPresent(err -> LOG.warnf("escrow %s: resume %s failed: %s", r.hash(), r.action(), err));
@@ -277,8 +267,8 @@ public class MarketRuntime implements Market {
         }, 10, 10, TimeUnit.SECONDS);
         LOG.infof("compute market: %s; buying %s", worker == null ? "not selling"
                 : "selling (" + worker.offer().runtimes() + ", " + worker.offer().pricePerKfuel() + " msat per kfuel, min "
-                        + worker.offer().minPrice() + " msat)", rail.map(r -> "with rail " + r.id())
-                                .orElse("free jobs only (no rail)"));
+                        + worker.offer().minPrice() + " msat)", rails.isEmpty() ? "free jobs only (no rail)"
+                                : "with rails " + rails);
     }
 
     private void submitAsync(Runnable r) {
@@ -513,8 +503,9 @@ public class MarketRuntime implements Market {
             throw new MarketException(429, "this node is buying " + open + " jobs already (max-open-purchases)");
         }
         PeerOffer chosen = s.worker().equals("any") ? cheapest(s) : named(s);
-        Request q = new Request(spec, s.maxPriceMsat(), chosen.offer().free() ? "" : s.rail(), nonce(), selfDid(),
-                s.token());
+        // the chosen offer fits: unless it is free, it lists one of buyerRails
+        String rail = chosen.offer().free() ? "" : WorkerChoice.rail(chosen.offer(), buyerRails(s)).orElse("");
+        Request q = new Request(spec, s.maxPriceMsat(), rail, nonce(), selfDid(), s.token());
         try {
             JobEntry e = buyer.submit(PeerIdentity.shortForm(chosen.offer().did()), chosen.key(), q, s.autoPay());
             return JobView.of(e);
@@ -529,7 +520,7 @@ public class MarketRuntime implements Market {
         if (p == null) {
             throw new MarketException(404, "no offer from " + peer + " (is it linked and selling?)");
         }
-        String why = WorkerChoice.unfit(candidate(p), s.spec(), s.maxPriceMsat(), buyerRail(s),
+        String why = WorkerChoice.unfit(candidate(p), s.spec(), s.maxPriceMsat(), buyerRails(s),
                 config.minViewCompute());
         if (why != null) {
             throw new MarketException(why.endsWith("no open link") ? 409 : 422, why);
@@ -545,7 +536,7 @@ public class MarketRuntime implements Market {
             all.add(c);
             back.put(c.offer(), p);
         }
-        WorkerChoice.Choice c = WorkerChoice.cheapest(all, s.spec(), s.maxPriceMsat(), buyerRail(s),
+        WorkerChoice.Choice c = WorkerChoice.cheapest(all, s.spec(), s.maxPriceMsat(), buyerRails(s),
                 config.minViewCompute());
         if (c.chosen().isEmpty()) {
             throw new MarketException(422, c.reason());
@@ -558,9 +549,15 @@ public class MarketRuntime implements Market {
         return new WorkerChoice.Candidate(p.offer(), standing.views().compute(peer), sessions.links().isOpen(peer));
     }
 
-    /** The submission's rail when this node has it, else none. */
-    private String buyerRail(Submission s) {
-        return settlement.rail().filter(r -> r.id().equals(s.rail())).map(SettlementRail::id).orElse("");
+    /**
+     * The rails this node may pay the submission with, preferred first: the one it names when this node has it (else
+     * none), or, when it names none, all of this node's.
+     */
+    private List<String> buyerRails(Submission s) {
+        if (s.rail() == null || s.rail().isEmpty()) {
+            return List.copyOf(settlement.rails().keySet());
+        }
+        return settlement.rail(s.rail()).map(r -> List.of(r.id())).orElse(List.of());
     }
 
     private Map<String, Object> local(Submission s) throws MarketException {
@@ -651,7 +648,8 @@ public class MarketRuntime implements Market {
         m.put("cheated", w == null ? 0 : w.cheated());
         // credit balances are negative (debits - credits): income shows as earned msat
         m.put("income_msat", -settlement.ledger().balance(org.fleetmesh.spi.settlement.Accounts.INCOME));
-        m.put("rail", settlement.rail().map(SettlementRail::id).orElse(null));
+        m.put("rails", List.copyOf(settlement.rails().keySet()));
+        m.put("rail", settlement.rail().map(SettlementRail::id).orElse(null)); // the preferred one (older readers)
         return m;
     }
 

@@ -40,10 +40,22 @@ final class FakeRail implements SettlementRail {
     final Map<PaymentHash, Held> held = new ConcurrentHashMap<>();
     final Map<PaymentHash, AtomicInteger> pays = new ConcurrentHashMap<>();
     final AtomicInteger lockedIn = new AtomicInteger();
+    private final String id;
+    /** Starts this rail's invoices; another rail's invoices do not decode here. */
+    private final String prefix;
+
+    FakeRail() {
+        this("ln", "lnfake");
+    }
+
+    FakeRail(String id, String prefix) {
+        this.id = id;
+        this.prefix = prefix;
+    }
 
     @Override
     public String id() {
-        return "ln";
+        return id;
     }
 
     @Override
@@ -63,7 +75,7 @@ final class FakeRail implements SettlementRail {
         if (held.putIfAbsent(hash, new Held(amountMsat, exp)) != null) {
             throw new SettlementException(SettlementException.Reason.DUPLICATE_PAYMENT_HASH, "exists");
         }
-        return new Invoice("ln", "lnfake" + hash.hex() + "x" + amountMsat, hash, amountMsat, exp);
+        return new Invoice(id, prefix + hash.hex() + "x" + amountMsat, hash, amountMsat, exp);
     }
 
     @Override
@@ -126,13 +138,13 @@ final class FakeRail implements SettlementRail {
 
     @Override
     public DecodedRequest decode(String paymentRequest) {
-        if (!paymentRequest.startsWith("lnfake")) {
-            throw new SettlementException(SettlementException.Reason.INVALID_REQUEST, "not a fake invoice");
+        if (!paymentRequest.startsWith(prefix)) {
+            throw new SettlementException(SettlementException.Reason.INVALID_REQUEST, "not a fake invoice of " + id);
         }
-        String[] p = paymentRequest.substring(6).split("x");
+        String[] p = paymentRequest.substring(prefix.length()).split("x");
         PaymentHash hash = PaymentHash.ofHex(p[0]);
         Held h = held.get(hash);
-        return new DecodedRequest("ln", hash, OptionalLong.of(Long.parseLong(p[1])), "payee", "",
+        return new DecodedRequest(id, hash, OptionalLong.of(Long.parseLong(p[1])), "payee", "",
                 h == null ? Instant.now() : h.expires);
     }
 

@@ -100,11 +100,6 @@ class MarketFlowTest {
                 1 << 20, List.of("ln"), "");
         Worker.Payee payee = new Worker.Payee() {
             @Override
-            public String rail() {
-                return "ln";
-            }
-
-            @Override
             public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amountMsat,
                     String memo) {
                 return agent.open(hash, peerDid, amountMsat, memo);
@@ -115,17 +110,12 @@ class MarketFlowTest {
                 agent.release(k, 0);
             }
         };
-        worker = new Worker(offer, workerSecret, workerBook, workerBlobs, execution(), runner, Optional.of(payee),
+        worker = new Worker(offer, workerSecret, workerBook, workerBlobs, execution(), runner, only("ln", payee)::apply,
                 (peer, type, body) -> {
                     toBuyer.execute(() -> toBuyer(type, body));
                     return true;
                 }, published::add, (q, p) -> null, ws, () -> System.currentTimeMillis() / 1000, Math::random);
         Buyer.Payer payer = new Buyer.Payer() {
-            @Override
-            public String rail() {
-                return "ln";
-            }
-
             @Override
             public org.fleetmesh.spi.settlement.DecodedRequest decode(String invoice) {
                 return rail.decode(invoice);
@@ -136,12 +126,17 @@ class MarketFlowTest {
                 return rail.pay(invoice, maxFeeMsat);
             }
         };
-        buyer = new Buyer(buyerKey, buyerBook, buyerBlobs, Optional.of(payer), Optional.of(execution()), payments,
+        buyer = new Buyer(buyerKey, buyerBook, buyerBlobs, only("ln", payer)::apply, Optional.of(execution()), payments,
                 (peer, type, body) -> {
                     toWorker.execute(() -> toWorker(type, body));
                     return true;
                 }, (w, id) -> sampleAll, (job, record, claimed, local, k) -> mismatches.add(
                         new JobResult[] { claimed, local }), bs, () -> System.currentTimeMillis() / 1000);
+    }
+
+    /** A lookup by rail id (as {@link Worker.Payees} or {@link Buyer.Payers}): {@code value} for {@code rail} only. */
+    static <T> java.util.function.Function<String, Optional<T>> only(String rail, T value) {
+        return r -> r.equals(rail) ? Optional.of(value) : Optional.empty();
     }
 
     void start(long pricePerKfuel, long minPrice) {
@@ -439,7 +434,7 @@ class MarketFlowTest {
                 workerKey.hex()).toString(), "requested", 0);
         buyerBook.save(e);
         List<ObjectNode> sent = new ArrayList<>();
-        Buyer b = new Buyer(buyerKey, buyerBook, buyerBlobs, Optional.empty(), Optional.empty(), payments,
+        Buyer b = new Buyer(buyerKey, buyerBook, buyerBlobs, r -> Optional.empty(), Optional.empty(), payments,
                 (peer, type, body) -> sent.add(body), (w, id) -> false, (j, r, c, l, k) -> { }, new Buyer.Settings(0,
                         4096, 600, false), () -> 0);
         b.fetch(WORKER, ComputeMessages.fetch(q.digest(), List.of(secretHash, spec.input())));
@@ -464,12 +459,7 @@ class MarketFlowTest {
         assertEquals("paid", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
         // the worker "restarts": a new Worker over the same book and escrow, the switch off
         Worker restarted = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
-                Optional.of(new Worker.Payee() {
-                    @Override
-                    public String rail() {
-                        return "ln";
-                    }
-
+                MarketFlowTest.<Worker.Payee>only("ln", new Worker.Payee() {
                     @Override
                     public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
                             String memo) {
@@ -480,7 +470,7 @@ class MarketFlowTest {
                     public void release(Preimage k) {
                         agent.release(k, 0);
                     }
-                }), (peer, type, body) -> {
+                })::apply, (peer, type, body) -> {
                     toBuyer.execute(() -> toBuyerAfterRestart(type, body));
                     return true;
                 }, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false),
@@ -516,7 +506,7 @@ class MarketFlowTest {
     void aBuyerGivesUpAJobNoWorkerAnswers() throws Exception {
         start(1, 1000);
         long[] clock = { 1000 };
-        Buyer b = new Buyer(buyerKey, buyerBook, buyerBlobs, Optional.empty(), Optional.empty(), payments,
+        Buyer b = new Buyer(buyerKey, buyerBook, buyerBlobs, r -> Optional.empty(), Optional.empty(), payments,
                 (peer, type, body) -> true, (w, id) -> false, (j, r, c, l, k) -> { },
                 new Buyer.Settings(0, 4096, 600, false), () -> clock[0]);
         JobSpec spec = spec("upper.wasm", "silence".getBytes(StandardCharsets.UTF_8), 100_000_000);

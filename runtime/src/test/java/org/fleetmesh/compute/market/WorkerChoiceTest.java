@@ -54,4 +54,42 @@ class WorkerChoiceTest {
         // a free offer needs no rail
         assertEquals(null, WorkerChoice.unfit(offer("f", 0, 0, 1, true), JOB, 0, "", 0));
     }
+
+    static final String CASHU = "cashu:http://mint";
+
+    static WorkerChoice.Candidate railsOffer(String did, long perKfuel, List<String> rails) {
+        return new WorkerChoice.Candidate(new Offer("default", did, List.of("chicory"), perKfuel, 1000, 1_000_000_000L,
+                256, 1 << 20, rails, ""), 1.0, true);
+    }
+
+    @Test
+    void aWorkerTakingOnlyLnIsUnfitForABuyerPayingOnlyWithCashu() {
+        assertEquals("worker ln-only: it takes [ln]; this node pays with [cashu:http://mint]",
+                WorkerChoice.unfit(railsOffer("ln-only", 1, List.of("ln")), JOB, 1_000_000, List.of(CASHU), 0));
+    }
+
+    @Test
+    void aWorkerSharingOneRailWithTheBuyerIsFit() {
+        assertEquals(null, WorkerChoice.unfit(railsOffer("both", 1, List.of("ln", CASHU)), JOB, 1_000_000,
+                List.of(CASHU), 0));
+        assertEquals(null, WorkerChoice.unfit(railsOffer("cashu-only", 1, List.of(CASHU)), JOB, 1_000_000,
+                List.of("ln", CASHU), 0));
+    }
+
+    @Test
+    void aCashuOnlyBuyerSkipsACheaperLnOnlyWorkerAndPaysTheOtherWithCashu() {
+        WorkerChoice.Choice c = WorkerChoice.cheapest(List.of(railsOffer("ln-only", 1, List.of("ln")),
+                railsOffer("both", 5, List.of("ln", CASHU))), JOB, 1_000_000, List.of(CASHU), 0);
+        assertEquals("both", c.chosen().orElseThrow().offer().did());
+        assertEquals(java.util.Optional.of(CASHU), WorkerChoice.rail(c.chosen().get().offer(), List.of(CASHU)));
+    }
+
+    @Test
+    void theBuyerPaysWithItsMostPreferredRailThatTheOfferLists() {
+        Offer both = railsOffer("both", 1, List.of(CASHU, "ln")).offer();
+        assertEquals(java.util.Optional.of("ln"), WorkerChoice.rail(both, List.of("ln", CASHU)));
+        assertEquals(java.util.Optional.of(CASHU), WorkerChoice.rail(both, List.of(CASHU, "ln")));
+        assertEquals(java.util.Optional.empty(), WorkerChoice.rail(railsOffer("l", 1, List.of("ln")).offer(),
+                List.of(CASHU)));
+    }
 }
