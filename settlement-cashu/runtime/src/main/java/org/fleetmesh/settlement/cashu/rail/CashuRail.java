@@ -315,6 +315,25 @@ public final class CashuRail implements SettlementRail, AutoCloseable {
         return m;
     }
 
+    /** What the readiness check shows: the mint's name and version, the active keyset and the balance; throws if down. */
+    public Map<String, Object> health() {
+        var info = wallet.mint().info();
+        Map<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("mint", wallet.mintUrl());
+        m.put("mint_name", info.name() == null ? "" : info.name());
+        m.put("mint_version", info.version() == null ? "" : info.version());
+        m.put("unit", wallet.unit());
+        m.put("keyset", wallet.keys().active().id());
+        m.put("balance", wallet.balance());
+        for (int nut : new int[] {7, 9, 11, 12, 14}) {
+            if (!info.supports(nut)) {
+                throw unavailable("the mint does not support NUT-" + String.format("%02d", nut)
+                        + ", which the escrow needs");
+            }
+        }
+        return m;
+    }
+
     static SettlementException unavailable(String why) {
         return new SettlementException(Reason.RAIL_UNAVAILABLE, why);
     }

@@ -26,7 +26,7 @@ public final class Minting {
     /** NUT error codes. */
     static final int QUOTE_NOT_PAID = 20001;
     static final int QUOTE_ALREADY_ISSUED = 20002;
-    static final int OUTPUTS_ALREADY_SIGNED = 10002;
+    static final int OUTPUTS_ALREADY_SIGNED = 11003;
 
     private final Wallet w;
 

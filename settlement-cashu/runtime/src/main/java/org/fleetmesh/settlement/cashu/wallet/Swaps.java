@@ -102,7 +102,7 @@ public final class Swaps {
         if (!tokenUnit.equals(w.unit)) {
             throw new WalletException("the token is in " + tokenUnit + ", this wallet holds " + w.unit);
         }
-        List<Proof> proofs = token.proofs();
+        List<Proof> proofs = fullIds(token.proofs());
         if (proofs.isEmpty()) {
             throw new WalletException("the token has no proofs");
         }
@@ -193,6 +193,27 @@ public final class Swaps {
         outputs.forEach(o -> uses.add(Use.KEEP));
         run(op, withWitness, from.name(), outputs, uses);
         return net;
+    }
+
+    /** V4 tokens name v2 keysets by their first 8 bytes: the full id, by the mint's keysets. */
+    private List<Proof> fullIds(List<Proof> proofs) {
+        List<Proof> out = new ArrayList<>(proofs.size());
+        for (Proof p : proofs) {
+            String id = p.id();
+            if (id.startsWith("01") && id.length() == 16) {
+                List<String> matches = w.keys().all().stream().map(Keyset::id).filter(k -> k.startsWith(id)).toList();
+                if (matches.isEmpty()) {
+                    matches = w.refreshKeys().all().stream().map(Keyset::id).filter(k -> k.startsWith(id)).toList();
+                }
+                if (matches.size() > 1) {
+                    throw new WalletException("the token's short keyset id " + id + " is ambiguous (NUT-00)");
+                }
+                String full = matches.isEmpty() ? id : matches.get(0);
+                p = new Proof(p.amount(), full, p.secret(), p.c(), p.dleq(), p.witness());
+            }
+            out.add(p);
+        }
+        return out;
     }
 
     private static boolean isLocked(String secret) {

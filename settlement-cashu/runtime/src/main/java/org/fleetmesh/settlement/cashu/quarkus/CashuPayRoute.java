@@ -1,0 +1,87 @@
+package org.fleetmesh.settlement.cashu.quarkus;
+
+import java.util.Optional;
+import java.util.concurrent.Semaphore;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+
+import org.fleetmesh.settlement.cashu.nut.Nut;
+import org.fleetmesh.settlement.cashu.rail.CashuRail;
+import org.fleetmesh.settlement.cashu.request.PaymentRequestPayload;
+import org.jboss.logging.Logger;
+
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+
+/**
+ * {@code POST /cashu/v1/pay}: the NUT-18 HTTP POST transport of this node's Cashu requests. The body is a
+ * {@code PaymentRequestPayload}; 200 {"accepted":true} when the proofs are held for the request, 400 {"detail"} with
+ * the reason otherwise, 413 over 256 KiB, 503 when busy or when no Cashu rail runs.
+ */
+@ApplicationScoped
+public class CashuPayRoute {
+    private static final Logger LOG = Logger.getLogger(CashuPayRoute.class);
+    static final long MAX_BODY = 256 * 1024;
+
+    @Inject
+    Instance<CashuRail> rails;
+
+    @Inject
+    CashuConfig config;
+
+    private Semaphore inFlight;
+
+    void routes(@Observes Router router) {
+        inFlight = new Semaphore(Math.max(1, config.maxConcurrentPayments()));
+        router.route(CashuRailProducer.PAY_PATH).handler(BodyHandler.create().setBodyLimit(MAX_BODY));
+        router.route(CashuRailProducer.PAY_PATH).blockingHandler(this::handle, false);
+    }
+
+    void handle(RoutingContext ctx) {
+        if (ctx.request().method() != HttpMethod.POST) {
+            ctx.response().putHeader("Allow", "POST");
+            answer(ctx, 405, "use POST with a NUT-18 payment payload");
+            return;
+        }
+        if (!config.enabled() || !rails.isResolvable()) {
+            answer(ctx, 503, "this node takes no Cashu payments");
+            return;
+        }
+        if (!inFlight.tryAcquire()) {
+            answer(ctx, 503, "too many payments at once; try again");
+            return;
+        }
+        try {
+            PaymentRequestPayload payload;
+            try {
+                payload = Nut.json().readValue(ctx.body().asString(), PaymentRequestPayload.class);
+            } catch (Exception e) {
+                answer(ctx, 400, "invalid: not a NUT-18 payment payload: " + e.getMessage().split("\n")[0]);
+                return;
+            }
+            Optional<String> refused = rails.get().receive(payload);
+            if (refused.isPresent()) {
+                answer(ctx, 400, "invalid: " + refused.get());
+            } else {
+                ctx.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                        .end("{\"accepted\":true}");
+            }
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "cashu: a payment could not be handled");
+            answer(ctx, 500, "error: " + e.getMessage());
+        } finally {
+            inFlight.release();
+        }
+    }
+
+    private static void answer(RoutingContext ctx, int status, String detail) {
+        var n = Nut.json().createObjectNode();
+        n.put("detail", detail);
+        ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(n.toString());
+    }
+}
