@@ -88,7 +88,8 @@ public class DvmBridge {
         }
         http = HttpClient.newBuilder().connectTimeout(config.fetchTimeout()).followRedirects(HttpClient.Redirect.NEVER)
                 .build();
-        SettlementRail rail = settlement.rail().orElse(null);
+        // NIP-90 clients pay bolt11 invoices: the Lightning rail when there is one, else the preferred rail
+        SettlementRail rail = settlement.rail("ln").or(() -> settlement.rail()).orElse(null);
         Dvm.Config c = new Dvm.Config(config.worker(), config.fuel(), config.maxFuel(), config.memoryPages(),
                 config.maxTime(), config.maxPriceMsat(), config.pricePerKfuel(), config.maxPending(), config.billExpiry());
         dvm = new Dvm(market.get(), rail == null ? null : payments(rail), this::fetch, this::sign, this::publish,

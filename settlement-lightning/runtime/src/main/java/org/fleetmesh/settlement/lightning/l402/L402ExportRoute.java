@@ -78,7 +78,9 @@ public class L402ExportRoute {
     }
 
     private SettlementRail rail() {
-        List<SettlementRail> usable = rails.stream().filter(r -> r.capabilities().contains(Capability.PREIMAGE_INVOICE)).toList();
+        // L402 is Lightning: a macaroon bound to a BOLT-11 invoice's hash; other rails (Cashu) have no place here
+        List<SettlementRail> usable = rails.stream().filter(r -> r.capabilities().contains(Capability.PREIMAGE_INVOICE))
+                .filter(r -> !r.id().startsWith("cashu:")).toList();
         if (usable.isEmpty()) {
             throw new L402Refusal(L402Refusal.Code.UNAVAILABLE, rails.isUnsatisfied()
                     ? "no settlement rail is available on this node (is the Lightning adapter configured?)"
