@@ -141,7 +141,7 @@ public final class Cbor {
             return in[pos++] & 0xff;
         }
 
-        /** The argument of a head; -1 for indefinite length (info 31). Returned unsigned in a long. */
+        /** The argument of a head, unsigned in a long; info 31 (indefinite) is the caller's to handle. */
         long arg(int info) throws MalformedException {
             if (info < 24) {
                 return info;
@@ -151,12 +151,8 @@ public final class Cbor {
                 case 25 -> 2;
                 case 26 -> 4;
                 case 27 -> 8;
-                case 31 -> 0;
                 default -> throw new MalformedException("reserved additional information " + info);
             };
-            if (n == 0) {
-                return -1;
-            }
             long v = 0;
             for (int i = 0; i < n; i++) {
                 v = (v << 8) | u8();
@@ -184,26 +180,27 @@ public final class Cbor {
             if (major == 7) {
                 return simple(info);
             }
-            long arg = arg(info);
+            boolean indefinite = info == 31;
+            long arg = indefinite ? -1 : arg(info);
             switch (major) {
                 case 0:
-                    if (arg == -1) {
+                    if (indefinite) {
                         throw new MalformedException("indefinite integer");
                     }
                     return arg >= 0 ? Long.valueOf(arg) : new BigInteger(Long.toUnsignedString(arg));
                 case 1:
-                    if (arg == -1) {
+                    if (indefinite) {
                         throw new MalformedException("indefinite integer");
                     }
                     return arg >= 0 ? Long.valueOf(-1 - arg)
                             : BigInteger.ONE.negate().subtract(new BigInteger(Long.toUnsignedString(arg)));
                 case 2:
-                    return arg == -1 ? chunks(2, depth) : bytes(length(arg));
+                    return indefinite ? chunks(2, depth) : bytes(length(arg));
                 case 3:
-                    return arg == -1 ? text((byte[]) chunks(3, depth)) : text(bytes(length(arg)));
+                    return indefinite ? text((byte[]) chunks(3, depth)) : text(bytes(length(arg)));
                 case 4: {
                     List<Object> l = new ArrayList<>();
-                    if (arg == -1) {
+                    if (indefinite) {
                         for (Object v = item(depth + 1); v != BREAK; v = item(depth + 1)) {
                             l.add(v);
                         }
@@ -217,7 +214,7 @@ public final class Cbor {
                 }
                 case 5: {
                     Map<Object, Object> m = new LinkedHashMap<>();
-                    if (arg == -1) {
+                    if (indefinite) {
                         for (Object k = item(depth + 1); k != BREAK; k = item(depth + 1)) {
                             put(m, k, value(depth + 1));
                         }
@@ -294,6 +291,8 @@ public final class Cbor {
                 }
                 case 27:
                     return Double.longBitsToDouble(arg(27));
+                case 24:
+                    throw new MalformedException("unsupported simple value");
                 case 31:
                     return BREAK;
                 default:

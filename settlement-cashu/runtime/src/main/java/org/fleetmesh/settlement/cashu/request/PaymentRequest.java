@@ -35,7 +35,10 @@ public record PaymentRequest(String id, OptionalLong amount, String unit, Boolea
         transports = transports == null ? null : List.copyOf(transports);
     }
 
-    /** Writes the request in the key order the NUT-18 vectors use, with base64 padding as they have it. */
+    /**
+     * Writes the request with the CBOR key order of the NUT-18 vectors (t, i, a, u, m, d, s, nut10) and base64
+     * padding as they have it, in the URL-safe alphabet NUT-18 names (one vector uses the standard alphabet).
+     */
     public String encode() {
         Map<String, Object> m = new LinkedHashMap<>();
         if (transports != null) {
@@ -54,9 +57,9 @@ public record PaymentRequest(String id, OptionalLong amount, String unit, Boolea
             m.put("a", amount.getAsLong());
         }
         put(m, "u", unit);
-        put(m, "s", singleUse);
         put(m, "m", mints);
         put(m, "d", description);
+        put(m, "s", singleUse);
         if (nut10 != null) {
             Map<String, Object> n = new LinkedHashMap<>();
             n.put("k", nut10.kind());

@@ -23,7 +23,7 @@ public record PaymentRequestPayload(
         if (mint == null || mint.isEmpty() || unit == null || unit.isEmpty()) {
             throw new IllegalArgumentException("payload mint and unit are required");
         }
-        if (proofs == null || proofs.isEmpty() || proofs.contains(null)) {
+        if (proofs == null || proofs.isEmpty() || proofs.stream().anyMatch(x -> x == null)) {
             throw new IllegalArgumentException("payload has no proofs");
         }
         if (proofs.size() > 10_000) {
