@@ -90,7 +90,15 @@ public interface CashuStore {
      * Marks every proof of {@code secrets} PENDING under {@code opId}, atomically, if every one is UNSPENT; returns
      * false and changes nothing otherwise (another operation took one first).
      */
-    boolean reserve(Collection<String> secrets, String opId);
+    default boolean reserve(Collection<String> secrets, String opId) {
+        return reserve(secrets, ProofState.UNSPENT, opId);
+    }
+
+    /**
+     * {@link #reserve(Collection, String)} from another state {@code from} (not PENDING): HELD proofs being redeemed,
+     * SENT proofs being refunded, which two operations must not both take either.
+     */
+    boolean reserve(Collection<String> secrets, ProofState from, String opId);
 
     /** Moves proofs to {@code state}, keeping or setting {@code opId} (null keeps the current one). */
     void setState(Collection<String> secrets, ProofState state, String opId);

@@ -8,6 +8,7 @@ import jakarta.inject.Singleton;
 import org.fleetmesh.spi.compute.JobBook;
 import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.fleetmesh.spi.settlement.LedgerStore;
+import org.fleetmesh.spi.settlement.cashu.CashuStore;
 import org.fleetmesh.storage.postgres.compute.PgJobBook;
 import org.fleetmesh.storage.postgres.ledger.PgLedgerStore;
 import org.fleetmesh.spi.peers.LinkLedger;
@@ -15,6 +16,7 @@ import org.fleetmesh.spi.peers.PeerStore;
 import org.fleetmesh.spi.shards.ShardBook;
 import org.fleetmesh.spi.standing.StandingBook;
 import org.fleetmesh.storage.postgres.PostgresStorage;
+import org.fleetmesh.storage.postgres.cashu.PgCashuStore;
 import org.fleetmesh.storage.postgres.delivery.PgCustodyLedger;
 import org.fleetmesh.storage.postgres.peers.PgLinkLedger;
 import org.fleetmesh.storage.postgres.peers.PgPeerStore;
@@ -26,7 +28,7 @@ import org.fleetmesh.storage.postgres.standing.PgStandingBook;
  * {@link PostgresStorage}, {@code EventStore}, {@code AutoCloseable}), opened from configuration on
  * first use (see {@link PostgresStorage} for the keys) and closed, with the embedded cluster, at
  * shutdown; and the {@link PeerStore}, {@link LinkLedger}, {@link CustodyLedger}, {@link ShardBook},
- * {@link StandingBook}, {@link LedgerStore} and {@link JobBook} on the same database.
+ * {@link StandingBook}, {@link LedgerStore}, {@link JobBook} and {@link CashuStore} on the same database.
  */
 @ApplicationScoped
 public class PostgresStorageProducer {
@@ -85,5 +87,12 @@ public class PostgresStorageProducer {
     @Singleton
     JobBook jobs(PostgresStorage storage) {
         return new PgJobBook(storage.dataSource());
+    }
+
+    /** The Cashu wallet's proofs, operations, counters and keysets in the same database. */
+    @Produces
+    @Singleton
+    CashuStore cashu(PostgresStorage storage) {
+        return new PgCashuStore(storage.dataSource());
     }
 }
