@@ -44,6 +44,7 @@ public final class Cli {
                 case "bolt11" -> bolt11(args);
                 case "bolt12" -> bolt12(args);
                 case "compute" -> ComputeCommand.run(args);
+                case "cashu" -> cashu(args);
                 case "negentropy-harness" -> {
                     try {
                         org.fleetmesh.negentropy.Harness.main(java.util.Arrays.copyOfRange(args, 1, args.length));
@@ -191,6 +192,24 @@ public final class Cli {
         return out;
     }
 
+    /** {@code cashu ...}: the node's Cashu wallet, on the relay's database and seed (the database opened when needed). */
+    static int cashu(String[] args) {
+        EventStore[] opened = { null };
+        try {
+            return new org.fleetmesh.settlement.cashu.cli.CashuCommand(LocalNode::setting, () -> {
+                opened[0] = LocalNode.openStore();
+                if (opened[0] instanceof org.fleetmesh.storage.postgres.PostgresStorage pg) {
+                    return new org.fleetmesh.storage.postgres.cashu.PgCashuStore(pg.dataSource());
+                }
+                throw new IllegalStateException("this storage backend keeps no Cashu wallet");
+            }, System.out, System.err).run(args);
+        } finally {
+            if (opened[0] != null) {
+                opened[0].close();
+            }
+        }
+    }
+
     static void usage(PrintStream out) {
         out.println("""
                 usage: meshnode [relay]                      run the node (default)
@@ -211,6 +230,8 @@ public final class Cli {
                        meshnode compute run <module.wasm> [--input FILE] [--arg A ...] [--fuel N] [--memory-pages N]
                              [--runtime chicory|chicory-interpreter|wasmtime] [--time S] [--seed HEX] [--timeout D]
                                                              run a WASI job locally: its result as JSON (exit 1: why it failed)
+                       meshnode cashu info <mint-url> | balance | mint <amount> | send <amount> | receive <token>
+                             | melt <bolt11> | token decode <token> | restore | pending   the node's Cashu wallet (JSON)
                        meshnode negentropy-harness           the negentropy reference test-harness stdio protocol
                        meshnode bench ingest|corpus|query|crypto|ledger|negentropy|custody  load drivers (see docs/BENCHMARKS.md)
                 configuration: the relay's, in its order: system properties, the environment (FLEETMESH_DATA_DIR,

@@ -27,7 +27,7 @@ public interface CashuConfig {
 
     /**
      * A BIP-39 mnemonic for the wallet's seed (NUT-13), so that another wallet, or this one on a new machine, restores
-     * the proofs; by default the seed is 64 random bytes in {@code seed-file}.
+     * the proofs; by default the seed is 32 random bytes in {@code seed-file}.
      */
     Optional<String> mnemonic();
 
@@ -37,7 +37,7 @@ public interface CashuConfig {
     /** The seed file (hex, mode 0600); default {@code <data-dir>/keys/cashu-seed.key}, created if missing. */
     Optional<Path> seedFile();
 
-    /** Refuse a mint's signature or a received proof without a valid DLEQ proof (NUT-12). */
+    /** Refuse a mint's signature without a valid DLEQ proof (NUT-12); received tokens are checked when they carry one. */
     @WithDefault("true")
     boolean requireDleq();
 

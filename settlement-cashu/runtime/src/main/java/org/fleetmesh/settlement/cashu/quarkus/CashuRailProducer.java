@@ -3,7 +3,6 @@ package org.fleetmesh.settlement.cashu.quarkus;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.file.Path;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.Optional;
 
@@ -15,14 +14,13 @@ import jakarta.inject.Singleton;
 
 import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
-import org.fleetmesh.settlement.cashu.crypto.Bip39;
 import org.fleetmesh.settlement.cashu.mint.HttpMintClient;
 import org.fleetmesh.settlement.cashu.rail.CashuRail;
 import org.fleetmesh.settlement.cashu.rail.Units;
 import org.fleetmesh.settlement.cashu.store.MemoryCashuStore;
 import org.fleetmesh.settlement.cashu.wallet.Mints;
+import org.fleetmesh.settlement.cashu.wallet.Seed;
 import org.fleetmesh.settlement.cashu.wallet.Wallet;
-import org.fleetmesh.spi.secrets.SecretFile;
 import org.fleetmesh.spi.settlement.SettlementException;
 import org.fleetmesh.spi.settlement.SettlementException.Reason;
 import org.fleetmesh.spi.settlement.cashu.CashuStore;
@@ -79,16 +77,8 @@ public class CashuRailProducer {
         rail.close();
     }
 
-    /** The wallet's seed: the mnemonic's (BIP-39), the configured hex, or the seed file (made on first use). */
     public static byte[] seed(CashuConfig config, Path dataDir) {
-        if (config.mnemonic().isPresent() && !config.mnemonic().get().isBlank()) {
-            return Bip39.seed(config.mnemonic().get(), "");
-        }
-        return SecretFile.load(config.seed(), config.seedFile(), dataDir.resolve("keys").resolve("cashu-seed.key"), () -> {
-            byte[] b = new byte[64];
-            new SecureRandom().nextBytes(b);
-            return b;
-        }, "Cashu wallet seed");
+        return Seed.load(config.mnemonic(), config.seed(), config.seedFile(), dataDir);
     }
 
     private String receiveUrl(CashuConfig config) {

@@ -105,17 +105,8 @@ public final class CashuRail implements SettlementRail, AutoCloseable {
         });
     }
 
-    /** HMAC-SHA256(seed, "fleetmesh/cashu/p2pk") as a scalar: this node's key in HTLC locks. */
     static byte[] derivePayeeKey(byte[] seed) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(seed, "HmacSHA256"));
-            byte[] k = mac.doFinal("fleetmesh/cashu/p2pk".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-            BigInteger s = new BigInteger(1, k).mod(Secp256k1.N);
-            return Secp256k1.bytes32(s.signum() == 0 ? BigInteger.ONE : s);
-        } catch (java.security.GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
+        return org.fleetmesh.settlement.cashu.wallet.Seed.lockKey(seed);
     }
 
     /** Resolves what a crash left open (the wallet's operations first), then starts the timer. */

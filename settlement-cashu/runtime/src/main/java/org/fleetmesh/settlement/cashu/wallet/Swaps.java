@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 
 import org.fleetmesh.settlement.cashu.conditions.WellKnownSecret;
+import org.fleetmesh.settlement.cashu.mint.ErrorCodes;
 import org.fleetmesh.settlement.cashu.mint.MintException;
 import org.fleetmesh.settlement.cashu.nut.BlindSignature;
 import org.fleetmesh.settlement.cashu.nut.Keyset;
@@ -123,9 +124,10 @@ public final class Swaps {
                 throw new WalletException("the token is locked to a spending condition (NUT-10); it cannot be received"
                         + " as plain ecash");
             }
-            if (w.options.requireDleq() && !Outputs.dleqValid(p, keys)) {
-                throw new WalletException(p.dleq() == null ? "the token's proofs carry no DLEQ proof (NUT-12)"
-                        : "the token has a proof with an invalid DLEQ proof (NUT-12): not signed by this mint's key");
+            // NUT-12: a DLEQ the sender included must hold; without one, the swap at the mint is the only check
+            if (p.dleq() != null && !Outputs.dleqValid(p, keys)) {
+                throw new WalletException("the token has a proof with an invalid DLEQ proof (NUT-12): not signed by"
+                        + " this mint's key");
             }
         }
         if (!w.store.proofsBySecret(secrets).isEmpty()) {
@@ -193,6 +195,104 @@ public final class Swaps {
         outputs.forEach(o -> uses.add(Use.KEEP));
         run(op, withWitness, from.name(), outputs, uses);
         return net;
+    }
+
+    /**
+     * Claims a token locked by a NUT-14 HTLC to the hash of {@code preimageHex} (and, when it names receivers, to our
+     * key): the preimage and our signature go in each proof's witness and the proofs are swapped into the wallet.
+     */
+    public long claimHtlc(Token token, String preimageHex, byte[] lockKey) {
+        String hash;
+        try {
+            hash = org.fleetmesh.settlement.cashu.conditions.Htlc.hashLock(org.fleetmesh.nostr.Hex.decode(preimageHex, 32));
+        } catch (IllegalArgumentException e) {
+            throw new WalletException("the preimage must be 32 bytes of hex");
+        }
+        if (!Mints.same(token.mint(), w.mintUrl)) {
+            throw new WalletException("the token is from mint " + token.mint() + ", this wallet uses " + w.mintUrl);
+        }
+        List<Proof> proofs = fullIds(token.proofs());
+        MintKeys keys = w.keys();
+        List<Proof> unlocked = new ArrayList<>();
+        for (Proof p : proofs) {
+            WellKnownSecret s;
+            try {
+                s = WellKnownSecret.parse(p.secret()).orElse(null);
+            } catch (org.fleetmesh.settlement.cashu.conditions.ConditionException e) {
+                s = null;
+            }
+            if (s == null || !WellKnownSecret.HTLC.equals(s.kind()) || !hash.equals(s.data())) {
+                throw new WalletException("the token has a proof that is not an HTLC on this preimage's hash");
+            }
+            if (keys.keyset(p.id()).isEmpty()) {
+                throw new WalletException("the token has a proof of keyset " + p.id() + ", unknown to the mint in " + w.unit);
+            }
+            if (p.dleq() != null && !Outputs.dleqValid(p, keys)) {
+                throw new WalletException("the token has a proof with an invalid DLEQ proof (NUT-12)");
+            }
+            try {
+                unlocked.add(org.fleetmesh.settlement.cashu.conditions.Htlc.unlock(p.withWitness(null), preimageHex, lockKey));
+            } catch (org.fleetmesh.settlement.cashu.conditions.ConditionException e) {
+                throw new WalletException("cannot unlock: " + e.getMessage());
+            }
+        }
+        if (!w.store.proofsBySecret(ProofRows.secrets(proofs)).isEmpty()) {
+            throw new WalletException("this wallet already has proofs of this token");
+        }
+        w.store.addProofs(ProofRows.rows(w.mintUrl, proofs, ProofState.HELD, null, hash, w.now()));
+        return redeem(unlocked, ProofState.HELD, "claim");
+    }
+
+    /**
+     * NUT-14 sender pathway: our locked proofs (SENT under a lock) whose locktime has passed and that name our key as
+     * refund key are swapped back; those the mint says are spent (claimed) are marked so. Returns the amount refunded.
+     */
+    public long refundExpired(byte[] lockKey, String ourKey) {
+        List<StoredProof> sent = w.store.proofs(w.mintUrl, ProofState.SENT).stream().filter(p -> p.lock() != null).toList();
+        if (sent.isEmpty()) {
+            return 0;
+        }
+        List<Proof> proofs = ProofRows.proofs(sent);
+        var states = w.states(proofs);
+        List<Proof> due = new ArrayList<>();
+        for (Proof p : proofs) {
+            var st = states.get(p.secret()).state();
+            if (st == org.fleetmesh.settlement.cashu.mint.ProofState.State.SPENT) {
+                w.store.setState(List.of(p.secret()), ProofState.SPENT, null);
+                continue;
+            }
+            if (st != org.fleetmesh.settlement.cashu.mint.ProofState.State.UNSPENT) {
+                continue;
+            }
+            try {
+                WellKnownSecret s = WellKnownSecret.parse(p.secret()).orElse(null);
+                if (s == null) {
+                    continue;
+                }
+                var c = org.fleetmesh.settlement.cashu.conditions.Conditions.parse(s);
+                if (c.expired(w.now()) && c.refund().contains(ourKey)) {
+                    String sig = org.fleetmesh.settlement.cashu.conditions.P2pk.sign(p.secret(), lockKey);
+                    due.add(p.withWitness(new org.fleetmesh.settlement.cashu.conditions.Witness(null, List.of(sig)).json()));
+                }
+            } catch (org.fleetmesh.settlement.cashu.conditions.ConditionException e) {
+                // not a condition we can refund
+            }
+        }
+        return due.isEmpty() ? 0 : redeem(due, ProofState.SENT, "refund");
+    }
+
+    /** Locks {@code amount} to an HTLC on {@code hashHex} for {@code receiver}, refundable to {@code refund} after {@code locktime}. */
+    public Token lockHtlc(long amount, String hashHex, String receiver, long locktime, String refund, String memo) {
+        var c = new org.fleetmesh.settlement.cashu.conditions.Conditions(
+                org.fleetmesh.settlement.cashu.conditions.SigFlag.SIG_INPUTS, List.of(receiver), 0,
+                java.util.OptionalLong.of(locktime), List.of(refund), 0);
+        java.security.SecureRandom rnd = new java.security.SecureRandom();
+        List<Proof> locked = lock(amount, () -> {
+            byte[] nonce = new byte[16];
+            rnd.nextBytes(nonce);
+            return WellKnownSecret.htlc(org.fleetmesh.nostr.Hex.encode(nonce), hashHex, c).serialize();
+        }, hashHex);
+        return new Token(w.mintUrl, w.unit, memo, locked);
     }
 
     /** V4 tokens name v2 keysets by their first 8 bytes: the full id, by the mint's keysets. */
@@ -276,7 +376,10 @@ public final class Swaps {
                 throw new WalletException("mint: no answer to the swap (" + e.getMessage()
                         + "); it is resolved by the next recovery", e);
             }
-            ProofState back = e.code() == TOKEN_ALREADY_SPENT ? ProofState.SPENT : origin(from);
+            // a received token's proofs the mint calls invalid are worthless: never credit them
+            ProofState back = e.code() == TOKEN_ALREADY_SPENT
+                    || "FOREIGN".equals(from) && e.code() == ErrorCodes.PROOF_VERIFICATION_FAILED ? ProofState.SPENT
+                    : origin(from);
             w.store.complete(recorded.with(Wallet.FAILED, recorded.payload(), w.now()), ProofRows.secrets(inputs), back,
                     List.of());
             throw new WalletException("mint refused the swap: " + e.detail() + " (code " + e.code() + ")", e);
@@ -362,9 +465,13 @@ public final class Swaps {
                     List.of());
             return "not done by the mint; " + inputs.size() + " inputs released";
         }
+        // a send that threw never handed its token to anyone: those proofs are the wallet's again
+        boolean undelivered = "send".equals(p.path("purpose").asText());
         List<Use> uses = new ArrayList<>();
         for (JsonNode u : p.path("uses")) {
-            uses.add(new Use(ProofState.valueOf(u.get("state").asText()), u.hasNonNull("lock") ? u.get("lock").asText() : null));
+            ProofState st = ProofState.valueOf(u.get("state").asText());
+            uses.add(new Use(undelivered && st == ProofState.SENT ? ProofState.UNSPENT : st,
+                    u.hasNonNull("lock") ? u.get("lock").asText() : null));
         }
         var restored = w.mint.restore(Outputs.messages(outputs));
         List<Proof> proofs = Outputs.unblindRestored(outputs, restored.outputs(), restored.signatures(), w.keys(),

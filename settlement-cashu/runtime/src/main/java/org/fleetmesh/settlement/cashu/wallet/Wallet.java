@@ -45,7 +45,8 @@ public final class Wallet {
     static final String FAILED = "FAILED";
 
     /**
-     * @param requireDleq         refuse mint signatures and received proofs without a valid DLEQ proof (NUT-12)
+     * @param requireDleq         refuse mint signatures without a valid DLEQ proof (NUT-12); a received token's DLEQ is
+     *                            checked when present
      * @param restoreBatch        outputs per NUT-09 restore request (NUT-13 recommends 100)
      * @param restoreEmptyBatches consecutive empty batches that end a restore (NUT-13: three)
      */
