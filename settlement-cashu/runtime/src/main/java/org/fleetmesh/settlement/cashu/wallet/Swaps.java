@@ -72,22 +72,24 @@ public final class Swaps {
 
     /** Proofs summing exactly to {@code amount} if the wallet has such a set (greedy, largest first), reserved. */
     private List<Proof> exactSet(long amount, String opId) {
-        List<StoredProof> unspent = new ArrayList<>(w.store.proofs(w.mintUrl, ProofState.UNSPENT));
-        unspent.sort((a, b) -> Long.compare(b.amount(), a.amount()));
-        List<String> picked = new ArrayList<>();
-        List<StoredProof> rows = new ArrayList<>();
-        long left = amount;
-        for (StoredProof p : unspent) {
-            if (p.amount() <= left) {
-                picked.add(p.secret());
-                rows.add(p);
-                left -= p.amount();
+        synchronized (w.reserving) { // else a concurrent selection sees proofs vanish and fails
+            List<StoredProof> unspent = new ArrayList<>(w.store.proofs(w.mintUrl, ProofState.UNSPENT));
+            unspent.sort((a, b) -> Long.compare(b.amount(), a.amount()));
+            List<String> picked = new ArrayList<>();
+            List<StoredProof> rows = new ArrayList<>();
+            long left = amount;
+            for (StoredProof p : unspent) {
+                if (p.amount() <= left) {
+                    picked.add(p.secret());
+                    rows.add(p);
+                    left -= p.amount();
+                }
             }
+            if (left != 0 || !w.store.reserve(picked, opId)) {
+                return null;
+            }
+            return ProofRows.proofs(rows);
         }
-        if (left != 0 || !w.store.reserve(picked, opId)) {
-            return null;
-        }
-        return ProofRows.proofs(rows);
     }
 
     /**

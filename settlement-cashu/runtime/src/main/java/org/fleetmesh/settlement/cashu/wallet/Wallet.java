@@ -63,7 +63,8 @@ public final class Wallet {
     private final byte[] seed;
     final Clock clock;
     final Options options;
-    private final Object reserving = new Object();
+    /** Held while choosing and reserving proofs, so that two choices never collide (Swaps' exact sets too). */
+    final Object reserving = new Object();
     private volatile MintKeys keys;
 
     public Wallet(String mintUrl, String unit, MintApi mint, CashuStore store, byte[] seed, Clock clock,
