@@ -150,7 +150,8 @@ public record PaymentRequest(String id, OptionalLong amount, String unit, Boolea
     static List<List<String>> copyTags(List<List<String>> tags) {
         List<List<String>> out = new ArrayList<>(tags.size());
         for (List<String> t : tags) {
-            if (t == null || t.isEmpty() || t.contains(null)) {
+            // List.of(...).contains(null) throws: look for a null element by hand
+            if (t == null || t.isEmpty() || t.stream().anyMatch(java.util.Objects::isNull)) {
                 throw new IllegalArgumentException("a tag must be a non-empty array of strings");
             }
             out.add(List.copyOf(t));
