@@ -239,6 +239,21 @@ final class Incoming {
             }
         }
         synchronized (this) {
+            // a claim that ended without an answer: resolve it first, else its proofs would never be claimed again
+            Set<String> inFlight = new HashSet<>();
+            store.proofsOfLock(hash.hex()).stream().filter(sp -> sp.state() == CashuStore.ProofState.PENDING)
+                    .forEach(sp -> inFlight.add(sp.opId()));
+            for (String claim : inFlight) {
+                try {
+                    w.recover(claim);
+                } catch (RuntimeException e) {
+                    throw new SettlementException(Reason.RAIL_ERROR, "the last claim at the mint is still unresolved: "
+                            + e.getMessage(), e);
+                }
+            }
+            if (store.proofsOfLock(hash.hex()).stream().anyMatch(sp -> sp.state() == CashuStore.ProofState.PENDING)) {
+                throw new SettlementException(Reason.RAIL_ERROR, "the last claim is pending at the mint; settle again");
+            }
             List<StoredProof> held = store.proofsOfLock(hash.hex()).stream()
                     .filter(sp -> sp.state() == CashuStore.ProofState.HELD).toList();
             if (!held.isEmpty()) {

@@ -127,8 +127,13 @@ final class Outgoing {
     }
 
     PaymentResult pay(String creq, long maxFeeMsat) {
+        // a request paid before is followed whatever the time: its locktime may well have passed (the refund)
+        Optional<Op> existing = paidBefore(creq);
+        if (existing.isPresent()) {
+            return follow(existing.get(), rail.settings().payTimeout().toMillis());
+        }
         Terms t = terms(creq);
-        Optional<Op> existing = store.opByKey(KIND, t.hash().hex());
+        existing = store.opByKey(KIND, t.hash().hex());
         if (existing.isPresent()) {
             return follow(existing.get(), rail.settings().payTimeout().toMillis());
         }
@@ -172,12 +177,41 @@ final class Outgoing {
             Reason r = e.getMessage().startsWith("insufficient funds") ? Reason.INSUFFICIENT_FUNDS : Reason.RAIL_ERROR;
             return PaymentResult.failed(r, e.getMessage());
         }
-        long fee = locked.stream().mapToLong(Proof::amount).sum() - t.amount();
+        // what we pay beyond the amount: the claim's fee we added, and the input fee of our own lock swap
+        long fee = locked.stream().mapToLong(Proof::amount).sum() - t.amount() + swapFee(locked);
         p.put("fee", fee);
         op = op.with("LOCKED", p.toString(), rail.now());
         store.saveOp(op);
         deliver(op);
         return follow(store.op(op.id()).orElseThrow(), rail.settings().payTimeout().toMillis());
+    }
+
+    /** The input fee the swap that made {@code locked} paid: its recorded inputs less its recorded outputs. */
+    private long swapFee(List<Proof> locked) {
+        String opId = store.proofsBySecret(List.of(locked.get(0).secret())).get(0).opId();
+        JsonNode p = CashuRail.parse(store.op(opId).orElseThrow().payload());
+        long fee = 0;
+        for (JsonNode in : p.path("inputs")) {
+            fee += in.get("amount").asLong();
+        }
+        for (JsonNode out : p.path("outputs")) {
+            fee -= out.get("amount").asLong();
+        }
+        return fee;
+    }
+
+    /** Our payment of this very request, if there is one (same hash, same request string). */
+    private Optional<Op> paidBefore(String creq) {
+        try {
+            PaymentRequest r = PaymentRequest.decode(creq);
+            if (r.nut10() == null || r.nut10().data() == null) {
+                return Optional.empty();
+            }
+            return store.opByKey(KIND, PaymentHash.ofHex(r.nut10().data()).hex())
+                    .filter(op -> creq.equals(CashuRail.parse(op.payload()).path("request").asText()));
+        } catch (TokenException | IllegalArgumentException e) {
+            return Optional.empty();
+        }
     }
 
     /** An HTLC secret of the request's terms, our key as the refund key, a fresh nonce. */

@@ -302,19 +302,34 @@ public final class Wallet {
                 continue;
             }
             try {
-                String outcome = switch (op.kind()) {
-                    case Swaps.KIND -> new Swaps(this).recover(op);
-                    case Minting.KIND -> new Minting(this).recover(op);
-                    case Melting.KIND -> new Melting(this).recover(op);
-                    default -> "left: unknown kind " + op.kind();
-                };
-                r.add(op, outcome);
+                r.add(op, resolve(op));
             } catch (MintException | WalletException e) {
                 LOG.warnf("cashu: operation %s (%s) could not be resolved yet: %s", op.id(), op.kind(), e.getMessage());
                 r.add(op, "unresolved: " + e.getMessage());
             }
         }
         return r;
+    }
+
+    /**
+     * {@link #recover} for one operation, by a caller that saw it end without an answer and owns it (no other thread
+     * is running it); returns what was done. MintException or WalletException when the mint cannot tell yet.
+     */
+    public String recover(String opId) {
+        Op op = store.op(opId).orElseThrow(() -> new WalletException("no operation " + opId));
+        if (!op.state().equals(PREPARED) && !op.state().equals(Minting.ISSUING)) {
+            return "already " + op.state().toLowerCase(java.util.Locale.ROOT);
+        }
+        return resolve(op);
+    }
+
+    private String resolve(Op op) {
+        return switch (op.kind()) {
+            case Swaps.KIND -> new Swaps(this).recover(op);
+            case Minting.KIND -> new Minting(this).recover(op);
+            case Melting.KIND -> new Melting(this).recover(op);
+            default -> "left: unknown kind " + op.kind();
+        };
     }
 
     /** What {@link #recover} did with each open operation. */
