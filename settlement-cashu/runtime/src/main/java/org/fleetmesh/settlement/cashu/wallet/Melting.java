@@ -47,6 +47,15 @@ public final class Melting {
 
     public Result melt(MeltQuote q) {
         String opId = Wallet.newId();
+        var earlier = w.store.opByKey(KIND, q.quote());
+        if (earlier.isPresent()) {
+            switch (earlier.get().state()) {
+                case Wallet.DONE -> throw new WalletException("quote " + q.quote() + " was already paid by this wallet");
+                case Wallet.FAILED -> opId = earlier.get().id(); // try again under the same record
+                default -> throw new WalletException("a melt of quote " + q.quote()
+                        + " is under way; it is resolved by recovery (`cashu pending`)");
+            }
+        }
         ObjectNode p = Wallet.payload();
         p.put("amount", q.amount());
         p.put("fee_reserve", q.feeReserve());
