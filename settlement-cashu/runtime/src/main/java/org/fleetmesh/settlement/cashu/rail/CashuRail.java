@@ -111,14 +111,31 @@ public final class CashuRail implements SettlementRail, AutoCloseable {
 
     /** Resolves what a crash left open (the wallet's operations first), then starts the timer. */
     public Wallet.Recovery start() {
-        Wallet.Recovery r = wallet.recover();
+        Wallet.Recovery r = recoverNow();
         timer.scheduleWithFixedDelay(this::tick, settings.tick().toMillis(), settings.tick().toMillis(),
                 TimeUnit.MILLISECONDS);
         return r;
     }
 
+    /** A mint that is down at start does not disable the rail: recovery is tried again on every tick until it ends. */
+    private Wallet.Recovery recoverNow() {
+        try {
+            Wallet.Recovery r = wallet.recover();
+            recovered = r.complete();
+            return r;
+        } catch (RuntimeException e) {
+            LOG.warnf("cashu rail %s: recovery could not run yet (%s); retried", id(), e.getMessage());
+            return new Wallet.Recovery();
+        }
+    }
+
+    private volatile boolean recovered;
+
     void tick() {
         try {
+            if (!recovered) {
+                recoverNow().lines().forEach(l -> LOG.infof("cashu recovery: %s", l));
+            }
             incoming.tick();
             outgoing.tick();
         } catch (RuntimeException e) {

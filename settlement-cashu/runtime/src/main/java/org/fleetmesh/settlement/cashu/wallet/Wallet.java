@@ -336,6 +336,9 @@ public final class Wallet {
     public static final class Recovery {
         private final List<String> lines = new ArrayList<>();
 
+        public Recovery() {
+        }
+
         void add(Op op, String outcome) {
             lines.add(op.kind() + " " + op.id() + ": " + outcome);
         }
