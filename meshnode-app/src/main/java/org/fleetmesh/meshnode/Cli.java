@@ -160,7 +160,7 @@ public final class Cli {
     /** Load drivers for docs/BENCHMARKS.md: {@code bench ingest|corpus|query [--options]}. */
     static int bench(String[] args) {
         if (args.length < 2) {
-            throw new UsageException("bench takes ingest | corpus | query | crypto | ledger | negentropy | custody (escrow: bench/escrow.sh)");
+            throw new UsageException("bench takes ingest | corpus | query | crypto | ledger | negentropy | custody | cashu (escrow: bench/escrow.sh)");
         }
         String[] rest = java.util.Arrays.copyOfRange(args, 2, args.length);
         try {
@@ -174,6 +174,7 @@ public final class Cli {
                         "bench escrow runs against the simulated LND, which the node does not carry: run bench/escrow.sh");
                 case "negentropy" -> org.fleetmesh.meshnode.bench.NegentropyBench.main(rest);
                 case "custody" -> org.fleetmesh.meshnode.bench.CustodyBench.main(rest);
+                case "cashu" -> org.fleetmesh.meshnode.bench.CashuBench.main(rest);
                 default -> throw new UsageException("unknown bench '" + args[1] + "'");
             }
         } catch (UsageException e) {
@@ -233,7 +234,7 @@ public final class Cli {
                        meshnode cashu info <mint-url> | balance | mint <amount> | send <amount> | receive <token>
                              | melt <bolt11> | token decode <token> | restore | pending   the node's Cashu wallet (JSON)
                        meshnode negentropy-harness           the negentropy reference test-harness stdio protocol
-                       meshnode bench ingest|corpus|query|crypto|ledger|negentropy|custody  load drivers (see docs/BENCHMARKS.md)
+                       meshnode bench ingest|corpus|query|crypto|ledger|negentropy|custody|cashu  load drivers (see docs/BENCHMARKS.md)
                 configuration: the relay's, in its order: system properties, the environment (FLEETMESH_DATA_DIR,
                              default ./data; QUARKUS_DATASOURCE_JDBC_URL, _USERNAME, _PASSWORD; FLEETMESH_KEYS_*),
                              config/application.properties in the working directory, the built-in application.properties""");
