@@ -11,7 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * A job as the agent API shows it (docs/spec/compute.md, "Agent API view"): {@code id, worker, state, job, price_msat,
- * invoice, payment_hash, record, reexecuted, reexecution, error}; absent values are null.
+ * rail, invoice, payment_hash, record, reexecuted, reexecution, error}; absent values are null.
  */
 public final class JobView {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -27,6 +27,7 @@ public final class JobView {
         JsonNode request = tree(e.request());
         m.put("job", request == null ? null : JSON.convertValue(request.get("job"), Map.class));
         m.put("price_msat", e.priceMsat());
+        m.put("rail", e.rail().isEmpty() ? null : e.rail()); // which rail the invoice is on (several may be)
         m.put("invoice", e.invoice().isEmpty() ? null : e.invoice());
         m.put("payment_hash", e.paymentHash().isEmpty() ? null : e.paymentHash());
         JsonNode sealed = tree(e.sealed());
