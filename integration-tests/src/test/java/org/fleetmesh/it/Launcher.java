@@ -55,6 +55,13 @@ final class Launcher {
         return runIn(MeshnodeProcess.projectRoot(), java.util.Map.of("FLEETMESH_DATA_DIR", dir.toString()), stdin, args);
     }
 
+    /** As {@link #run(Path, Path, String...)}, with more environment variables ({@code env}) for the launcher. */
+    static Run run(Path dir, java.util.Map<String, String> env, Path stdin, String... args) throws Exception {
+        java.util.Map<String, String> all = new java.util.HashMap<>(env);
+        all.put("FLEETMESH_DATA_DIR", dir.toString());
+        return runIn(MeshnodeProcess.projectRoot(), all, stdin, args);
+    }
+
     /**
      * {@code ./meshnode <args>} in {@code workingDir}, with no FLEETMESH_* or QUARKUS_* variable but {@code env},
      * and a file (or nothing) as stdin.
