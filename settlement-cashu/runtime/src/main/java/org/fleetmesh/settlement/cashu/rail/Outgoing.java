@@ -106,11 +106,9 @@ final class Outgoing {
         if (c.pubkeys().size() != 1 || c.requiredSigs() != 1 || c.sigFlag() != SigFlag.SIG_INPUTS) {
             throw new SettlementException(Reason.INVALID_REQUEST, "the request must lock to exactly one payee key");
         }
-        long now = rail.now();
-        if (c.locktime().isEmpty() || c.locktime().getAsLong() <= now
-                || c.locktime().getAsLong() > now + rail.settings().maxLocktime().toSeconds()) {
-            throw new SettlementException(Reason.INVALID_REQUEST, "the request's locktime must lie between now and "
-                    + rail.settings().maxLocktime().toMinutes() + " minutes from now, so our refund is not locked forever");
+        if (c.locktime().isEmpty()) {
+            throw new SettlementException(Reason.INVALID_REQUEST, "the request's lock has no locktime, so our refund"
+                    + " would be locked forever");
         }
         String url = null;
         for (Transport t : r.transports() == null ? List.<Transport>of() : r.transports()) {
@@ -136,6 +134,12 @@ final class Outgoing {
         existing = store.opByKey(KIND, t.hash().hex());
         if (existing.isPresent()) {
             return follow(existing.get(), rail.settings().payTimeout().toMillis());
+        }
+        // only new locks are bound by the window: decoding, or following a payment, works past the locktime too
+        long now = rail.now();
+        if (t.locktime() <= now || t.locktime() > now + rail.settings().maxLocktime().toSeconds()) {
+            throw new SettlementException(Reason.INVALID_REQUEST, "the request's locktime must lie between now and "
+                    + rail.settings().maxLocktime().toMinutes() + " minutes from now, so our refund is not locked forever");
         }
         // the payee claims with one input per proof: its fee is ours to add, so it gets the amount asked
         long claimFee = 0;
