@@ -22,6 +22,7 @@ import org.fleetmesh.settlement.cashu.request.PaymentRequest;
 import org.fleetmesh.settlement.cashu.request.PaymentRequestPayload;
 import org.fleetmesh.settlement.cashu.request.Transport;
 import org.fleetmesh.settlement.cashu.token.TokenException;
+import org.fleetmesh.settlement.cashu.wallet.Amounts;
 import org.fleetmesh.settlement.cashu.wallet.Mints;
 import org.fleetmesh.settlement.cashu.wallet.Wallet;
 import org.fleetmesh.settlement.cashu.wallet.WalletException;
@@ -142,17 +143,9 @@ final class Outgoing {
                     + rail.settings().maxLocktime().toMinutes() + " minutes from now, so our refund is not locked forever");
         }
         // the payee claims with one input per proof: its fee is ours to add, so it gets the amount asked
-        long claimFee = 0;
-        long lockAmount = t.amount();
-        for (int i = 0; i < 8; i++) {
-            long n = Long.bitCount(lockAmount);
-            long fee = w.keys().feeOfInputs((int) n);
-            if (fee == claimFee) {
-                break;
-            }
-            claimFee = fee;
-            lockAmount = t.amount() + fee;
-        }
+        var denominations = w.keys().denominations(w.keys().active().id());
+        long lockAmount = lockAmount(t.amount(), a -> Amounts.split(a, denominations).size(), w.keys()::feeOfInputs);
+        long claimFee = lockAmount - t.amount();
         long estimate = claimFee + w.keys().feeOfInputs(Math.max(1, Long.bitCount(lockAmount)));
         if (rail.units().toMsat(estimate) > maxFeeMsat) {
             return PaymentResult.failed(Reason.FEE_LIMIT_EXCEEDED, "the mint's fees (about " + estimate + " "
@@ -216,6 +209,21 @@ final class Outgoing {
         } catch (TokenException | IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * The least amount to lock so that what is left after the claim's input fee (one input per locked proof, as many
+     * proofs as the amount splits into) is still {@code amount}. The fee falls as well as rises with the amount (128
+     * is one proof, 127 seven), so this searches upwards from {@code amount} instead of iterating amount + fee, which
+     * can cycle and stop on an amount the payee refuses.
+     */
+    static long lockAmount(long amount, java.util.function.LongToIntFunction proofs,
+            java.util.function.IntToLongFunction feeOfInputs) {
+        long lock = amount;
+        while (lock - feeOfInputs.applyAsLong(proofs.applyAsInt(lock)) < amount) {
+            lock = Math.addExact(lock, 1);
+        }
+        return lock;
     }
 
     /** An HTLC secret of the request's terms, our key as the refund key, a fresh nonce. */
