@@ -112,6 +112,15 @@ class CashuEscrowIT {
         }
         if (appProperty != null) {
             System.setProperty("meshnode.app.dir", appProperty);
+        } else {
+            System.clearProperty("meshnode.app.dir");
+        }
+        if (app != null) { // 170 MB a run
+            try (var files = Files.walk(app)) {
+                for (Path f : (Iterable<Path>) files.sorted(java.util.Comparator.reverseOrder())::iterator) {
+                    Files.deleteIfExists(f);
+                }
+            }
         }
     }
 
@@ -333,7 +342,7 @@ class CashuEscrowIT {
         String hash = done.path("payment_hash").asText();
         List<String> ys = new ArrayList<>();
         JsonNode spent = JSON.readTree(Files.readString(mint.stateFile())).path("spent");
-        spent.fields().forEachRemaining(f -> {
+        spent.properties().forEach(f -> {
             String w = f.getValue().path("witness").asText("");
             if (!w.isEmpty() && NostrClient.tree(w).has("preimage")) {
                 try {
