@@ -181,13 +181,7 @@ public final class CashuCommand {
         if (!"decode".equals(o.arg(0, "decode <token>"))) {
             return usage("cashu token takes: decode <token>");
         }
-        Token t;
-        try {
-            t = Tokens.decode(o.arg(1, "<token>"));
-        } catch (TokenException e) {
-            err.println("meshnode: cashu: " + e.getMessage());
-            return 1;
-        }
+        Token t = decode(o.arg(1, "<token>"));
         ObjectNode n = Nut.json().createObjectNode();
         n.put("mint", t.mint());
         n.put("unit", t.unit());
@@ -260,13 +254,7 @@ public final class CashuCommand {
                 return 0;
             }
             case "receive" -> {
-                Token t;
-                try {
-                    t = Tokens.decode(o.arg(0, "<token>"));
-                } catch (TokenException e) {
-                    err.println("meshnode: cashu: " + e.getMessage());
-                    return 1;
-                }
+                Token t = decode(o.arg(0, "<token>"));
                 n.put("received", w.swaps().receive(t));
                 n.put("balance", w.balance());
             }
@@ -302,13 +290,7 @@ public final class CashuCommand {
                 return 0;
             }
             case "claim" -> {
-                Token t;
-                try {
-                    t = Tokens.decode(o.arg(0, "<token>"));
-                } catch (TokenException e) {
-                    err.println("meshnode: cashu: " + e.getMessage());
-                    return 1;
-                }
+                Token t = decode(o.arg(0, "<token>"));
                 n.put("claimed", w.swaps().claimHtlc(t, flag(o, "--preimage"), Seed.lockKey(seed)));
                 n.put("balance", w.balance());
             }
@@ -327,6 +309,15 @@ public final class CashuCommand {
         }
         out.println(n.toPrettyString());
         return 0;
+    }
+
+    /** A token, or the decoder's reason as an IllegalArgumentException (printed, exit 1). */
+    private static Token decode(String token) {
+        try {
+            return Tokens.decode(token);
+        } catch (TokenException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
     }
 
     private static String flag(Options o, String name) {

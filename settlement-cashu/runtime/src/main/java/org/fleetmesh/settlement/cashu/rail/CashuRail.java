@@ -313,16 +313,6 @@ public final class CashuRail implements SettlementRail, AutoCloseable {
         }
     }
 
-    /** Unused request states, for status: counts of open requests and payments. */
-    public Map<String, Long> counts() {
-        Map<String, Long> m = new java.util.TreeMap<>();
-        for (CashuStore.Op op : store.opsInStates(List.of("OPEN", "ACCEPTED", "LOCKING", "LOCKED", "DELIVERED",
-                "REFUSED", "PREPARED", "ISSUING"))) {
-            m.merge(op.kind() + ":" + op.state().toLowerCase(java.util.Locale.ROOT), 1L, Long::sum);
-        }
-        return m;
-    }
-
     /** What the readiness check shows: the mint's name and version, the active keyset and the balance; throws if down. */
     public Map<String, Object> health() {
         var info = wallet.mint().info();

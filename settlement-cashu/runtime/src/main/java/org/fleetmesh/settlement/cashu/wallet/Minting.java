@@ -93,16 +93,13 @@ public final class Minting {
             }
             throw new WalletException("mint refused to issue: " + e.detail() + " (code " + e.code() + ")", e);
         }
-        List<Proof> proofs;
-        try {
-            proofs = Outputs.unblind(outputs, sigs, w.keys(), false,
-                    w.options.requireDleq() ? Outputs.DleqCheck.REQUIRE : Outputs.DleqCheck.IF_PRESENT);
-        } catch (WalletException e) {
-            store(op, Outputs.unblind(outputs, sigs, w.keys(), false, Outputs.DleqCheck.SKIP));
-            throw e;
+        Outputs.Unblinded u = Outputs.unblindKeeping(outputs, sigs, w.keys(),
+                w.options.requireDleq() ? Outputs.DleqCheck.REQUIRE : Outputs.DleqCheck.IF_PRESENT);
+        store(op, u.proofs());
+        if (u.dleqProblem() != null) {
+            throw u.dleqProblem();
         }
-        store(op, proofs);
-        return proofs;
+        return u.proofs();
     }
 
     private void store(Op op, List<Proof> proofs) {

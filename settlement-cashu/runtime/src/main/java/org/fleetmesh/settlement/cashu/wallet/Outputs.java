@@ -86,6 +86,23 @@ public final class Outputs {
         return proofs;
     }
 
+    /** Proofs unblinded after the inputs were spent, and the DLEQ problem found, if any (then they are unchecked). */
+    record Unblinded(List<Proof> proofs, WalletException dleqProblem) {
+    }
+
+    /**
+     * As {@link #unblind} for outputs whose inputs the mint has spent: a DLEQ failure does not lose the proofs, they
+     * are returned unchecked with the problem, for the caller to store before it reports the mint.
+     */
+    static Unblinded unblindKeeping(List<Output> outputs, List<BlindSignature> signatures, MintKeys keys,
+            DleqCheck check) {
+        try {
+            return new Unblinded(unblind(outputs, signatures, keys, false, check), null);
+        } catch (WalletException e) {
+            return new Unblinded(unblind(outputs, signatures, keys, false, DleqCheck.SKIP), e);
+        }
+    }
+
     /**
      * NUT-09: the proofs of those {@code outputs} that the mint says it signed ({@code restoredOutputs} with their
      * {@code signatures}, matched by B_).

@@ -386,28 +386,12 @@ public final class Swaps {
                     List.of());
             throw new WalletException("mint refused the swap: " + e.detail() + " (code " + e.code() + ")", e);
         }
-        return finish(recorded, inputs, outputs, uses, sigs, false);
-    }
-
-    private List<Proof> finish(Op op, List<Proof> inputs, List<Output> outputs, List<Use> uses,
-            List<BlindSignature> sigs, boolean restored) {
-        List<Proof> proofs;
-        WalletException dleqProblem = null;
-        try {
-            proofs = restored ? null : Outputs.unblind(outputs, sigs, w.keys(), false, dleqCheck());
-        } catch (WalletException e) {
-            dleqProblem = e;
-            proofs = null;
+        Outputs.Unblinded u = Outputs.unblindKeeping(outputs, sigs, w.keys(), dleqCheck());
+        store(recorded, inputs, outputs, uses, u.proofs());
+        if (u.dleqProblem() != null) {
+            throw u.dleqProblem();
         }
-        if (proofs == null && !restored) {
-            // the inputs are spent: keep what the mint signed before reporting it
-            proofs = Outputs.unblind(outputs, sigs, w.keys(), false, Outputs.DleqCheck.SKIP);
-        }
-        store(op, inputs, outputs, uses, proofs);
-        if (dleqProblem != null) {
-            throw dleqProblem;
-        }
-        return proofs;
+        return u.proofs();
     }
 
     private void store(Op op, List<Proof> inputs, List<Output> outputs, List<Use> uses, List<Proof> proofs) {
