@@ -90,7 +90,8 @@ final class EventReader {
         if (limit <= 0) {
             return;
         }
-        SqlFilter.Sql sql = new SqlFilter.Sql("select seq, id, json from event where seq > ? order by seq limit ?",
+        SqlFilter.Sql sql = new SqlFilter.Sql("select e.seq, e.id, " + SqlFilter.json("e")
+                + " from event e where e.seq > ? order by e.seq limit ?",
                 List.of(afterSeq, limit));
         run("scan", sql, Math.min(limit, FETCH_SIZE), rs -> {
             while (rs.next()) {

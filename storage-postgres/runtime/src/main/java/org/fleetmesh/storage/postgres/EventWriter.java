@@ -115,6 +115,23 @@ final class EventWriter {
     private record Head(byte[] id, long createdAt) {
     }
 
+    /** The length of {@code ,"sig":"<128 hex>"}} that ends every {@code Event.json()}. */
+    private static final int SIG_TAIL = 8 + 128 + 2;
+    private static final String TAGS_KEY = ",\"tags\":";
+
+    /**
+     * What a row keeps of {@code Event.json()} (V11): the tags array, {@code ,"content":} and the content string; the
+     * rest is rebuilt from the columns by {@link SqlFilter#json}.
+     */
+    static String body(Event e) {
+        String j = e.json();
+        int from = j.indexOf(TAGS_KEY);
+        if (from < 0 || !j.startsWith(",\"sig\":\"", j.length() - SIG_TAIL)) {
+            throw new IllegalStateException("not an Event.json() form: " + j);
+        }
+        return j.substring(from + TAGS_KEY.length(), j.length() - SIG_TAIL);
+    }
+
     static List<String[]> indexedTags(Event e) {
         List<List<String>> tags = e.tags();
         if (tags.isEmpty()) {
@@ -496,14 +513,14 @@ final class EventWriter {
     }
 
     private static final String INSERT_SQL = "with input as ("
-            + " select * from unnest(?::bytea[], ?::bytea[], ?::int8[], ?::int4[], ?::text[], ?::int8[], ?::text[])"
-            + "   as u(id, pubkey, created_at, kind, d_tag, expires_at, json)"
+            + " select * from unnest(?::bytea[], ?::bytea[], ?::int8[], ?::int4[], ?::text[], ?::int8[], ?::text[],"
+            + "   ?::bytea[]) as u(id, pubkey, created_at, kind, d_tag, expires_at, body, sig)"
             + "), blocked as ("
             + " select i.id from input i where i.kind <> 5"
             + "   and exists (select 1 from deleted_event d where d.id = i.id and d.pubkey = i.pubkey)"
             + "), ins as ("
-            + " insert into event (id, pubkey, created_at, kind, d_tag, expires_at, json)"
-            + " select i.id, i.pubkey, i.created_at, i.kind, i.d_tag, i.expires_at, i.json from input i"
+            + " insert into event (id, pubkey, created_at, kind, d_tag, expires_at, body, sig)"
+            + " select i.id, i.pubkey, i.created_at, i.kind, i.d_tag, i.expires_at, i.body, i.sig from input i"
             + "   where not exists (select 1 from blocked b where b.id = i.id)"
             + "   order by i.id"
             + " on conflict do nothing"
@@ -513,7 +530,6 @@ final class EventWriter {
             + " select t.event_id, t.name, t.value, t.kind, t.created_at"
             + "   from unnest(?::bytea[], ?::text[], ?::text[], ?::int4[], ?::int8[]) as t(event_id, name, value, kind, created_at)"
             + "   where t.event_id in (select id from ins)"
-            + " on conflict do nothing"
             + ")"
             + " select id, true from ins union all select id, false from blocked";
 
@@ -526,7 +542,8 @@ final class EventWriter {
         Integer[] kinds = new Integer[n];
         String[] ds = new String[n];
         Long[] expires = new Long[n];
-        String[] json = new String[n];
+        String[] body = new String[n];
+        byte[][] sigs = new byte[n][];
         int tagCount = 0;
         for (Item it : items) {
             tagCount += it.tags.size();
@@ -545,7 +562,8 @@ final class EventWriter {
             kinds[i] = it.e.kind();
             ds[i] = it.dKey;
             expires[i] = it.expiresAt;
-            json[i] = it.e.json();
+            body[i] = body(it.e);
+            sigs[i] = it.e.sig().unsafeBytes();
             i++;
             for (String[] tag : it.tags) {
                 tIds[t] = it.id;
@@ -565,12 +583,13 @@ final class EventWriter {
             ps.setArray(4, c.createArrayOf("int4", kinds));
             ps.setArray(5, c.createArrayOf("text", ds));
             ps.setArray(6, c.createArrayOf("int8", expires));
-            ps.setArray(7, c.createArrayOf("text", json));
-            ps.setArray(8, c.createArrayOf("bytea", tIds));
-            ps.setArray(9, c.createArrayOf("text", tNames));
-            ps.setArray(10, c.createArrayOf("text", tValues));
-            ps.setArray(11, c.createArrayOf("int4", tKinds));
-            ps.setArray(12, c.createArrayOf("int8", tCreated));
+            ps.setArray(7, c.createArrayOf("text", body));
+            ps.setArray(8, c.createArrayOf("bytea", sigs));
+            ps.setArray(9, c.createArrayOf("bytea", tIds));
+            ps.setArray(10, c.createArrayOf("text", tNames));
+            ps.setArray(11, c.createArrayOf("text", tValues));
+            ps.setArray(12, c.createArrayOf("int4", tKinds));
+            ps.setArray(13, c.createArrayOf("int8", tCreated));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     EventId id = new EventId(rs.getBytes(1));

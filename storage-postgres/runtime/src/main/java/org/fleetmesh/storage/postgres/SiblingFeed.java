@@ -298,8 +298,8 @@ final class SiblingFeed {
         if (!ids.isEmpty()) {
             long now = System.currentTimeMillis() / 1000;
             try (Connection c = ds.getConnection();
-                    PreparedStatement ps = c.prepareStatement("select id, json from event where id = any(?)"
-                            + " and (expires_at is null or expires_at > ?)")) {
+                    PreparedStatement ps = c.prepareStatement("select e.id, " + SqlFilter.json("e")
+                            + " from event e where e.id = any(?) and (e.expires_at is null or e.expires_at > ?)")) {
                 ps.setArray(1, c.createArrayOf("bytea", ids.toArray(new byte[0][])));
                 ps.setLong(2, now);
                 try (ResultSet rs = ps.executeQuery()) {

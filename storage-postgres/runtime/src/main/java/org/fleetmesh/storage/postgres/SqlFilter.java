@@ -82,6 +82,17 @@ final class SqlFilter {
     private SqlFilter() {
     }
 
+    /**
+     * The event's JSON as stored by {@link EventWriter}, on alias {@code a}: rebuilt from the columns and the stored
+     * {@code body} (tags, content) and {@code sig} (V11), byte for byte {@code Event.json()}; a legacy row whose JSON
+     * could not be split keeps it in {@code json}.
+     */
+    static String json(String a) {
+        return "coalesce(" + a + ".json, '{\"id\":\"' || encode(" + a + ".id, 'hex') || '\",\"pubkey\":\"' || encode(" + a
+                + ".pubkey, 'hex') || '\",\"created_at\":' || " + a + ".created_at || ',\"kind\":' || " + a
+                + ".kind || ',\"tags\":' || " + a + ".body || ',\"sig\":\"' || encode(" + a + ".sig, 'hex') || '\"}')";
+    }
+
     /** The statement as the operator (sees everything), or null when nothing stored can match. */
     static Sql build(Filter f, long now, Mode mode) {
         return build(f, now, mode, Reader.operator());
@@ -180,7 +191,7 @@ final class SqlFilter {
             case COUNT -> sql = "select count(*) from event e" + w;
             case IDS -> sql = "select e.id from event e" + w;
             case QUERY -> {
-                sql = "select e.id, e.json from event e" + w + " order by e.created_at desc, e.id";
+                sql = "select e.id, " + json("e") + " from event e" + w + " order by e.created_at desc, e.id";
                 if (limit != null) {
                     sql += " limit ?";
                     params.add(limit);
@@ -330,7 +341,7 @@ final class SqlFilter {
         String sql;
         if (mode == Mode.QUERY) {
             // cut to the limit before fetching the JSON
-            sql = "select e.id, e.json from (select c.id, c.created_at from (" + candidates + ") c"
+            sql = "select e.id, " + json("e") + " from (select c.id, c.created_at from (" + candidates + ") c"
                     + " order by c.created_at desc, c.id limit ?) c join event e on e.id = c.id"
                     + " order by c.created_at desc, c.id";
             params.add(limit);

@@ -105,9 +105,11 @@ class ExplainTest extends PgFixture {
     }
 
     @Test
-    void oneAuthorWithALimitIsReadInIndexOrderWithoutASort() throws Exception {
+    void oneAuthorWithALimitIsReadInIndexOrderWithoutAFullSort() throws Exception {
         String plan = explain(f(null, Set.of(AUTHORS.get(3)), null, Map.of(), null, null, 20), SqlFilter.Mode.QUERY);
-        assertFalse(plan.contains("Sort"), "one author, limit: the index gives the order, nothing to sort:\n" + plan);
+        // the index gives created_at order; only ties on created_at are put in id order (Incremental Sort)
+        assertFalse(plan.replace("Incremental Sort  (", "").contains("Sort  ("),
+                "one author, limit: the index gives the order, no full sort:\n" + plan);
         assertTrue(plan.contains("Index Scan"), plan);
     }
 

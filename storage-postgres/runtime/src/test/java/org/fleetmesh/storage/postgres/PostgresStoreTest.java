@@ -369,7 +369,7 @@ class PostgresStoreTest extends PgFixture {
     @Test
     void aFailingBatchCommitsNothing() throws Exception {
         sql("create or replace function boom() returns trigger language plpgsql as $$"
-                + " begin if new.json like '%BOOM%' then raise exception 'boom'; end if; return new; end $$",
+                + " begin if new.body like '%BOOM%' then raise exception 'boom'; end if; return new; end $$",
                 "create trigger boom before insert on event for each row execute function boom()");
         try {
             PubKey a = Ev.author();
