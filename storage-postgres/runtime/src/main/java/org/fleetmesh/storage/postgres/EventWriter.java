@@ -496,7 +496,7 @@ final class EventWriter {
         }
         if (!replaced.isEmpty()) {
             try (PreparedStatement ps = c.prepareStatement("with d as (delete from event where id = any(?)"
-                    + " returning id, created_at), t as (delete from tag where event_id in (select id from d))"
+                    + " returning id, created_at, seq), t as (delete from tag where event_seq in (select seq from d))"
                     + " select id, created_at from d")) {
                 ps.setArray(1, c.createArrayOf("bytea", replaced.toArray(new byte[0][])));
                 readRemoved(ps, removed);
@@ -524,12 +524,12 @@ final class EventWriter {
             + "   where not exists (select 1 from blocked b where b.id = i.id)"
             + "   order by i.id"
             + " on conflict do nothing"
-            + " returning id"
+            + " returning id, seq"
             + "), tg as ("
-            + " insert into tag (event_id, name, value, kind, created_at)"
-            + " select t.event_id, t.name, t.value, t.kind, t.created_at"
-            + "   from unnest(?::bytea[], ?::text[], ?::text[], ?::int4[], ?::int8[]) as t(event_id, name, value, kind, created_at)"
-            + "   where t.event_id in (select id from ins)"
+            + " insert into tag (event_seq, name, value, kind, created_at)"
+            + " select ins.seq, t.name, t.value, t.kind, t.created_at"
+            + "   from unnest(?::bytea[], ?::text[], ?::bytea[], ?::int4[], ?::int8[]) as t(event_id, name, value, kind, created_at)"
+            + "   join ins on ins.id = t.event_id"
             + ")"
             + " select id, true from ins union all select id, false from blocked";
 
@@ -550,7 +550,7 @@ final class EventWriter {
         }
         byte[][] tIds = new byte[tagCount][];
         String[] tNames = new String[tagCount];
-        String[] tValues = new String[tagCount];
+        byte[][] tValues = new byte[tagCount][];
         Integer[] tKinds = new Integer[tagCount];
         Long[] tCreated = new Long[tagCount];
         int i = 0;
@@ -568,7 +568,7 @@ final class EventWriter {
             for (String[] tag : it.tags) {
                 tIds[t] = it.id;
                 tNames[t] = tag[0];
-                tValues[t] = tag[1];
+                tValues[t] = TextKeys.valueBytes(tag[1]);
                 tKinds[t] = it.e.kind();
                 tCreated[t] = it.e.createdAt();
                 t++;
@@ -587,7 +587,7 @@ final class EventWriter {
             ps.setArray(8, c.createArrayOf("bytea", sigs));
             ps.setArray(9, c.createArrayOf("bytea", tIds));
             ps.setArray(10, c.createArrayOf("text", tNames));
-            ps.setArray(11, c.createArrayOf("text", tValues));
+            ps.setArray(11, c.createArrayOf("bytea", tValues));
             ps.setArray(12, c.createArrayOf("int4", tKinds));
             ps.setArray(13, c.createArrayOf("int8", tCreated));
             try (ResultSet rs = ps.executeQuery()) {
@@ -613,8 +613,8 @@ final class EventWriter {
             byte[][] sorted = d.eTargets.toArray(new byte[0][]);
             Arrays.sort(sorted, Arrays::compareUnsigned);
             try (PreparedStatement ps = c.prepareStatement("with del as ("
-                    + " delete from event where id = any(?) and pubkey = ? and kind <> 5 returning id, created_at"
-                    + "), deltags as (delete from tag where event_id in (select id from del)"
+                    + " delete from event where id = any(?) and pubkey = ? and kind <> 5 returning id, created_at, seq"
+                    + "), deltags as (delete from tag where event_seq in (select seq from del)"
                     + "), tomb as (insert into deleted_event (id, pubkey) select x, ? from unnest(?::bytea[]) as x"
                     + " on conflict do nothing) select id, created_at from del")) {
                 ps.setArray(1, c.createArrayOf("bytea", sorted));
@@ -635,8 +635,8 @@ final class EventWriter {
                     + " select * from unnest(?::int4[], ?::text[]) as k(kind, d_tag)"
                     + "), del as ("
                     + " delete from event e using k where e.pubkey = ? and e.kind = k.kind and e.d_tag = k.d_tag"
-                    + "   and e.created_at <= ? returning e.id, e.created_at"
-                    + "), deltags as (delete from tag where event_id in (select id from del)"
+                    + "   and e.created_at <= ? returning e.id, e.created_at, e.seq"
+                    + "), deltags as (delete from tag where event_seq in (select seq from del)"
                     + "), tomb as (insert into deleted_address (pubkey, kind, d_tag, until_created_at)"
                     + " select ?, k.kind, k.d_tag, ? from k"
                     + " on conflict (pubkey, kind, d_tag) do update"

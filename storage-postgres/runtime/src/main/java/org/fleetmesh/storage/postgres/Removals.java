@@ -41,8 +41,8 @@ final class Removals {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("with d as (delete from event where id in (select id from event"
                         + " where expires_at is not null and expires_at <= ? limit " + PURGE_CHUNK
-                        + ") returning id, created_at),"
-                        + " t as (delete from tag where event_id in (select id from d)) select id, created_at from d")) {
+                        + ") returning id, created_at, seq),"
+                        + " t as (delete from tag where event_seq in (select seq from d)) select id, created_at from d")) {
             ps.setLong(1, now);
             int n;
             do {
@@ -68,7 +68,7 @@ final class Removals {
         byte[][] raw = ids.stream().map(EventId::toBytes).toArray(byte[][]::new);
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("with d as (delete from event where id = any(?)"
-                        + " returning id, created_at), t as (delete from tag where event_id in (select id from d))"
+                        + " returning id, created_at, seq), t as (delete from tag where event_seq in (select seq from d))"
                         + " select id, created_at from d")) {
             ps.setArray(1, c.createArrayOf("bytea", raw));
             List<StoredItem> removed = new ArrayList<>();

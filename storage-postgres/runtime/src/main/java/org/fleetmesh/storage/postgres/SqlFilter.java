@@ -260,7 +260,7 @@ final class SqlFilter {
                 continue;
             }
             StringBuilder x = new StringBuilder(
-                    "exists (select 1 from tag x where x.event_id = e.id and x.name = ? and x.value = any(?)");
+                    "exists (select 1 from tag x where x.event_seq = e.seq and x.name = ? and x.value = any(?)");
             params.add(t.getKey());
             params.add(values(t.getValue()));
             if (f.since() != null) {
@@ -278,7 +278,7 @@ final class SqlFilter {
 
     /**
      * The reader's visibility rule on alias {@code e}: an event of a gated kind needs the reader as
-     * author or in a {@code p} tag (the tag row's value is the key's hex, which TextKeys keeps as is).
+     * author or in a {@code p} tag (the tag row's value is {@link TextKeys#valueBytes} of the key's hex).
      */
     private static void visibility(Filter f, Reader reader, StringBuilder w, List<Object> params) {
         if (reader.seesAll()) {
@@ -297,15 +297,15 @@ final class SqlFilter {
             return;
         }
         and(w, "(e.kind <> all(?) or e.pubkey = any(?) or exists (select 1 from tag v"
-                + " where v.event_id = e.id and v.name = 'p' and v.value = any(?)))");
+                + " where v.event_seq = e.seq and v.name = 'p' and v.value = any(?)))");
         params.add(kinds(gated));
         params.add(authors(reader.pubkeys()));
-        String[] hex = new String[reader.pubkeys().size()];
+        byte[][] hex = new byte[reader.pubkeys().size()][];
         int i = 0;
         for (PubKey k : reader.pubkeys()) {
-            hex[i++] = k.hex();
+            hex[i++] = TextKeys.valueBytes(k.hex());
         }
-        params.add(new Arr("text", hex));
+        params.add(new Arr("bytea", hex));
     }
 
     // ------------------------------------------------------------------------------ lateral
@@ -313,9 +313,9 @@ final class SqlFilter {
     private static Sql lateral(Filter f, long now, Mode mode, int limit, String driverTag, Reader reader) {
         List<Object> params = new ArrayList<>();
         StringBuilder inner = new StringBuilder();
-        String driver = "unnest(?::text[]) as d(v)";
+        String driver = "unnest(?::bytea[]) as d(v)";
         params.add(values(f.tags().get(driverTag)));
-        inner.append("select t.event_id as id, t.created_at from tag t join event e on e.id = t.event_id")
+        inner.append("select e.id, t.created_at from tag t join event e on e.seq = t.event_seq")
                 .append(" where t.name = ? and t.value = d.v");
         params.add(driverTag);
         if (f.since() != null) {
@@ -334,7 +334,7 @@ final class SqlFilter {
         eventConditions(f, now, w, params, true, false, false, driverTag);
         visibility(f, reader, w, params);
         inner.append(" and ").append(w);
-        String order = " order by t.created_at desc, t.event_id limit ?";
+        String order = " order by t.created_at desc, e.id limit ?";
         params.add(limit);
         String candidates = "select distinct c.id, c.created_at from " + driver + " cross join lateral (" + inner
                 + order + ") c";
@@ -385,11 +385,11 @@ final class SqlFilter {
     }
 
     static Arr values(Set<String> values) {
-        String[] out = new String[values.size()];
+        byte[][] out = new byte[values.size()][];
         int i = 0;
         for (String v : values) {
-            out[i++] = TextKeys.key(v);
+            out[i++] = TextKeys.valueBytes(TextKeys.key(v));
         }
-        return new Arr("text", out);
+        return new Arr("bytea", out);
     }
 }

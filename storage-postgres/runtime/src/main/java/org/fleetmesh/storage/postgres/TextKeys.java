@@ -31,6 +31,36 @@ final class TextKeys {
         return HASHED + Hex.encode(sha256(v.getBytes(StandardCharsets.UTF_8)));
     }
 
+    /** First byte of a tag row's value that holds a 64-character lowercase hex value as its 32 bytes. */
+    static final byte HEX32 = 1;
+
+    /**
+     * The bytes of {@code tag.value} (V11) for a {@link #key} form: a 64-character lowercase hex string (an id or a
+     * key, the common case) as {@value #HEX32} followed by its 32 bytes, anything else as its UTF-8 bytes. Injective:
+     * a key never starts with U+0001 unless it is a hashed form, which is 65 bytes long, never 33.
+     */
+    static byte[] valueBytes(String key) {
+        if (key.length() == 64 && lowerHex(key)) {
+            byte[] out = new byte[33];
+            out[0] = HEX32;
+            for (int i = 0; i < 32; i++) {
+                out[i + 1] = (byte) ((Character.digit(key.charAt(2 * i), 16) << 4) | Character.digit(key.charAt(2 * i + 1), 16));
+            }
+            return out;
+        }
+        return key.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static boolean lowerHex(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private static boolean plain(String v) {
         for (int i = 0; i < v.length(); i++) {
             char c = v.charAt(i);

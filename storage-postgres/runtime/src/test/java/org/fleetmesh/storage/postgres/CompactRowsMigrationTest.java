@@ -46,7 +46,9 @@ class CompactRowsMigrationTest {
             List<Event> events = new ArrayList<>();
             events.add(ev(a, NOW, 1, "plain"));
             events.add(ev(a, NOW + 1, 1, "quotes \" and \\ and \n and unicode \u00e9\u2603 and ,\"sig\":\" inside"));
-            events.add(ev(a, NOW + 2, 7, "+"));
+            String target = "ab".repeat(32);
+            events.add(ev(a, NOW + 2, 7, "+", new String[] { "e", target }, new String[] { "t", "Topic" },
+                    new String[] { "p", "AB".repeat(32) }));
             // the same event as the first, but as some other writer spelled it (spaces): kept verbatim
             Event odd = ev(a, NOW + 3, 1, "odd");
             String oddJson = odd.json().replace("\",\"pubkey\":", "\", \"pubkey\":");
@@ -56,6 +58,14 @@ class CompactRowsMigrationTest {
                             + "', '\\x" + a.hex() + "', " + e.createdAt() + ", " + e.kind() + ", '"
                             + e.json().replace("'", "''") + "')");
                 }
+                // the V1 tag rows of events.get(2), and one of no stored event (dropped by V11)
+                Event tagged = events.get(2);
+                for (String[] t : new String[][] { { "e", target }, { "t", "Topic" }, { "p", "AB".repeat(32) } }) {
+                    st.execute("insert into tag (event_id, name, value, kind, created_at) values ('\\x" + tagged.id().hex()
+                            + "', '" + t[0] + "', '" + t[1] + "', 7, " + tagged.createdAt() + ")");
+                }
+                st.execute("insert into tag (event_id, name, value, kind, created_at) values ('\\x" + "cd".repeat(32)
+                        + "', 'e', '" + target + "', 1, " + NOW + ")");
                 st.execute("insert into event (id, pubkey, created_at, kind, json) values ('\\x" + odd.id().hex()
                         + "', '\\x" + a.hex() + "', " + odd.createdAt() + ", 1, '" + oddJson + "')");
             }
@@ -67,7 +77,28 @@ class CompactRowsMigrationTest {
                 assertEquals(events.size(), rs.getInt(1), "rows in Event.json() form are split");
                 assertEquals(1, rs.getInt(2), "the odd row keeps its JSON");
             }
+            try (Connection conn = pool.getConnection(); Statement st = conn.createStatement();
+                    ResultSet rs = st.executeQuery("select name, encode(value, 'hex') from tag order by name")) {
+                List<String> rows = new ArrayList<>();
+                while (rs.next()) {
+                    rows.add(rs.getString(1) + "=" + rs.getString(2));
+                }
+                // hex ids as 0x01 + 32 bytes; uppercase hex and text as their UTF-8 bytes; the orphan gone
+                assertEquals(List.of("e=01" + target, "p=" + org.fleetmesh.nostr.Hex.encode("AB".repeat(32).getBytes()),
+                        "t=" + org.fleetmesh.nostr.Hex.encode("Topic".getBytes())), rows);
+            }
             try (PostgresStore s = new PostgresStore(pool)) {
+                for (Map<String, Set<String>> tf : List.of(Map.of("e", Set.of(target)), Map.of("t", Set.of("Topic")),
+                        Map.of("p", Set.of("AB".repeat(32))))) {
+                    for (Integer limit : new Integer[] { null, 5 }) {
+                        List<EventId> hit = new ArrayList<>();
+                        s.query(new Filter(null, null, null, tf, null, null, limit), NOW + 10, Reader.operator(), (id, json) -> {
+                            hit.add(id);
+                            return true;
+                        });
+                        assertEquals(List.of(events.get(2).id()), hit, tf + " limit " + limit);
+                    }
+                }
                 Map<EventId, String> served = new LinkedHashMap<>();
                 s.query(new Filter(null, Set.of(a), null, Map.of(), null, null, null), NOW + 10, Reader.operator(), (id, json) -> {
                     served.put(id, json);

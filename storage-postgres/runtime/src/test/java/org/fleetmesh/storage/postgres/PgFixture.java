@@ -53,7 +53,7 @@ abstract class PgFixture {
     static long orphanTags() throws Exception {
         try (Connection c = store.dataSource().getConnection(); Statement s = c.createStatement();
                 java.sql.ResultSet rs = s.executeQuery(
-                        "select count(*) from tag t where not exists (select 1 from event e where e.id = t.event_id)")) {
+                        "select count(*) from tag t where not exists (select 1 from event e where e.seq = t.event_seq)")) {
             rs.next();
             return rs.getLong(1);
         }

@@ -55,6 +55,40 @@ class PostgresStoreTest extends PgFixture {
         return new Filter(null, null, null, Map.of(name, Set.of(values)), null, null, null);
     }
 
+    /**
+     * A limit that cuts through events of equal created_at keeps the lowest ids (NIP-01), whichever index the filter
+     * is read from: the ordering indexes end in created_at (V11), so ties are ordered by the query, not the index.
+     */
+    @Test
+    void aLimitCutsTiesAtTheLowestIds() {
+        PubKey a = Ev.author();
+        PubKey b = Ev.author();
+        List<Event> all = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            PubKey who = i % 2 == 0 ? a : b;
+            all.add(ev(who, NOW - 100, 1, "tie " + i, tag("t", "tied"), tag("e", "ef".repeat(32))));
+        }
+        all.add(ev(a, NOW - 50, 1, "newer", tag("t", "tied"), tag("e", "ef".repeat(32))));
+        all.add(ev(a, NOW - 150, 1, "older", tag("t", "tied"), tag("e", "ef".repeat(32))));
+        store.save(all);
+        for (Filter f : List.of(new Filter(null, null, Set.of(1), Map.of(), null, null, 5),
+                new Filter(null, Set.of(a, b), null, Map.of(), null, null, 5),
+                new Filter(null, null, null, Map.of(), NOW - 200, NOW, 5),
+                new Filter(null, null, null, Map.of("t", Set.of("tied")), null, null, 5),
+                new Filter(null, null, Set.of(1), Map.of("e", Set.of("ef".repeat(32))), null, null, 5),
+                new Filter(null, null, null, Map.of("t", Set.of("tied"), "e", Set.of("ef".repeat(32))), null, null, 5))) {
+            List<EventId> expected = all.stream()
+                    .sorted(Comparator.comparingLong(Event::createdAt).reversed().thenComparing(Event::id))
+                    .limit(5).map(Event::id).toList();
+            assertEquals(expected, PgFixture.ids(f), f.toString());
+        }
+        // the one author with six tied events: the lowest three after the newer one
+        List<EventId> aOnly = all.stream().filter(e -> e.pubkey().equals(a))
+                .sorted(Comparator.comparingLong(Event::createdAt).reversed().thenComparing(Event::id))
+                .limit(4).map(Event::id).toList();
+        assertEquals(aOnly, PgFixture.ids(new Filter(null, Set.of(a), null, Map.of(), null, null, 4)));
+    }
+
     @Test
     void insertAndDuplicate() {
         PubKey a = Ev.author();
