@@ -23,7 +23,7 @@ import org.fleetmesh.spi.storage.Reader;
  * the writer's transactions never carry the timeout.
  *
  * <p>Round trips: a read of a bounded, small result ({@link #ONE_SHOT_MAX_ROWS} rows or fewer, e.g. a
- * REQ's limited filter, a count) is one: in autocommit, the {@code set_config} and the read go to the
+ * REQ filter with a limit up to 256, a count) is one: in autocommit, the {@code set_config} and the read go to the
  * server as one statement text before a single Sync, so they are one implicit transaction; the local
  * timeout covers the read and ends with it. A read that may return more (no limit, a large one, a
  * NIP-77 enumeration) streams through a cursor in an explicit transaction: set_config (BEGIN travels
@@ -31,8 +31,11 @@ import org.fleetmesh.spi.storage.Reader;
  */
 final class EventReader {
     private static final int FETCH_SIZE = 256;
-    /** Reads bounded to this many rows are fetched whole, in one round trip; larger ones stream. */
-    static final int ONE_SHOT_MAX_ROWS = 1000;
+    /**
+     * Reads bounded to this many rows are fetched whole, in one round trip; larger ones stream. The same as the
+     * fetch size, so a read never holds more rows in memory at once than a streamed one does.
+     */
+    static final int ONE_SHOT_MAX_ROWS = FETCH_SIZE;
     /** PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout (or a cancel request). */
     private static final String QUERY_CANCELED = "57014";
 
