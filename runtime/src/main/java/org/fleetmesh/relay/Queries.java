@@ -16,7 +16,9 @@ import org.jboss.logging.Logger;
 /**
  * REQ, CLOSE and COUNT: a subscription goes live (registered with the fan-out) before its stored
  * part is read, on the connection's lane of the {@link QueryPool}; the store applies the reader's
- * visibility, so hidden events neither take a limit's places nor count.
+ * visibility, so hidden events neither take a limit's places nor count. A REQ or COUNT whose
+ * filters can match no stored event ({@link Filter#matchesNothingStored()}, e.g. {@code limit: 0})
+ * is answered on the caller's thread, without a store read and without a task on the pool.
  */
 final class Queries {
     private static final Logger LOG = Logger.getLogger(Queries.class);
@@ -63,6 +65,10 @@ final class Queries {
             drop(old); // a reused id replaces the old subscription
         }
         fanOut.register(sub);
+        if (readsNothingStored(filters)) {
+            sub.storedPhaseDone(Set.of()); // live only: EOSE now, then whatever arrived since registration
+            return;
+        }
         refusal = pool.submit(state.lane, () -> sendStored(state, sub));
         if (refusal != null) {
             subs.remove(sub.id, sub);
@@ -94,7 +100,7 @@ final class Queries {
                         return false;
                     }
                     if (sent.add(id)) {
-                        return c.send(RelayMessages.event(sub.id, json));
+                        return sub.sendStored(json);
                     }
                     return true;
                 });
@@ -135,13 +141,18 @@ final class Queries {
             c.send(RelayMessages.closed(count.subscriptionId(), refusal));
             return;
         }
+        // several filters count their union once, in the store, so overlapping events are not counted twice;
+        // a COUNT ignores limits, so {"limit":0} counts like {}
+        List<Filter> filters = count.filters().stream().map(f -> f.withLimit(null))
+                .filter(f -> !f.matchesNothingStored()).toList();
+        if (filters.isEmpty()) {
+            c.send(RelayMessages.count(count.subscriptionId(), 0)); // nothing to read: answered here, no thread hop
+            return;
+        }
         refusal = pool.submit(state.lane, () -> {
             long now = nowSeconds.getAsLong();
             try {
-                // several filters count their union once, in the store, so overlapping events are not counted twice
-                List<Filter> filters = count.filters().stream().map(f -> f.withLimit(null))
-                        .filter(f -> !f.matchesNothingStored()).toList();
-                long n = filters.isEmpty() ? 0 : store.count(filters, now, Visibility.readerOf(state));
+                long n = store.count(filters, now, Visibility.readerOf(state));
                 c.send(RelayMessages.count(count.subscriptionId(), n));
             } catch (RuntimeException e) {
                 LOG.errorf(e, "COUNT %s failed", count.subscriptionId());
@@ -151,6 +162,16 @@ final class Queries {
         if (refusal != null) {
             c.send(RelayMessages.closed(count.subscriptionId(), refusal));
         }
+    }
+
+    /** True when no filter can match a stored event. */
+    private static boolean readsNothingStored(List<Filter> filters) {
+        for (Filter f : filters) {
+            if (!f.matchesNothingStored()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The answer to a failed read: a timeout says so, so the client knows to narrow its filter. */

@@ -52,8 +52,18 @@ final class Subscription {
         return cancelled;
     }
 
-    void cancel() {
+    /**
+     * Once this returns, no stored event of this subscription is sent any more: a REQ that reuses the id may
+     * send its EOSE at once (one that reads nothing stored does, on the caller's thread) and nothing of the old
+     * filters follows it.
+     */
+    synchronized void cancel() {
         cancelled = true;
+    }
+
+    /** Sends one event of the stored part, unless cancelled; false if cancelled or the connection took no more. */
+    synchronized boolean sendStored(String json) {
+        return !cancelled && connection.send(RelayMessages.event(id, json));
     }
 
     /** Returns false when the event would overflow the held-back events: the caller closes the subscription. */

@@ -322,6 +322,69 @@ class RelayTest {
     }
 
     @Test
+    void aReqThatCanMatchNothingStoredIsAnsweredOnTheCallersThreadWithoutAStoreRead() throws Exception {
+        publish(client, note(NOW - 5, "stored"));
+        int queries = store.queries.get();
+        relay.handle(client, "[\"REQ\",\"live\",{\"kinds\":[1],\"limit\":0},{\"since\":10,\"until\":5},{\"ids\":[]}]");
+        assertEquals("[\"EOSE\",\"live\"]", client.received.poll(), "EOSE is queued before handle returns: no thread hop");
+        assertEquals(queries, store.queries.get(), "no store read");
+        relay.handle(client, "[\"COUNT\",\"n\",{\"ids\":[]},{\"since\":10,\"until\":5}]");
+        assertEquals("[\"COUNT\",\"n\",{\"count\":0}]", client.received.poll(), "COUNT of nothing: answered at once too");
+        assertEquals(0, store.counts.get(), "no store count");
+        Event live = note(NOW, "now");
+        relay.handle(client, "[\"EVENT\"," + live.json() + "]");
+        List<String> got = List.of(client.next(), client.next());
+        assertTrue(got.contains(RelayMessages.event("live", live.json())), "the subscription is live: " + got);
+        assertTrue(got.contains("[\"OK\",\"" + live.id().hex() + "\",true,\"\"]"), got.toString());
+    }
+
+    @Test
+    void aCountIgnoresLimitsSoLimitZeroStillCounts() throws Exception {
+        publish(client, note(NOW - 5, "stored"));
+        relay.handle(client, "[\"COUNT\",\"n\",{\"kinds\":[1],\"limit\":0}]");
+        assertEquals("[\"COUNT\",\"n\",{\"count\":1}]", client.next());
+    }
+
+    @Test
+    void aLiveOnlyReqIsAnsweredWhileTheConnectionsQueriesAreAllInFlight() throws Exception {
+        publish(client, note(NOW - 5, "stored"));
+        store.holdWhen = f -> f.kinds() != null && f.kinds().contains(1);
+        store.queryStarted = new CountDownLatch(1);
+        store.releaseQuery = new CountDownLatch(1);
+        Client reader = connect("r");
+        for (int i = 0; i < 4; i++) {
+            relay.handle(reader, "[\"COUNT\",\"c" + i + "\",{\"kinds\":[1]}]");
+        }
+        assertTrue(store.queryStarted.await(5, TimeUnit.SECONDS));
+        relay.handle(reader, "[\"REQ\",\"q\",{\"kinds\":[1]}]");
+        assertEquals("[\"CLOSED\",\"q\",\"rate-limited: too many queries in flight on this connection (at most 4)\"]",
+                reader.next(), "a REQ that reads the store waits its turn");
+        relay.handle(reader, "[\"REQ\",\"live\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"live\"]", reader.next(), "one that reads nothing takes no query slot");
+        store.releaseQuery.countDown();
+        for (int i = 0; i < 4; i++) {
+            assertTrue(reader.next().startsWith("[\"COUNT\",\"c"));
+        }
+    }
+
+    @Test
+    void aLiveOnlyReqReplacingOneStillReadingGetsNoneOfTheOldStoredEvents() throws Exception {
+        Event stored = note(NOW - 5, "stored");
+        publish(client, stored);
+        store.queryStarted = new CountDownLatch(1);
+        store.releaseQuery = new CountDownLatch(1);
+        Client reader = connect("r");
+        relay.handle(reader, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
+        assertTrue(store.queryStarted.await(5, TimeUnit.SECONDS));
+        relay.handle(reader, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals("[\"EOSE\",\"s\"]", reader.next());
+        store.releaseQuery.countDown();
+        Event live = note(NOW, "live");
+        publish(client, live);
+        assertEquals(RelayMessages.event("s", live.json()), reader.next(), "the old filter's stored event never came");
+    }
+
+    @Test
     void reusedSubscriptionIdReplacesItsFilters() throws Exception {
         relay.handle(client, "[\"REQ\",\"s\",{\"kinds\":[1],\"limit\":0}]");
         assertEquals("[\"EOSE\",\"s\"]", client.next());

@@ -18,17 +18,31 @@ import org.fleetmesh.spi.storage.QueryTimeoutException;
 import org.fleetmesh.spi.storage.Reader;
 
 /**
- * The read side: each read is one statement (see {@link SqlFilter}) in a read-only transaction
- * with {@code statement_timeout} set locally, so one slow filter cannot hold a pool connection
- * for long; the writer's transactions never carry the timeout.
+ * The read side: each read is one statement (see {@link SqlFilter}) in its own transaction with
+ * {@code statement_timeout} set locally, so one slow filter cannot hold a pool connection for long;
+ * the writer's transactions never carry the timeout.
+ *
+ * <p>Round trips: a read of a bounded, small result ({@link #ONE_SHOT_MAX_ROWS} rows or fewer, e.g. a
+ * REQ filter with a limit up to 256, a count) is one: in autocommit, the {@code set_config} and the read go to the
+ * server as one statement text before a single Sync, so they are one implicit transaction; the local
+ * timeout covers the read and ends with it. A read that may return more (no limit, a large one, a
+ * NIP-77 enumeration) streams through a cursor in an explicit transaction: set_config (BEGIN travels
+ * with it), the read ({@code fetchSize} rows per round trip), rollback.
  */
 final class EventReader {
     private static final int FETCH_SIZE = 256;
+    /**
+     * Reads bounded to this many rows are fetched whole, in one round trip; larger ones stream. The same as the
+     * fetch size, so a read never holds more rows in memory at once than a streamed one does.
+     */
+    static final int ONE_SHOT_MAX_ROWS = FETCH_SIZE;
     /** PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout (or a cancel request). */
     private static final String QUERY_CANCELED = "57014";
 
     private final DataSource ds;
     private final Duration statementTimeout;
+    /** Sent ahead of every read in the same statement text: empty when there is no timeout. */
+    private final String timeoutPrefix;
 
     /** @param statementTimeout zero: no timeout */
     EventReader(DataSource ds, Duration statementTimeout) {
@@ -37,6 +51,8 @@ final class EventReader {
         }
         this.ds = ds;
         this.statementTimeout = statementTimeout;
+        this.timeoutPrefix = statementTimeout.isZero() ? ""
+                : "select set_config('statement_timeout', '" + statementTimeout.toMillis() + "ms', true);\n";
     }
 
     Duration statementTimeout() {
@@ -51,7 +67,7 @@ final class EventReader {
     void query(Filter filter, long now, Reader reader, EventSink sink) {
         SqlFilter.Sql sql = SqlFilter.build(filter, now, SqlFilter.Mode.QUERY, reader);
         if (sql != null) {
-            run("query", sql, fetchSize(filter), rs -> {
+            run("query", sql, rowsAtMost(filter.limit()), rs -> {
                 while (rs.next()) {
                     if (!sink.accept(new EventId(rs.getBytes(1)), rs.getString(2))) {
                         break;
@@ -68,7 +84,7 @@ final class EventReader {
             return 0;
         }
         long[] n = new long[1];
-        run("count", sql, 0, rs -> {
+        run("count", sql, 1, rs -> {
             rs.next();
             n[0] = rs.getLong(1);
         });
@@ -78,7 +94,7 @@ final class EventReader {
     void enumerate(List<Filter> filters, long now, Reader reader, ItemSink sink) {
         SqlFilter.Sql sql = SqlFilter.enumerateUnion(filters, now, reader);
         if (sql != null) {
-            run("enumerate", sql, 4096, rs -> {
+            run("enumerate", sql, -4096, rs -> {
                 while (rs.next()) {
                     sink.accept(rs.getLong(1), new EventId(rs.getBytes(2)));
                 }
@@ -93,7 +109,7 @@ final class EventReader {
         SqlFilter.Sql sql = new SqlFilter.Sql("select e.seq, e.id, " + SqlFilter.json("e")
                 + " from event e where e.seq > ? order by e.seq limit ?",
                 List.of(afterSeq, limit));
-        run("scan", sql, Math.min(limit, FETCH_SIZE), rs -> {
+        run("scan", sql, rowsAtMost(limit), rs -> {
             while (rs.next()) {
                 if (!sink.accept(rs.getLong(1), new EventId(rs.getBytes(2)), rs.getString(3))) {
                     break;
@@ -104,35 +120,23 @@ final class EventReader {
 
     long lastSequence() {
         long[] n = new long[1];
-        run("lastSequence", new SqlFilter.Sql("select coalesce(max(seq), 0) from event", List.of()), 0, rs -> {
+        run("lastSequence", new SqlFilter.Sql("select coalesce(max(seq), 0) from event", List.of()), 1, rs -> {
             rs.next();
             n[0] = rs.getLong(1);
         });
         return n[0];
     }
 
-    /** In a transaction: the cursor streams large results in fetch-size rows, and SET LOCAL ends with it. */
-    private void run(String what, SqlFilter.Sql sql, int fetchSize, Rows rows) {
+    /**
+     * Runs {@code sql} under the statement timeout. {@code rows} &gt; 0: the result has at most that many rows
+     * (fetched whole when at most {@link #ONE_SHOT_MAX_ROWS}); &lt; 0: unbounded, streamed {@code -rows} at a time.
+     */
+    private void run(String what, SqlFilter.Sql sql, int rows, Rows reader) {
         try (Connection c = ds.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                if (!statementTimeout.isZero()) {
-                    try (PreparedStatement t = c.prepareStatement("select set_config('statement_timeout', ?, true)")) {
-                        t.setString(1, statementTimeout.toMillis() + "ms");
-                        t.executeQuery().close();
-                    }
-                }
-                try (PreparedStatement ps = sql.prepare(c)) {
-                    if (fetchSize > 0) {
-                        ps.setFetchSize(fetchSize);
-                    }
-                    try (ResultSet rs = ps.executeQuery()) {
-                        rows.read(rs);
-                    }
-                }
-            } finally {
-                EventWriter.rollbackQuietly(c);
-                EventWriter.resetAutoCommit(c);
+            if (rows > 0 && rows <= ONE_SHOT_MAX_ROWS) {
+                oneShot(c, sql, reader);
+            } else {
+                streamed(c, sql, rows < 0 ? -rows : Math.min(rows, FETCH_SIZE), reader);
             }
         } catch (SQLException e) {
             if (QUERY_CANCELED.equals(e.getSQLState())) {
@@ -142,7 +146,56 @@ final class EventReader {
         }
     }
 
-    private static int fetchSize(Filter f) {
-        return f.limit() != null ? Math.max(1, Math.min(f.limit(), FETCH_SIZE)) : FETCH_SIZE;
+    /**
+     * One round trip, in autocommit: the timeout and the read are one statement text, which pgjdbc sends as two
+     * statements before a single Sync, so they run in one implicit transaction; the local timeout ends with it.
+     */
+    private void oneShot(Connection c, SqlFilter.Sql sql, Rows rows) throws SQLException {
+        if (!c.getAutoCommit()) {
+            c.setAutoCommit(true);
+        }
+        try (PreparedStatement ps = c.prepareStatement(timeoutPrefix + sql.text())) {
+            SqlFilter.bind(c, ps, sql.params());
+            boolean isResult = ps.execute();
+            if (!timeoutPrefix.isEmpty()) {
+                isResult = ps.getMoreResults(); // past set_config's row, to the read's
+            }
+            if (!isResult) {
+                throw new SQLException("the read returned no result set: " + sql.text());
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                rows.read(rs);
+            }
+        }
+    }
+
+    /**
+     * A cursor needs a transaction: BEGIN travels with the set_config, the read then fetches {@code fetchSize}
+     * rows per round trip, and the rollback ends the transaction and its SET LOCAL.
+     */
+    private void streamed(Connection c, SqlFilter.Sql sql, int fetchSize, Rows rows) throws SQLException {
+        c.setAutoCommit(false);
+        try {
+            if (!statementTimeout.isZero()) {
+                try (PreparedStatement t = c.prepareStatement("select set_config('statement_timeout', ?, true)")) {
+                    t.setString(1, statementTimeout.toMillis() + "ms");
+                    t.executeQuery().close();
+                }
+            }
+            try (PreparedStatement ps = sql.prepare(c)) {
+                ps.setFetchSize(fetchSize);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rows.read(rs);
+                }
+            }
+        } finally {
+            EventWriter.rollbackQuietly(c);
+            EventWriter.resetAutoCommit(c);
+        }
+    }
+
+    /** A read of at most {@code limit} rows; unbounded ({@code null}): streamed. */
+    private static int rowsAtMost(Integer limit) {
+        return limit == null ? -FETCH_SIZE : Math.max(1, limit);
     }
 }

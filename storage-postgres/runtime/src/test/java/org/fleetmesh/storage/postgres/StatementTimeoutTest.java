@@ -2,6 +2,7 @@ package org.fleetmesh.storage.postgres;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.sql.Connection;
@@ -50,6 +51,48 @@ class StatementTimeoutTest extends PgFixture {
                     ResultSet rs = s.executeQuery("show statement_timeout")) {
                 rs.next();
                 assertEquals("0", rs.getString(1));
+            }
+        }
+    }
+
+    @Test
+    void aSmallReadInOneRoundTripIsCancelledToo() throws Exception {
+        truncate();
+        Event e = Ev.ev(Ev.author(), NOW - 1, 1, "x");
+        store.save(List.of(e));
+        Filter limited = Filter.ALL.withLimit(10);
+        try (PostgresStore timed = new PostgresStore(store.dataSource(), store.dataSource()::getConnection,
+                Duration.ofMillis(300)); Connection locker = store.dataSource().getConnection()) {
+            List<String> before = new java.util.ArrayList<>();
+            timed.query(limited, NOW, Reader.operator(), (id, json) -> before.add(json));
+            assertEquals(List.of(e.json()), before, "the set_config's row is not taken for the read's");
+            locker.setAutoCommit(false);
+            try (Statement s = locker.createStatement()) {
+                s.execute("lock table event in access exclusive mode");
+            }
+            // bounded, so a read that carried no timeout fails the test instead of waiting for the lock forever
+            QueryTimeoutException q = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThrows(
+                    QueryTimeoutException.class, () -> timed.query(limited, NOW, Reader.operator(), (id, json) -> true)));
+            assertEquals(Duration.ofMillis(300), q.timeout());
+            assertTimeoutPreemptively(Duration.ofSeconds(20),
+                    () -> assertThrows(QueryTimeoutException.class, () -> timed.count(Filter.ALL, NOW)));
+            locker.rollback();
+        }
+        // no pooled connection kept the timeout: hold every one of them (the fixture's pool has 4) at once
+        List<Connection> all = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                all.add(store.dataSource().getConnection());
+            }
+            for (Connection c : all) {
+                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("show statement_timeout")) {
+                    rs.next();
+                    assertEquals("0", rs.getString(1));
+                }
+            }
+        } finally {
+            for (Connection c : all) {
+                c.close();
             }
         }
     }
