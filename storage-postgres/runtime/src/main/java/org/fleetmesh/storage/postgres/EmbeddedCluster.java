@@ -147,6 +147,37 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
+    /** Extra server settings for the embedded cluster, {@code name=value,...}; they win over the defaults above. */
+    static final String SETTINGS_ENV = "FLEETMESH_PG_SETTINGS";
+
+    /** What the node's guarantees rest on: not for {@link #SETTINGS_ENV} to change. */
+    private static final java.util.Set<String> FIXED_SETTINGS = java.util.Set.of("fsync", "synchronous_commit",
+            "full_page_writes", "listen_addresses", "password_encryption", "port", "unix_socket_directories",
+            "hba_file", "data_directory", "ssl");
+
+    /** Parses {@link #SETTINGS_ENV}: comma-separated {@code name=value} pairs, names of lowercase letters and _. */
+    static java.util.Map<String, String> operatorSettings(String spec) {
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        if (spec == null || spec.isBlank()) {
+            return out;
+        }
+        for (String part : spec.split(",")) {
+            int eq = part.indexOf('=');
+            String name = eq < 0 ? "" : part.substring(0, eq).trim();
+            String value = eq < 0 ? "" : part.substring(eq + 1).trim();
+            if (!name.matches("[a-z_]+") || value.isEmpty() || !value.matches("[A-Za-z0-9_.]+")) {
+                throw new IllegalArgumentException(SETTINGS_ENV + ": expected name=value[,name=value...] (letters, digits,"
+                        + " _ and . in values), got '" + part.trim() + "'");
+            }
+            if (FIXED_SETTINGS.contains(name)) {
+                throw new IllegalArgumentException(SETTINGS_ENV + ": " + name + " is fixed by the node (durable commits,"
+                        + " localhost only, SCRAM)");
+            }
+            out.put(name, value);
+        }
+        return out;
+    }
+
     private static byte[] randomPassword() {
         byte[] b = new byte[32];
         new SecureRandom().nextBytes(b);
@@ -158,7 +189,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         boolean fresh = !Files.exists(pgDir.resolve("postgresql.conf"));
         Files.createDirectories(pgDir);
         boolean secured = fresh || isSecured(pgDir);
-        EmbeddedPostgres pg = EmbeddedPostgres.builder()
+        EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
                 .setDataDirectory(pgDir)
                 .setCleanDataDirectory(false)
                 .setRegisterShutdownHook(false)
@@ -202,7 +233,9 @@ public final class EmbeddedCluster implements AutoCloseable {
                         writeHba(pgDir);
                     }
                 })
-                .start();
+                ;
+        operatorSettings(System.getenv(SETTINGS_ENV)).forEach(builder::setServerConfig);
+        EmbeddedPostgres pg = builder.start();
         if (!secured) {
             secureLegacyCluster(pg, pgDir, password);
         }
