@@ -207,11 +207,13 @@ public final class EmbeddedCluster implements AutoCloseable {
                 // pages anyway, so a small shared_buffers saves the double copy (and every backend's
                 // share of it) at no measured cost to reads; WAL is kept to 128 MB between
                 // checkpoints (the 4 GB it was let a 200,000-event ingest leave 625 MB of WAL on
-                // disk, more than the tables), with full-page images compressed.
+                // disk, more than the tables). Full-page images are not compressed: PostgreSQL 14's
+                // pglz tripled the database's CPU on a 1,000,000-event ingest (2,562 events/s against
+                // 5,553 without; docs/BENCHMARKS.md, issue 17).
                 .setServerConfig("shared_buffers", "64MB")
                 .setServerConfig("max_wal_size", "128MB")
                 .setServerConfig("min_wal_size", "32MB")
-                .setServerConfig("wal_compression", "on")
+                .setServerConfig("wal_compression", "off")
                 .setServerConfig("checkpoint_timeout", "15min")
                 .setServerConfig("wal_buffers", "16MB")
                 // initdb only, on a fresh dir; zonky passes these as --name=value after its own
