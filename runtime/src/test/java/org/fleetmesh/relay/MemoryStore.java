@@ -31,6 +31,13 @@ final class MemoryStore implements EventStore {
     volatile CountDownLatch queryStarted;
     volatile CountDownLatch releaseQuery;
     volatile java.util.function.Predicate<Filter> holdWhen = f -> true;
+
+    /** Holds every read of a filter {@code when} accepts: {@link #queryStarted} counts down, {@link #releaseQuery} lets go. */
+    void hold(java.util.function.Predicate<Filter> when) {
+        holdWhen = when;
+        releaseQuery = new CountDownLatch(1);
+        queryStarted = new CountDownLatch(1);
+    }
     /** When set, save waits for {@link #releaseSaved} after storing the batch, before it returns. */
     volatile CountDownLatch savedStarted;
     volatile CountDownLatch releaseSaved;

@@ -348,9 +348,7 @@ class RelayTest {
     @Test
     void aLiveOnlyReqIsAnsweredWhileTheConnectionsQueriesAreAllInFlight() throws Exception {
         publish(client, note(NOW - 5, "stored"));
-        store.holdWhen = f -> f.kinds() != null && f.kinds().contains(1);
-        store.queryStarted = new CountDownLatch(1);
-        store.releaseQuery = new CountDownLatch(1);
+        store.hold(f -> f.kinds() != null && f.kinds().contains(1));
         Client reader = connect("r");
         for (int i = 0; i < 4; i++) {
             relay.handle(reader, "[\"COUNT\",\"c" + i + "\",{\"kinds\":[1]}]");
@@ -907,9 +905,7 @@ class RelayTest {
     @Test
     void aFloodingClientCannotStarveAnother() throws Exception {
         publish(client, note(NOW - 1, "stored"));
-        store.holdWhen = f -> f.kinds() != null && f.kinds().contains(9999);
-        store.queryStarted = new CountDownLatch(1);
-        store.releaseQuery = new CountDownLatch(1);
+        store.hold(f -> f.kinds() != null && f.kinds().contains(9999));
         Client flooder = connect("flood");
         for (int i = 0; i < 20; i++) {
             relay.handle(flooder, "[\"COUNT\",\"f" + i + "\",{\"kinds\":[9999]}]");
@@ -989,9 +985,7 @@ class RelayTest {
 
     @Test
     void heldBackEventsAreBoundedAndTheSubscriptionIsClosedPastIt() throws Exception {
-        store.holdWhen = f -> f.kinds() != null && f.kinds().contains(1);
-        store.queryStarted = new CountDownLatch(1);
-        store.releaseQuery = new CountDownLatch(1);
+        store.hold(f -> f.kinds() != null && f.kinds().contains(1));
         Client reader = connect("r");
         relay.handle(reader, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
         assertTrue(store.queryStarted.await(5, TimeUnit.SECONDS));

@@ -21,7 +21,6 @@ import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.spi.storage.Reader;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -38,10 +37,7 @@ class CompactRowsMigrationTest {
     void existingRowsAreSplitAndServedByteForByte(@TempDir Path dir) throws Exception {
         try (EmbeddedCluster c = EmbeddedCluster.start(dir);
                 AgroalDataSource pool = PostgresStore.createPool(c.jdbcUrl(), c.user(), c.password(), 2)) {
-            ClassLoader cl = Migrations.class.getClassLoader();
-            Flyway.configure(cl).dataSource(pool).table(Migrations.HISTORY_TABLE)
-                    .resourceProvider(new Migrations.ListedResources(cl)).javaMigrationClassProvider(List::of)
-                    .target("10").load().migrate();
+            PgFixture.migrateTo(pool, "10");
             PubKey a = author();
             List<Event> events = new ArrayList<>();
             events.add(ev(a, NOW, 1, "plain"));

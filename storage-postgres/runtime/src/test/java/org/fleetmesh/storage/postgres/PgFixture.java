@@ -37,6 +37,14 @@ abstract class PgFixture {
         }
     }
 
+    /** Applies the migrations up to and including version {@code target} only (an older schema, for upgrade tests). */
+    static void migrateTo(javax.sql.DataSource ds, String target) {
+        ClassLoader cl = Migrations.class.getClassLoader();
+        org.flywaydb.core.Flyway.configure(cl).dataSource(ds).table(Migrations.HISTORY_TABLE)
+                .resourceProvider(new Migrations.ListedResources(cl)).javaMigrationClassProvider(List::of)
+                .target(target).load().migrate();
+    }
+
     static void sql(String... statements) throws Exception {
         try (Connection c = store.dataSource().getConnection(); Statement s = c.createStatement()) {
             for (String q : statements) {

@@ -26,7 +26,6 @@ import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.spi.storage.SaveOutcome;
-import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -186,10 +185,7 @@ class SequenceScanTest extends PgFixture {
     void theMigrationNumbersTheEventsOfAnExistingDatabase(@TempDir Path dir) throws Exception {
         try (EmbeddedCluster c = EmbeddedCluster.start(dir);
                 AgroalDataSource pool = PostgresStore.createPool(c.jdbcUrl(), c.user(), c.password(), 2)) {
-            ClassLoader cl = Migrations.class.getClassLoader();
-            Flyway.configure(cl).dataSource(pool).table(Migrations.HISTORY_TABLE)
-                    .resourceProvider(new Migrations.ListedResources(cl)).javaMigrationClassProvider(List::of)
-                    .target("4").load().migrate();
+            PgFixture.migrateTo(pool, "4");
             PubKey a = author();
             try (Connection conn = pool.getConnection(); Statement st = conn.createStatement()) {
                 for (int i = 0; i < 3; i++) {
