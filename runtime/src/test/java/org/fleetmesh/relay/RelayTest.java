@@ -369,8 +369,7 @@ class RelayTest {
     void aLiveOnlyReqReplacingOneStillReadingGetsNoneOfTheOldStoredEvents() throws Exception {
         Event stored = note(NOW - 5, "stored");
         publish(client, stored);
-        store.queryStarted = new CountDownLatch(1);
-        store.releaseQuery = new CountDownLatch(1);
+        store.hold(f -> true);
         Client reader = connect("r");
         relay.handle(reader, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
         assertTrue(store.queryStarted.await(5, TimeUnit.SECONDS));
@@ -484,8 +483,7 @@ class RelayTest {
     void eventsCommittedDuringTheStoredPhaseArriveAfterEoseExactlyOnce() throws Exception {
         Event stored = note(NOW - 50, "stored");
         publish(client, stored);
-        store.queryStarted = new CountDownLatch(1);
-        store.releaseQuery = new CountDownLatch(1);
+        store.hold(f -> true);
         Client reader = connect("r");
         relay.handle(reader, "[\"REQ\",\"s\",{\"kinds\":[1]}]");
         assertTrue(store.queryStarted.await(5, TimeUnit.SECONDS));
@@ -819,8 +817,7 @@ class RelayTest {
 
     @Test
     void aBurstOfNegOpensCannotPassTheSessionCap() throws Exception {
-        store.queryStarted = new CountDownLatch(1);
-        store.releaseQuery = new CountDownLatch(1);
+        store.hold(f -> true);
         for (int i = 0; i < 10; i++) {
             relay.handle(client, negOpen("n" + i, "{}"));
         }
