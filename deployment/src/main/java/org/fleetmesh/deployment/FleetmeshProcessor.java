@@ -11,6 +11,7 @@ import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.deployment.Capabilities;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
+import io.quarkus.deployment.builditem.SystemPropertyBuildItem;
 
 /** Build steps of the fleetmesh core extension. */
 class FleetmeshProcessor {
@@ -27,6 +28,17 @@ class FleetmeshProcessor {
         return new FeatureBuildItem(FEATURE);
     }
 
+    /**
+     * The fleetmesh extensions this build carries, for {@link org.fleetmesh.adapters.BuiltAdapters}: a node whose
+     * settings switch on an adapter left out at build time refuses to start, saying which.
+     */
+    @BuildStep
+    SystemPropertyBuildItem builtAdapters(Capabilities capabilities) {
+        String built = capabilities.getCapabilities().stream().filter(c -> c.startsWith("org.fleetmesh."))
+                .sorted().collect(java.util.stream.Collectors.joining(","));
+        return new SystemPropertyBuildItem(org.fleetmesh.adapters.BuiltAdapters.PROPERTY, built);
+    }
+
     @BuildStep
     AdditionalBeanBuildItem relayBeans() {
         return AdditionalBeanBuildItem.builder()
@@ -36,7 +48,8 @@ class FleetmeshProcessor {
                         org.fleetmesh.peering.quarkus.HandshakeWorkers.class,
                         NodeIdentity.class, DidWellKnownRoute.class,
                         org.fleetmesh.identity.quarkus.NodeAddress.class,
-                        org.fleetmesh.identity.quarkus.EndpointAnnouncer.class)
+                        org.fleetmesh.identity.quarkus.EndpointAnnouncer.class,
+                        org.fleetmesh.adapters.quarkus.AdapterCheck.class)
                 .setUnremovable()
                 .build();
     }

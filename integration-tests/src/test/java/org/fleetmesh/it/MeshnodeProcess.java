@@ -46,6 +46,8 @@ public final class MeshnodeProcess implements AutoCloseable {
     private final Path dataDir;
     private final Map<String, String> env;
     private Process process;
+    /** The packaged app this node runs, null for {@link #appDir()}. */
+    private Path app;
     private int port;
     private Path log;
     private int starts;
@@ -66,6 +68,14 @@ public final class MeshnodeProcess implements AutoCloseable {
     /** Starts a node on a fresh data dir with extra environment and waits until it is ready. */
     public static MeshnodeProcess start(String name, Map<String, String> env) {
         MeshnodeProcess p = new MeshnodeProcess(name, newDataDir(name), Map.copyOf(env));
+        p.startAgain();
+        return p;
+    }
+
+    /** Starts a node of another packaged app (e.g. a build with other adapters) on a fresh data dir. */
+    public static MeshnodeProcess startApp(Path app, String name, Map<String, String> env) {
+        MeshnodeProcess p = new MeshnodeProcess(name, newDataDir(name), Map.copyOf(env));
+        p.app = app;
         p.startAgain();
         return p;
     }
@@ -128,7 +138,7 @@ public final class MeshnodeProcess implements AutoCloseable {
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             cmd.add("-Xmx512m");
             cmd.add("-jar");
-            cmd.add(appDir().resolve("quarkus-run.jar").toAbsolutePath().toString());
+            cmd.add((app != null ? app : appDir()).resolve("quarkus-run.jar").toAbsolutePath().toString());
             ProcessBuilder pb = new ProcessBuilder(cmd)
                     .directory(dataDir.toFile())
                     .redirectErrorStream(true)

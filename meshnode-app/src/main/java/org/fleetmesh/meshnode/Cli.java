@@ -41,10 +41,8 @@ public final class Cli {
                 case "did" -> did(args);
                 case "keys" -> KeysCommand.run(args);
                 case "token" -> TokenCommand.run(args);
-                case "bolt11" -> bolt11(args);
-                case "bolt12" -> bolt12(args);
+                case "bolt11", "bolt12", "cashu" -> adapterCommand(args[0], args);
                 case "compute" -> ComputeCommand.run(args);
-                case "cashu" -> cashu(args);
                 case "negentropy-harness" -> {
                     try {
                         org.fleetmesh.negentropy.Harness.main(java.util.Arrays.copyOfRange(args, 1, args.length));
@@ -117,43 +115,19 @@ public final class Cli {
         }
     }
 
-    /** {@code bolt11 decode <invoice>}: the decoded invoice as JSON, or the reason it is invalid. */
-    static int bolt11(String[] args) {
-        if (args.length != 3 || !args[1].equals("decode")) {
-            throw new UsageException("bolt11 takes: decode <invoice>");
-        }
+    /**
+     * Runs a command of an adapter chosen at build time ({@link AdapterCommand}), or says which adapter this build left
+     * out.
+     */
+    static int adapterCommand(String name, String[] args) {
+        AdapterCommand command = AdapterCommand.find(name).orElseThrow(() -> AdapterCommand.missing(name));
         try {
-            org.fleetmesh.settlement.lightning.bolt11.Invoice invoice = org.fleetmesh.settlement.lightning.bolt11.Bolt11
-                    .decode(args[2].trim());
-            System.out.println(new com.fasterxml.jackson.databind.ObjectMapper()
-                    .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(invoice.toJson()));
-            return 0;
-        } catch (org.fleetmesh.settlement.lightning.bolt11.Bolt11Exception e) {
-            System.err.println("meshnode: invalid invoice: " + e.getMessage());
+            return command.run(args);
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            e.printStackTrace();
             return 1;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** {@code bolt12 decode <offer|invoice_request|invoice>}: the decoded message as JSON, or the reason it is invalid. */
-    static int bolt12(String[] args) {
-        if (args.length != 3 || !args[1].equals("decode")) {
-            throw new UsageException("bolt12 takes: decode <string>");
-        }
-        try {
-            org.fleetmesh.settlement.lightning.bolt12.Bolt12Message message = org.fleetmesh.settlement.lightning.bolt12.Bolt12
-                    .decode(args[2].trim());
-            System.out.println(new com.fasterxml.jackson.databind.ObjectMapper()
-                    .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT)
-                    .writeValueAsString(message.toJson()));
-            return 0;
-        } catch (org.fleetmesh.settlement.lightning.bolt12.Bolt12Exception e) {
-            System.err.println("meshnode: invalid bolt12 string: " + e.getMessage());
-            return 1;
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
         }
     }
 
@@ -174,7 +148,9 @@ public final class Cli {
                         "bench escrow runs against the simulated LND, which the node does not carry: run bench/escrow.sh");
                 case "negentropy" -> org.fleetmesh.meshnode.bench.NegentropyBench.main(rest);
                 case "custody" -> org.fleetmesh.meshnode.bench.CustodyBench.main(rest);
-                case "cashu" -> org.fleetmesh.meshnode.bench.CashuBench.main(rest);
+                case "cashu" -> {
+                    return adapterCommand("bench cashu", args);
+                }
                 default -> throw new UsageException("unknown bench '" + args[1] + "'");
             }
         } catch (UsageException e) {
@@ -191,24 +167,6 @@ public final class Cli {
         out[0] = first;
         System.arraycopy(rest, 0, out, 1, rest.length);
         return out;
-    }
-
-    /** {@code cashu ...}: the node's Cashu wallet, on the relay's database and seed (the database opened when needed). */
-    static int cashu(String[] args) {
-        EventStore[] opened = { null };
-        try {
-            return new org.fleetmesh.settlement.cashu.cli.CashuCommand(LocalNode::setting, () -> {
-                opened[0] = LocalNode.openStore();
-                if (opened[0] instanceof org.fleetmesh.storage.postgres.PostgresStorage pg) {
-                    return new org.fleetmesh.storage.postgres.cashu.PgCashuStore(pg.dataSource());
-                }
-                throw new IllegalStateException("this storage backend keeps no Cashu wallet");
-            }, System.out, System.err).run(args);
-        } finally {
-            if (opened[0] != null) {
-                opened[0].close();
-            }
-        }
     }
 
     static void usage(PrintStream out) {

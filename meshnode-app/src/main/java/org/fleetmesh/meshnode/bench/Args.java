@@ -1,14 +1,14 @@
 package org.fleetmesh.meshnode.bench;
 
 /** {@code --name value} command-line options. */
-final class Args {
+public final class Args {
     private final String[] args;
 
-    Args(String[] args) {
+    public Args(String[] args) {
         this.args = args;
     }
 
-    String get(String name, String def) {
+    public String get(String name, String def) {
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals(name)) {
                 return args[i + 1];
@@ -17,11 +17,11 @@ final class Args {
         return def;
     }
 
-    int getInt(String name, int def) {
+    public int getInt(String name, int def) {
         return Integer.parseInt(get(name, Integer.toString(def)));
     }
 
-    long getLong(String name, long def) {
+    public long getLong(String name, long def) {
         return Long.parseLong(get(name, Long.toString(def)));
     }
 }

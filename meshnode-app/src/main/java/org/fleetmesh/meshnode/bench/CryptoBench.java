@@ -79,11 +79,16 @@ public final class CryptoBench {
         double tokens = rate("capability-token-verify", seconds,
                 () -> sink = verifier.authorize(token, CapabilityRequest.compute(400, Instant.now())));
 
-        String invoice = "lnbc1pvjluezsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygspp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdpl2pkx2ctnv5sxxmmwwd5kgetjypeh2ursdae8g6twvus8g6rfwvs8qun0dfjkxaq9qrsgq357wnc5r2ueh7ck6q93dj32dlqnls087fxdwk8qakdyafkq3yap9us6v52vjjsrvywa6rt52cm9r9zqt8r2t7mlcwspyetp5h2tztugp9lfyql";
-        double bolt11 = rate("bolt11-decode (BOLT #11 donation example)", seconds,
-                () -> sink = org.fleetmesh.settlement.lightning.bolt11.Bolt11.decode(invoice));
-
-        System.out.printf("{\"bolt11_decode_per_s\":%.0f,\"bolt11_ratio\":%.2f,", bolt11, bolt11 / verify);
+        // the Lightning adapter's BOLT-11 decoder, when this build has it (docs/OPERATING.md, "Choosing adapters")
+        java.util.Optional<java.util.concurrent.Callable<Object>> bolt11Op = org.fleetmesh.meshnode.AdapterCommand.find("bolt11")
+                .flatMap(org.fleetmesh.meshnode.AdapterCommand::cryptoBenchOp);
+        if (bolt11Op.isPresent()) {
+            java.util.concurrent.Callable<Object> op = bolt11Op.get();
+            double bolt11 = rate("bolt11-decode (BOLT #11 donation example)", seconds, () -> sink = op.call());
+            System.out.printf("{\"bolt11_decode_per_s\":%.0f,\"bolt11_ratio\":%.2f,", bolt11, bolt11 / verify);
+        } else {
+            System.out.print("{\"bolt11_decode_per_s\":null,\"bolt11_ratio\":null,");
+        }
         System.out.printf("\"bip340_verify_per_s\":%.0f,\"nip44_1kib_pairs_per_s\":%.0f,\"nip44_ratio\":%.2f,"
                 + "\"didcomm_authcrypt_pairs_per_s\":%.0f,\"didcomm_ratio\":%.3f,\"didcomm_cold_pairs_per_s\":%.0f,\"token_verify_per_s\":%.0f,"
                 + "\"token_ratio\":%.3f}%n", verify, nip44, nip44 / verify, didcommRate, didcommRate / verify, didcommCold, tokens,

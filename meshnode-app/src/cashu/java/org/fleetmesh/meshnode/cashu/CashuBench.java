@@ -1,4 +1,4 @@
-package org.fleetmesh.meshnode.bench;
+package org.fleetmesh.meshnode.cashu;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.InvocationTargetException;
@@ -15,6 +15,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+
+import org.fleetmesh.meshnode.bench.Args;
 
 import org.bouncycastle.math.ec.ECPoint;
 import org.fleetmesh.nostr.Event;
