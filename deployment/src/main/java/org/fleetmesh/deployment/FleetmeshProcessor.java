@@ -49,7 +49,8 @@ class FleetmeshProcessor {
                         NodeIdentity.class, DidWellKnownRoute.class,
                         org.fleetmesh.identity.quarkus.NodeAddress.class,
                         org.fleetmesh.identity.quarkus.EndpointAnnouncer.class,
-                        org.fleetmesh.adapters.quarkus.AdapterCheck.class)
+                        org.fleetmesh.adapters.quarkus.AdapterCheck.class,
+                        org.fleetmesh.relay.quarkus.WebSocketDeflate.class)
                 .setUnremovable()
                 .build();
     }
