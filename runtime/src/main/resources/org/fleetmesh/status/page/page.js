@@ -63,6 +63,54 @@
     return Math.round(s / 3600) + ' h ago';
   }
 
+  function bytes(n) {
+    if (typeof n !== 'number') return text(n);
+    const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let i = 0;
+    while (Math.abs(n) >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+    return (i === 0 ? String(n) : n.toFixed(n >= 100 ? 0 : 1)) + ' ' + units[i];
+  }
+
+  function pct(part, whole) {
+    if (typeof part !== 'number' || typeof whole !== 'number' || whole <= 0) return '';
+    return ' (' + Math.round(100 * part / whole) + '%)';
+  }
+
+  /** A grant as "256 KiB + 60 ev / 60 s"; its id, tier and expiry in the tooltip. */
+  function grant(g) {
+    if (!g || typeof g !== 'object') return el('span', null, text(g));
+    return el('span', { title: 'grant ' + text(g.id) + ', tier ' + text(g.tier) + ', expires ' +
+        time(typeof g.expiration === 'number' ? g.expiration * 1000 : g.expiration) + (g.agreed ? ', agreed' : ', not agreed') },
+      bytes(g.bytes) + ' + ' + text(g.events) + ' ev / ' + text(g.window) + ' s' + (g.agreed === false ? ' (not agreed)' : ''));
+  }
+
+  /** This window's use against the grants: in against what this node granted, out against what it was granted. */
+  function used(u, gin, gout) {
+    if (!u || typeof u !== 'object') return el('span', null, text(u));
+    const gi = gin || {}, go = gout || {};
+    return el('span', null,
+      el('div', null, 'in ' + bytes(u.in_bytes) + pct(u.in_bytes, gi.bytes) + ', ' + text(u.in_events) + ' ev' + pct(u.in_events, gi.events)),
+      el('div', null, 'out ' + bytes(u.out_bytes) + pct(u.out_bytes, go.bytes) + ', ' + text(u.out_events) + ' ev' + pct(u.out_events, go.events)));
+  }
+
+  /** Strain per direction: bytes, events and the time spent verifying and querying for the peer. */
+  function strain(st) {
+    if (!st || typeof st !== 'object') return el('span', null, text(st));
+    const side = (name, x) => x && typeof x === 'object'
+      ? name + ' ' + bytes(x.bytes) + ', ' + text(x.events) + ' ev, ' + ms(x.verify_nanos) + ' verify, ' + ms(x.query_nanos) + ' query'
+      : name + ' ' + text(x);
+    return el('span', null, el('div', null, side('in', st.in)), el('div', null, side('out', st.out)));
+  }
+
+  function ms(nanos) {
+    return typeof nanos === 'number' ? num(nanos / 1e6, 1) + ' ms' : text(nanos);
+  }
+
+  function clip(s, n) {
+    const t = text(s);
+    return el('span', { title: t.length > n ? t : null }, t.length > n ? t.slice(0, n - 1) + '…' : t);
+  }
+
   function setText(id, v) { $(id).textContent = text(v); }
 
   function empty(colspan, what) {
@@ -131,21 +179,21 @@
     $('peers-summary').textContent = peers.length + ' peers' +
       Object.entries(counts).map(([s, n]) => ', ' + n + ' ' + s).join('');
     const rows = peers.map((p) => el('tr', { 'data-did': p.did, 'data-state': p.state },
-      el('td', { class: 'mono did' }, p.did),
+      el('td', { class: 'mono did nowrap' }, p.did),
       el('td', null, stateBadge(p.state), p.suspended ? el('div', { class: 'low' }, 'suspended: ' + text(p.suspended)) : null,
         p.quarantined_until ? el('div', { class: 'low' }, 'until ' + time(p.quarantined_until)) : null),
-      el('td', null, time(p.since)),
+      el('td', { class: 'nowrap' }, time(p.since)),
       el('td', null, num(p.rtt_ms, 1)),
-      el('td', { class: 'mono' }, text(p.url)),
+      el('td', { class: 'mono nowrap' }, text(p.url)),
       el('td', null, text(p.tier)),
-      el('td', { class: 'mono' }, text(p.grant_in)),
-      el('td', { class: 'mono' }, text(p.grant_out)),
-      el('td', { class: 'mono' }, text(p.used)),
-      el('td', null, text(p.violations)),
-      el('td', { class: 'mono' }, text(p.strain)),
+      el('td', { class: 'nowrap' }, grant(p.grant_in)),
+      el('td', { class: 'nowrap' }, grant(p.grant_out)),
+      el('td', { class: 'nowrap' }, used(p.used, p.grant_in, p.grant_out)),
+      el('td', { class: typeof p.violations === 'number' && p.violations > 0 ? 'low' : null }, text(p.violations)),
+      el('td', { class: 'nowrap' }, strain(p.strain)),
       el('td', null, num(p.queue)),
-      el('td', null, view(p.view_transit), ' / ', view(p.view_compute)),
-      el('td', { class: 'mono' }, text(p.last_error))));
+      el('td', { class: 'nowrap' }, view(p.view_transit), ' / ', view(p.view_compute)),
+      el('td', { class: 'mono' }, clip(p.last_error, 90))));
     $('peers').replaceChildren(...(rows.length ? rows : [empty(14, 'no peers: declare some (docs/OPERATING.md)')]));
   }
 
