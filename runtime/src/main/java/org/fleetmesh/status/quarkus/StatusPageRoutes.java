@@ -200,6 +200,10 @@ public class StatusPageRoutes {
                 .putHeader("Cache-Control", "no-store").putHeader("X-Accel-Buffering", "no")
                 .putHeader("X-Content-Type-Options", "nosniff");
         streams.add(s);
+        if (r.closed()) {
+            s.close(); // closed before the handler was set: give the slot back now
+            return;
+        }
         r.write("retry: 2000\n\n");
         ticker.execute(() -> {
             try {
