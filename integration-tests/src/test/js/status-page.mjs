@@ -64,6 +64,51 @@ try {
   const shownState = await page.textContent(`${row(stops)} .state`);
   if (shownState !== state) throw new Error('the badge reads ' + shownState + ', the row says ' + state);
   await page.screenshot({ path: path.join(shots, 'status-page.png'), fullPage: true });
+
+  // the formatters, in the browser that runs them
+  const formats = await page.evaluate(() => {
+    const f = window.meshStatusPage;
+    return [f.bytes(500), f.bytes(262144), f.bytes(5 * 1024 * 1024), f.num(12345), f.num(0.5), f.num(null),
+      f.ago(90000), f.time(0), f.grant({ bytes: 262144, events: 60, window: 60, agreed: true }).textContent,
+      f.used({ in_bytes: 131072, in_events: 6, out_bytes: 0, out_events: 0 }, { bytes: 262144, events: 60 },
+        { bytes: 262144, events: 60 }).textContent];
+  });
+  const expected = ['500 B', '256 KiB', '5.0 MiB', '12.3k', '0.50', '–', '2 min ago', '1970-01-01 00:00:00Z',
+    '256 KiB + 60 ev / 60 s', 'in 128 KiB (50%), 6 ev (10%)out 0 B (0%), 0 ev (0%)'];
+  if (JSON.stringify(formats) !== JSON.stringify(expected)) {
+    throw new Error('formatting: ' + JSON.stringify(formats) + ' != ' + JSON.stringify(expected));
+  }
+
+  // strings a peer chooses are shown as text: a hostile snapshot makes no element, link or script run
+  const hostile = '<img src=x onerror="window.__pwned=1"><b>bold</b>';
+  const shown = await page.evaluate((h) => {
+    window.meshStatusPage.render({
+      at: Date.now(),
+      status: { did: h, pubkey: h, keys: { transport: h, agreement: h }, shards: [{ id: h, filter: h }],
+        compute: { [h]: h, rails: [h] },
+        peers: [{ did: h, url: 'javascript:window.__pwned=1', state: h, since: h, rtt_ms: h, tier: h, grant_in: h,
+          grant_out: { id: h, bytes: h, events: h, window: h }, used: h, violations: h, strain: { in: h, out: h },
+          queue: h, view_transit: h, view_compute: h, last_error: h, suspended: h, quarantined_until: h,
+          custody: { sent: { size: h, seq: h, head: h, head_moved_at: 1 }, received: null, halted: h },
+          shards: { [h]: h }, sampling: { rounds: h, samples: h, missing: h, evidence: h, last_round: h, problem: h } }] },
+      standing: { subjects: [{ did: h, view_transit: h, view_compute: h, findings: { counted: h, ignored: h,
+        details: [{ id: h, observer: h, severity: h, scope: h, rule: h, counted: false, why: h }] } }],
+        findings: { [h]: h } },
+      health: { status: h, checks: [{ name: h, status: h, data: { [h]: h } }] },
+      rates: { step_ms: 1000, at: [1, 2], series: { events_accepted: [1, 2] } },
+      streams: { open: h, max: h },
+    });
+    return {
+      markup: document.querySelectorAll('main img, main b, main a, main script, main iframe').length,
+      peers: document.getElementById('peers').textContent.includes(h),
+      did: document.getElementById('node-did').textContent === h,
+    };
+  }, hostile);
+  await page.waitForTimeout(500);
+  const pwned = await page.evaluate(() => window.__pwned === 1);
+  if (shown.markup !== 0 || !shown.peers || !shown.did || pwned) {
+    throw new Error('a hostile string was not shown as text: ' + JSON.stringify(shown) + ', pwned ' + pwned);
+  }
   if (problems.length) throw new Error(problems.join('\n'));
   console.log('CHANGED ' + state);
 } catch (e) {

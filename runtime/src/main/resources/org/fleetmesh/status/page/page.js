@@ -367,6 +367,8 @@
     };
   }
 
+  // for the browser test (StatusPageIT): the formatters, and render() to feed a hostile snapshot
+  window.meshStatusPage = Object.freeze({ render, bytes, num, time, ago, grant, used, strain });
   setInterval(freshness, 1000);
   connect();
 })();
