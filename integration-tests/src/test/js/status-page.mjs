@@ -21,7 +21,7 @@ try {
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
       '--no-first-run', '--disable-sync'],
-    viewport: { width: 1400, height: 1000 },
+    viewport: { width: 1600, height: 1000 },
   });
   const page = context.pages()[0] || await context.newPage();
   page.on('pageerror', (e) => problems.push('page error: ' + e.message));

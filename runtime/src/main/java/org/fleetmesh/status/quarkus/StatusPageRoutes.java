@@ -255,6 +255,7 @@ public class StatusPageRoutes {
         }
         ObjectNode r = JSON.valueToTree(rates.asMap());
         r.put("step_ms", sampleEvery);
+        r.put("samples", ring.capacity());
         root.set("rates", r);
         root.putObject("streams").put("open", slots.inUse()).put("max", slots.max());
         return root;

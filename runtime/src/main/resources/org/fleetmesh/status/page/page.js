@@ -179,12 +179,11 @@
     $('peers-summary').textContent = peers.length + ' peers' +
       Object.entries(counts).map(([s, n]) => ', ' + n + ' ' + s).join('');
     const rows = peers.map((p) => el('tr', { 'data-did': p.did, 'data-state': p.state },
-      el('td', { class: 'mono did nowrap' }, p.did),
+      el('td', { class: 'mono did nowrap' }, p.did, el('div', { class: 'muted url' }, text(p.url))),
       el('td', null, stateBadge(p.state), p.suspended ? el('div', { class: 'low' }, 'suspended: ' + text(p.suspended)) : null,
         p.quarantined_until ? el('div', { class: 'low' }, 'until ' + time(p.quarantined_until)) : null),
       el('td', { class: 'nowrap' }, time(p.since)),
       el('td', null, num(p.rtt_ms, 1)),
-      el('td', { class: 'mono nowrap' }, text(p.url)),
       el('td', null, text(p.tier)),
       el('td', { class: 'nowrap' }, grant(p.grant_in)),
       el('td', { class: 'nowrap' }, grant(p.grant_out)),
@@ -194,7 +193,7 @@
       el('td', null, num(p.queue)),
       el('td', { class: 'nowrap' }, view(p.view_transit), ' / ', view(p.view_compute)),
       el('td', { class: 'mono' }, clip(p.last_error, 90))));
-    $('peers').replaceChildren(...(rows.length ? rows : [empty(14, 'no peers: declare some (docs/OPERATING.md)')]));
+    $('peers').replaceChildren(...(rows.length ? rows : [empty(13, 'no peers: declare some (docs/OPERATING.md)')]));
   }
 
   function renderChains(peers, now) {
@@ -264,7 +263,7 @@
     $('shards').replaceChildren(...parts);
   }
 
-  function sparkline(values, ends, step) {
+  function sparkline(values, ends, step, span) {
     const w = 300, h = 60;
     const svg = document.createElementNS(SVG, 'svg');
     svg.setAttribute('viewBox', '0 0 ' + w + ' ' + h);
@@ -276,7 +275,6 @@
     if (values.length > 0) {
       const max = Math.max(...values, 1e-9);
       const last = ends[ends.length - 1];
-      const span = 3600 * 1000;
       const pts = values.map((v, i) => {
         const x = w - ((last - ends[i]) / span) * w;
         const y = h - 2 - (v / max) * (h - 6);
@@ -293,7 +291,11 @@
   function renderRates(rates) {
     const series = rates.series || {};
     const ends = rates.at || [];
-    $('rates-step').textContent = 'one point per ' + Math.round((rates.step_ms || 0) / 1000) + ' s';
+    const step = rates.step_ms || 10000;
+    const span = step * (rates.samples || 360);
+    const minutes = Math.round(span / 60000);
+    $('rates-title').textContent = 'Rates, last ' + minutes + ' min';
+    $('rates-step').textContent = 'one point per ' + Math.round(step / 1000) + ' s';
     const plots = PLOTS.map(([key, label]) => {
       const values = series[key] || [];
       const lastValue = values.length ? values[values.length - 1] : null;
@@ -301,7 +303,8 @@
       return el('div', { class: 'plot', 'data-series': key },
         el('div', { class: 'title' }, el('span', null, label),
           el('span', { class: 'muted' }, 'now ' + num(lastValue) + ' · max ' + num(max))),
-        sparkline(values, ends, rates.step_ms || 10000),
+        sparkline(values, ends, step, span),
+        el('div', { class: 'axis muted' }, el('span', null, '−' + minutes + ' min'), el('span', null, 'now')),
         values.length ? null : el('div', { class: 'empty' }, 'the first point comes one sample after start'));
     });
     $('rates').replaceChildren(...plots);
