@@ -97,9 +97,10 @@
   function strain(st) {
     if (!st || typeof st !== 'object') return el('span', null, text(st));
     const side = (name, x) => x && typeof x === 'object'
-      ? name + ' ' + bytes(x.bytes) + ', ' + text(x.events) + ' ev, ' + ms(x.verify_nanos) + ' verify, ' + ms(x.query_nanos) + ' query'
-      : name + ' ' + text(x);
-    return el('span', null, el('div', null, side('in', st.in)), el('div', null, side('out', st.out)));
+      ? el('div', { title: name + ': ' + ms(x.verify_nanos) + ' verifying, ' + ms(x.query_nanos) + ' querying' },
+        name + ' ' + bytes(x.bytes) + ', ' + text(x.events) + ' ev, ' + ms((x.verify_nanos || 0) + (x.query_nanos || 0)))
+      : el('div', null, name + ' ' + text(x));
+    return el('span', null, side('in', st.in), side('out', st.out));
   }
 
   function ms(nanos) {
@@ -161,7 +162,8 @@
     const badge = $('health-status');
     badge.textContent = health.status;
     badge.setAttribute('data-status', health.status);
-    const rows = (health.checks || []).map((c) => el('tr', { 'data-check': c.name },
+    const checks = (health.checks || []).slice().sort((x, y) => String(x.name).localeCompare(String(y.name)));
+    const rows = checks.map((c) => el('tr', { 'data-check': c.name },
       el('td', null, c.name),
       el('td', null, el('span', { class: 'badge', 'data-status': c.status }, c.status)),
       el('td', { class: 'mono' }, Object.entries(c.data || {}).map(([k, v]) => k + '=' + text(v)).join('  '))));
