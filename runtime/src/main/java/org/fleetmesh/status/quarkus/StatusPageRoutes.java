@@ -45,6 +45,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpServerResponse;
@@ -102,7 +103,7 @@ public class StatusPageRoutes {
     private final Set<Stream> streams = ConcurrentHashMap.newKeySet();
     private StreamSlots slots;
     private RateRing ring;
-    private ScheduledExecutorService ticker;
+    private volatile ScheduledExecutorService ticker;
     private long interval;
     private long sampleEvery;
     /** Per peer and chain: the head last seen and when it moved (pruned to the peers listed). */
@@ -161,13 +162,18 @@ public class StatusPageRoutes {
             });
         }
         router.get("/mesh/status/stream").blockingHandler(this::stream, false);
-        ticker = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "fleetmesh-status");
-            t.setDaemon(true);
-            return t;
+    }
+
+    /** The snapshot and sampling thread starts once the node has booted (not while boot still loads its classes). */
+    void start(@Observes StartupEvent started) {
+        ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread thread = new Thread(r, "fleetmesh-status");
+            thread.setDaemon(true);
+            return thread;
         });
-        ticker.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.MILLISECONDS);
-        ticker.scheduleWithFixedDelay(this::sample, 0, sampleEvery, TimeUnit.MILLISECONDS);
+        t.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.MILLISECONDS);
+        t.scheduleWithFixedDelay(this::sample, sampleEvery, sampleEvery, TimeUnit.MILLISECONDS);
+        ticker = t;
     }
 
     private void asset(RoutingContext ctx, String path) {
@@ -182,6 +188,13 @@ public class StatusPageRoutes {
 
     private void stream(RoutingContext ctx) {
         if (access.refuse(ctx, Right.ADMIN_READ, true)) {
+            return;
+        }
+        ScheduledExecutorService t = ticker;
+        if (t == null) {
+            ctx.response().setStatusCode(503).putHeader("Retry-After", "1")
+                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                    .end(JSON.createObjectNode().put("error", "starting: the node is still starting").toString());
             return;
         }
         if (!slots.tryAcquire()) {
@@ -205,7 +218,7 @@ public class StatusPageRoutes {
             return;
         }
         r.write("retry: 2000\n\n");
-        ticker.execute(() -> {
+        t.execute(() -> {
             try {
                 s.send(Sse.event("status", snapshot().toString()));
             } catch (RuntimeException e) {

@@ -56,6 +56,13 @@
     return d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
   }
 
+  /** The time of day (UTC) of an instant; the date only when it is not today. */
+  function clock(v) {
+    const full = time(v);
+    const today = new Date().toISOString().slice(0, 10);
+    return full.startsWith(today) ? full.slice(11) : full;
+  }
+
   function ago(ms) {
     const s = Math.max(0, Math.round(ms / 1000));
     if (s < 60) return s + ' s ago';
@@ -184,7 +191,7 @@
       el('td', { class: 'mono did nowrap' }, p.did, el('div', { class: 'muted url' }, text(p.url))),
       el('td', null, stateBadge(p.state), p.suspended ? el('div', { class: 'low' }, 'suspended: ' + text(p.suspended)) : null,
         p.quarantined_until ? el('div', { class: 'low' }, 'until ' + time(p.quarantined_until)) : null),
-      el('td', { class: 'nowrap' }, time(p.since)),
+      el('td', { class: 'nowrap', title: time(p.since) }, clock(p.since)),
       el('td', null, num(p.rtt_ms, 1)),
       el('td', null, text(p.tier)),
       el('td', { class: 'nowrap' }, grant(p.grant_in)),
@@ -307,7 +314,7 @@
           el('span', { class: 'muted' }, 'now ' + num(lastValue) + ' · max ' + num(max))),
         sparkline(values, ends, step, span),
         el('div', { class: 'axis muted' }, el('span', null, '−' + minutes + ' min'), el('span', null, 'now')),
-        values.length ? null : el('div', { class: 'empty' }, 'the first point comes one sample after start'));
+        values.length ? null : el('div', { class: 'empty' }, 'no points yet: the first comes two samples after start'));
     });
     $('rates').replaceChildren(...plots);
   }
