@@ -187,7 +187,14 @@
     for (const p of peers) counts[p.state] = (counts[p.state] || 0) + 1;
     $('peers-summary').textContent = peers.length + ' peers' +
       Object.entries(counts).map(([s, n]) => ', ' + n + ' ' + s).join('');
-    const rows = peers.map((p) => el('tr', { 'data-did': p.did, 'data-state': p.state },
+    const rows = [];
+    for (const p of peers) rows.push(peerRow(p), ...(p.last_error ? [el('tr', { class: 'error-row' },
+      el('td', { colspan: 12 }, 'last error: ', clip(p.last_error, 300)))] : []));
+    $('peers').replaceChildren(...(rows.length ? rows : [empty(12, 'no peers: declare some (docs/OPERATING.md)')]));
+  }
+
+  function peerRow(p) {
+    return el('tr', { 'data-did': p.did, 'data-state': p.state },
       el('td', { class: 'mono did nowrap' }, p.did, el('div', { class: 'muted url' }, text(p.url))),
       el('td', null, stateBadge(p.state), p.suspended ? el('div', { class: 'low' }, 'suspended: ' + text(p.suspended)) : null,
         p.quarantined_until ? el('div', { class: 'low' }, 'until ' + time(p.quarantined_until)) : null),
@@ -200,9 +207,7 @@
       el('td', { class: typeof p.violations === 'number' && p.violations > 0 ? 'low' : null }, text(p.violations)),
       el('td', { class: 'nowrap' }, strain(p.strain)),
       el('td', null, num(p.queue)),
-      el('td', { class: 'nowrap' }, view(p.view_transit), ' / ', view(p.view_compute)),
-      el('td', { class: 'mono' }, clip(p.last_error, 90))));
-    $('peers').replaceChildren(...(rows.length ? rows : [empty(13, 'no peers: declare some (docs/OPERATING.md)')]));
+      el('td', { class: 'nowrap' }, view(p.view_transit), ' / ', view(p.view_compute)));
   }
 
   function renderChains(peers, now) {
