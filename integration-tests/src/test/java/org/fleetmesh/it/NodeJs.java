@@ -85,6 +85,35 @@ final class NodeJs {
         return jsDir;
     }
 
+    /** playwright-core, for {@link #withPlaywright}: drives the system's chromium; downloads no browser. */
+    static final String PLAYWRIGHT_CORE = "1.65.1";
+
+    /**
+     * Installs playwright-core (pinned) into target/js-browser once, copies {@code script} from src/test/js there, and
+     * returns the directory. Aborts the test (skipped, with the reason) without npm.
+     */
+    static Path withPlaywright(String script) throws Exception {
+        Path jsDir = MeshnodeProcess.targetDir().resolve("js-browser");
+        Files.createDirectories(jsDir);
+        try {
+            run(jsDir, 60, "npm", "--version");
+        } catch (IOException noNpm) {
+            Assumptions.abort("npm is not installed, so the browser test cannot run: " + noNpm.getMessage());
+        }
+        if (!version(jsDir, "playwright-core").equals(PLAYWRIGHT_CORE)) {
+            if (!Files.exists(jsDir.resolve("package.json"))) {
+                Files.writeString(jsDir.resolve("package.json"),
+                        "{\"name\":\"fleetmesh-it-browser\",\"private\":true,\"type\":\"module\"}\n",
+                        StandardCharsets.UTF_8);
+            }
+            Run npm = run(jsDir, 300, "npm", "install", "--no-audit", "--no-fund", "playwright-core@" + PLAYWRIGHT_CORE);
+            assertEquals(0, npm.exit(), "npm install failed:\n" + npm.stdout() + npm.stderr());
+        }
+        Path src = Path.of(System.getProperty("meshnode.it.js", "src/test/js")).resolve(script);
+        Files.copy(src, jsDir.resolve(script), StandardCopyOption.REPLACE_EXISTING);
+        return jsDir;
+    }
+
     private static String version(Path jsDir, String pkg) throws IOException {
         Path json = jsDir.resolve("node_modules").resolve(pkg).resolve("package.json");
         return Files.isRegularFile(json) ? NostrClient.tree(Files.readString(json)).path("version").asText() : "";

@@ -85,13 +85,23 @@ public class MeshAdminRoutes {
         if (denied(ctx, Right.ADMIN_READ, true)) {
             return;
         }
+        json(ctx, 200, statusDocument());
+    }
+
+    /** The {@code /mesh/status} document (docs/spec/mesh-link.md, "Status"); the status page streams it too. */
+    public ObjectNode statusDocument() {
         NodeDidDocument node = NodeDidDocument.of(identity.secrets().publicKeys(), address.endpoints());
         ObjectNode root = MeshStatus.of(node.shortForm(), node.keys().nostr().hex(), peers.links().view(), peers.sessions());
+        ObjectNode keys = JSON.createObjectNode();
+        keys.put("transport", node.transportDidKey());
+        keys.put("agreement", node.agreementDidKey());
+        keys.put("nostr", node.nostrDidKey());
+        root.set("keys", keys);
         Map<String, Object> shardStatus = new java.util.LinkedHashMap<>();
         shards.describe(shardStatus);
         root.set("shards", JSON.valueToTree(shardStatus.get("shards")));
         root.set("compute", JSON.valueToTree(market.describe()));
-        json(ctx, 200, root);
+        return root;
     }
 
     private void list(RoutingContext ctx) {

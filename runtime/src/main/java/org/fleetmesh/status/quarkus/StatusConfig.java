@@ -1,0 +1,32 @@
+package org.fleetmesh.status.quarkus;
+
+import java.time.Duration;
+
+import io.quarkus.runtime.annotations.ConfigPhase;
+import io.quarkus.runtime.annotations.ConfigRoot;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+/**
+ * The status page ({@code fleetmesh.status.*}, {@code FLEETMESH_STATUS_*}; docs/spec/mesh-link.md, "Status page"):
+ * how many live streams it serves at once, how often each gets a snapshot, and the rate samples behind its plots.
+ */
+@ConfigMapping(prefix = "fleetmesh.status")
+@ConfigRoot(phase = ConfigPhase.RUN_TIME)
+public interface StatusConfig {
+    /** Concurrent {@code GET /mesh/status/stream} streams at most; one more is refused with 503. */
+    @WithDefault("8")
+    int maxStreams();
+
+    /** How often an open stream gets a status snapshot (at least 250ms). */
+    @WithDefault("1s")
+    Duration streamInterval();
+
+    /** How often the counters behind the rate plots are sampled (at least 1s). */
+    @WithDefault("10s")
+    Duration sampleInterval();
+
+    /** Rate samples kept (with the 10 s default: 360 = the last hour). 1..10000. */
+    @WithDefault("360")
+    int samples();
+}
