@@ -204,6 +204,21 @@ public final class Relay implements AutoCloseable {
         return ingest.isHealthy() && store.isHealthy();
     }
 
+    /**
+     * The group-commit writer, for readiness: whether its thread runs, the events waiting for it and the most that
+     * may, how long the transaction in progress has run (0: none), and what it committed so far.
+     */
+    public record WriterState(boolean alive, int queued, int capacity, long inProgressNanos, long committedEvents,
+            long batches) {
+    }
+
+    public WriterState writer() {
+        int[] q = ingest.writeQueue();
+        long[] w = ingest.writeStats();
+        return new WriterState(ingest.isHealthy(), q[0], q[1], ingest.commitTimes().inProgressNanos(System.nanoTime()),
+                w[0], w[1]);
+    }
+
     public int connectionCount() {
         return connections.size();
     }

@@ -56,6 +56,11 @@ public final class CommitTimes {
         }
     }
 
+    /** How long the transaction in progress has run at {@code now}; 0 when the writer is between transactions. */
+    public long inProgressNanos(long now) {
+        return inProgress ? Math.max(0, now - startedAt) : 0;
+    }
+
     /**
      * The commit latency at {@code now}: how long the transaction in progress has run, else how long
      * the last one took if it ended within {@code memoryNanos} (an idle writer has no latency).

@@ -3,12 +3,16 @@ package org.fleetmesh.storage.postgres.deployment;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.storage.postgres.Migrations;
 import org.fleetmesh.storage.postgres.PostgresStorage;
+import org.fleetmesh.storage.postgres.quarkus.EarlyStorageRecorder;
 import org.fleetmesh.storage.postgres.quarkus.PostgresStorageProducer;
 
 import io.quarkus.arc.deployment.AdditionalBeanBuildItem;
 import io.quarkus.arc.deployment.UnremovableBeanBuildItem;
 import io.quarkus.deployment.annotations.BuildStep;
+import io.quarkus.deployment.annotations.ExecutionTime;
+import io.quarkus.deployment.annotations.Record;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
+import io.quarkus.deployment.builditem.ShutdownContextBuildItem;
 import io.quarkus.deployment.builditem.nativeimage.NativeImageResourceBuildItem;
 
 /** Build steps of the PostgreSQL storage adapter. */
@@ -35,5 +39,15 @@ class PostgresStorageProcessor {
     @BuildStep
     NativeImageResourceBuildItem migrations() {
         return new NativeImageResourceBuildItem(Migrations.resourcePaths());
+    }
+
+    /**
+     * The database starts in parallel with the rest of the boot: at runtime init, as soon as the configuration is
+     * read, before CDI's start-up observers ask for the store.
+     */
+    @BuildStep
+    @Record(ExecutionTime.RUNTIME_INIT)
+    void openStorageEarly(EarlyStorageRecorder recorder, ShutdownContextBuildItem shutdown) {
+        recorder.begin(shutdown);
     }
 }

@@ -36,7 +36,7 @@ public class PostgresStorageProducer {
     @Produces
     @Singleton
     PostgresStorage storage() {
-        return PostgresStorage.openFromConfig();
+        return EarlyStorage.take(); // opened in the background since runtime init (EarlyStorageRecorder)
     }
 
     /** The link ledger (tiers, strain, quarantines, evidence) in the same database. */

@@ -1,0 +1,184 @@
+package org.fleetmesh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.function.Predicate;
+
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * Issue 18, "Operate": structured logs on request, and every adapter in {@code /q/health/ready} (store, writer, each
+ * settlement rail, a peer links summary), with real nodes, a real peer link and a real database stopped under a node.
+ */
+class HealthAndLogsIT {
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+    record Health(int code, JsonNode body) {
+        JsonNode check(String name) {
+            for (JsonNode c : body.path("checks")) {
+                if (c.path("name").asText().equals(name)) {
+                    return c;
+                }
+            }
+            throw new AssertionError("no check '" + name + "' in " + body);
+        }
+    }
+
+    static Health ready(MeshnodeProcess n) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(n.httpUri().resolve("/q/health/ready"))
+                .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        return new Health(r.statusCode(), NostrClient.tree(r.body()));
+    }
+
+    static Health awaitReady(MeshnodeProcess n, Predicate<Health> p, String what) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        Health h = ready(n);
+        while (!p.test(h)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for " + what + "; last /q/health/ready: " + h.code() + " " + h.body());
+            }
+            Thread.sleep(200);
+            h = ready(n);
+        }
+        return h;
+    }
+
+    @Test
+    void jsonLogsOnRequestEveryLineAnObjectWithTheExpectedFields() throws Exception {
+        List<String> lines;
+        try (MeshnodeProcess n = MeshnodeProcess.start("json-logs", Map.of("FLEETMESH_LOG_JSON", "true"))) {
+            try (NostrClient c = NostrClient.connect(n)) {
+                c.publishAndWait(Keys.fresh().note(Keys.now(), "logged")).assertAccepted();
+            }
+            n.stop(); // graceful (SIGTERM): the shutdown is logged too
+            lines = Files.readAllLines(n.log());
+        }
+        List<String> nonEmpty = lines.stream().filter(l -> !l.isBlank()).toList();
+        assertTrue(nonEmpty.size() >= 5, "the node logs its start and stop: " + lines);
+        boolean listening = false;
+        boolean stopped = false;
+        for (String line : nonEmpty) {
+            JsonNode j;
+            try {
+                j = NostrClient.tree(line);
+            } catch (RuntimeException e) {
+                throw new AssertionError("not a JSON log line: " + line, e);
+            }
+            assertTrue(j.isObject(), line);
+            for (String field : List.of("timestamp", "level", "loggerName", "message", "threadName", "hostName", "processId")) {
+                assertTrue(j.hasNonNull(field), "no '" + field + "' in " + line);
+            }
+            assertTrue(List.of("TRACE", "DEBUG", "INFO", "WARN", "WARNING", "ERROR", "FATAL").contains(j.path("level").asText()), line);
+            listening |= j.path("message").asText().contains("Listening on: http://");
+            stopped |= j.path("message").asText().contains("stopped in");
+        }
+        assertTrue(listening, "the start line is among the JSON lines");
+        assertTrue(stopped, "the stop line is among the JSON lines");
+    }
+
+    @Test
+    void readinessNamesEveryAdapterSummarisesPeersAndGoesDownWithTheDatabase() throws Exception {
+        try (MeshnodeProcess a = MeshnodeProcess.start("ready-a", Delivered.env("[]"))) {
+            String aDid = PeeringIT.did(a);
+            Map<String, String> env = new HashMap<>(Delivered.env("[]", "FLEETMESH_PEERS", Delivered.peerSetting(aDid, a.port())));
+            try (MeshnodeProcess b = MeshnodeProcess.start("ready-b", env)) {
+                // the default log is plain text, not JSON
+                String startLine = b.logText().lines().filter(l -> l.contains("Listening on: http://")).findFirst().orElseThrow();
+                assertFalse(startLine.startsWith("{"), startLine);
+
+                Health h = awaitReady(b, x -> x.check("peers").path("data").path("up").asInt() == 1, "b's link to a up");
+                assertEquals(200, h.code());
+                assertEquals("UP", h.body().path("status").asText(), h.body().toString());
+                List<String> names = new ArrayList<>();
+                h.body().path("checks").forEach(c -> names.add(c.path("name").asText()));
+                assertTrue(names.containsAll(List.of("relay", "store", "writer", "lightning", "cashu", "peers")), names.toString());
+
+                JsonNode store = h.check("store");
+                assertEquals("UP", store.path("status").asText());
+                assertEquals("PostgresStorage", store.path("data").path("adapter").asText(), store.toString());
+                JsonNode writer = h.check("writer");
+                assertEquals("UP", writer.path("status").asText());
+                assertEquals("running", writer.path("data").path("thread").asText(), writer.toString());
+                assertEquals(50000, writer.path("data").path("queue_capacity").asInt(), writer.toString());
+                assertEquals("disabled", h.check("lightning").path("data").path("lnd").asText());
+                assertEquals("disabled", h.check("cashu").path("data").path("cashu").asText());
+                JsonNode peers = h.check("peers").path("data");
+                assertEquals(1, peers.path("declared").asInt(), peers.toString());
+                assertEquals(0, peers.path("down").asInt() + peers.path("connecting").asInt() + peers.path("quarantined").asInt(),
+                        peers.toString());
+                // a (which did not declare b) sees b's link as an undeclared one
+                Health atA = awaitReady(a, x -> x.check("peers").path("data").path("undeclared_up").asInt() == 1,
+                        "a sees b's link");
+                assertEquals(0, atA.check("peers").path("data").path("declared").asInt());
+
+                long before = h.check("writer").path("data").path("committed_events").asLong();
+                try (NostrClient c = NostrClient.connect(b)) {
+                    c.publishAndWait(Keys.fresh().note(Keys.now(), "counted")).assertAccepted();
+                }
+                Health afterWrite = ready(b);
+                assertTrue(afterWrite.check("writer").path("data").path("committed_events").asLong() > before,
+                        afterWrite.check("writer").toString());
+
+                // a peer going away is reported, but b can still serve: still ready
+                a.stop();
+                Health peerGone = awaitReady(b, x -> x.check("peers").path("data").path("up").asInt() == 0, "b sees a gone");
+                assertEquals(200, peerGone.code(), peerGone.body().toString());
+                assertEquals("UP", peerGone.check("peers").path("status").asText());
+                assertEquals(1, peerGone.check("peers").path("data").path("declared").asInt());
+
+                // the database stopped under the node (fast shutdown: every connection closed): not ready
+                OptionalLong postmaster = b.livePostmasterFromPidFile();
+                assertTrue(postmaster.isPresent(), "b runs its embedded PostgreSQL");
+                Process kill = new ProcessBuilder("kill", "-INT", Long.toString(postmaster.getAsLong())).inheritIO().start();
+                assertEquals(0, kill.waitFor());
+                Health down = awaitReady(b, x -> x.code() == 503, "b not ready without its database");
+                assertEquals("DOWN", down.body().path("status").asText(), down.body().toString());
+                assertEquals("DOWN", down.check("store").path("status").asText(), down.body().toString());
+                assertEquals("UP", down.check("peers").path("status").asText(), "peers do not decide readiness");
+                assertTrue(b.isAlive(), "the node keeps running (it is the orchestrator's call to restart it)");
+                // liveness is about the process, not its adapters
+                HttpResponse<String> live = HTTP.send(HttpRequest.newBuilder(b.httpUri().resolve("/q/health/live"))
+                        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                assertEquals(200, live.statusCode(), live.body());
+            }
+        }
+    }
+
+    @Test
+    void aWriterHeldInACommitIsNotReadyAndRecovers() throws Exception {
+        try (MeshnodeProcess n = MeshnodeProcess.start("ready-writer", Map.of("FLEETMESH_HEALTH_WRITER_STUCK_AFTER", "2s"));
+                java.sql.Connection db = MeshPeer.database(n); NostrClient c = NostrClient.connect(n)) {
+            assertEquals("UP", ready(n).check("writer").path("status").asText());
+            db.setAutoCommit(false);
+            try (java.sql.Statement s = db.createStatement()) {
+                s.execute("lock table event in access exclusive mode"); // the writer's insert waits behind it
+            }
+            var e = Keys.fresh().note(Keys.now(), "held");
+            c.publish(e);
+            Health stuck = awaitReady(n, x -> x.code() == 503, "the held writer reported");
+            JsonNode writer = stuck.check("writer");
+            assertEquals("DOWN", writer.path("status").asText(), stuck.body().toString());
+            assertTrue(writer.path("data").path("commit_in_progress_ms").asLong() > 2000, writer.toString());
+            assertTrue(writer.path("data").path("stuck").asText().contains("more than 2 s"), writer.toString());
+            assertEquals("running", writer.path("data").path("thread").asText());
+            db.rollback(); // the lock goes, the commit goes through
+            c.expectOk(e.id().hex(), Duration.ofSeconds(30)).assertAccepted();
+            Health back = awaitReady(n, x -> x.code() == 200, "ready again");
+            assertEquals("UP", back.check("writer").path("status").asText(), back.body().toString());
+        }
+    }
+}
