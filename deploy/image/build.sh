@@ -46,6 +46,7 @@ extra="libstdc++.so.6 libgcc_s.so.1 libdl.so.2 libpthread.so.0 librt.so.1 libm.s
 for l in $extra; do libs="$libs $(ldconfig -p | awk -v n="$l" '$1 == n && $0 ~ /x86-64/ {print $NF; exit}')"; done
 for l in $libs; do
   case "$l" in
+    "$ROOTFS"/*) ;;  # the runtime's own libraries, already in place
     /lib64/*) cp -L "$l" "$ROOTFS/lib64/" ;;
     *) cp -L "$l" "$ROOTFS/lib/x86_64-linux-gnu/" ;;
   esac
