@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Backup and restore time and size (docs/BENCHMARKS.md "Backup and restore"), against `./meshnode export` of the same
+# store as the baseline (a full JSONL dump of the events alone), all on a stopped data dir of N events, same run.
+# usage: bench/backup.sh [events]   (default 100,000; the corpus is the one bench/query.sh builds)
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+"$ROOT/meshnode" build
+N="${1:-100000}"
+WORK="${BENCH_DIR:-/tmp/fleetmesh-bench}/backup-$N"
+mkdir -p "$WORK"
+if [ ! -f "$WORK/imported" ]; then
+  rm -rf "$WORK/data"
+  "$ROOT/meshnode" bench corpus --events "$N" > "$WORK/corpus.jsonl"
+  FLEETMESH_DATA_DIR="$WORK/data" "$ROOT/meshnode" import < "$WORK/corpus.jsonl" 2>&1 | tail -1 >&2
+  touch "$WORK/imported"
+fi
+rm -rf "$WORK/b" "$WORK/restored" "$WORK/export.jsonl"
+t() { local s e; s=$(date +%s.%N); "$@"; e=$(date +%s.%N); python3 -c "print(f'{$e-$s:.2f}')"; }
+export_s=$(t env FLEETMESH_DATA_DIR="$WORK/data" "$ROOT/meshnode" export > "$WORK/export.jsonl" 2>/dev/null)
+backup_s=$(t env FLEETMESH_DATA_DIR="$WORK/data" "$ROOT/meshnode" backup "$WORK/b" > /dev/null 2>&1)
+restore_s=$(t env FLEETMESH_DATA_DIR="$WORK/restored" "$ROOT/meshnode" restore "$WORK/b" > /dev/null 2>&1)
+export2_s=$(t env FLEETMESH_DATA_DIR="$WORK/data" "$ROOT/meshnode" export > "$WORK/export.jsonl" 2>/dev/null)
+echo "{\"events\":$N,\"export_s\":[$export_s,$export2_s],\"backup_s\":$backup_s,\"restore_s\":$restore_s," \
+  "\"export_bytes\":$(stat -c %s "$WORK/export.jsonl"),\"backup_bytes\":$(du -sb "$WORK/b" | cut -f1)," \
+  "\"restored_events\":$(FLEETMESH_DATA_DIR="$WORK/restored" "$ROOT/meshnode" export 2>/dev/null | wc -l)}"
