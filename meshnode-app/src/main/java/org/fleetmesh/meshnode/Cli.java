@@ -228,6 +228,8 @@ public final class Cli {
                        meshnode backup <dir> [--data-dir D]   keys and every table in one consistent snapshot (live or stopped)
                        meshnode restore <dir> [--data-dir D] [--force]   check the backup, then load it onto a fresh data dir
                                                              (--force: replace a non-empty one's keys and tables)
+                       meshnode image                        (the launcher) a container image tarball, meshnode-app/target/meshnode-image.tar,
+                                                             built without a Docker daemon (docs/OPERATING.md "Containers")
                        meshnode token issue --right admin:write [--subject S] [--ttl 30d]   a capability token (admin API;
                                                              --right compute:run --fuel-limit N for the agent API)
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
