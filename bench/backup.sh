@@ -19,8 +19,8 @@ fi
 rm -rf "$WORK/b" "$WORK/restored" "$WORK/export.jsonl"
 T="/usr/bin/time -f %e -o"
 $T "$WORK/export.s" env FLEETMESH_DATA_DIR="$WORK/data" "$ROOT/meshnode" export > "$WORK/export.jsonl" 2>/dev/null
-$T "$WORK/backup.s" env FLEETMESH_DATA_DIR="$WORK/data" "$ROOT/meshnode" backup "$WORK/b" > /dev/null 2>&1
-$T "$WORK/restore.s" env FLEETMESH_DATA_DIR="$WORK/restored" "$ROOT/meshnode" restore "$WORK/b" > /dev/null 2>&1
+$T "$WORK/backup.s" env FLEETMESH_DATA_DIR="$WORK/data" "$ROOT/meshnode" backup "$WORK/b" > /dev/null 2> "$WORK/backup.log"
+$T "$WORK/restore.s" env FLEETMESH_DATA_DIR="$WORK/restored" "$ROOT/meshnode" restore "$WORK/b" > /dev/null 2> "$WORK/restore.log"
 $T "$WORK/export2.s" env FLEETMESH_DATA_DIR="$WORK/data" "$ROOT/meshnode" export > "$WORK/export.jsonl" 2>/dev/null
 export_s=$(cat "$WORK/export.s"); backup_s=$(cat "$WORK/backup.s"); restore_s=$(cat "$WORK/restore.s")
 export2_s=$(cat "$WORK/export2.s")
