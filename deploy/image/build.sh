@@ -51,8 +51,10 @@ for l in $libs; do
     *) cp -L "$l" "$ROOTFS/lib/x86_64-linux-gnu/" ;;
   esac
 done
-# the loader's cache, so nothing depends on the loader's built-in search path
-ldconfig -r "$ROOTFS" 2>/dev/null || true
+# the loader's cache, so nothing depends on the loader's built-in search path; with the runtime's own directory in it,
+# java finds libjli.so without resolving $ORIGIN (which reads /proc/self/exe: a process without /proc would not)
+printf '/lib/x86_64-linux-gnu\n/opt/java/lib\n' > "$ROOTFS/etc/ld.so.conf"
+ldconfig -r "$ROOTFS"
 
 # 1c. users, name resolution (the runtime mounts its own /etc/hosts and /etc/resolv.conf over these)
 cat > "$ROOTFS/etc/passwd" <<PASSWD

@@ -171,6 +171,17 @@ class ImageIT {
                     && !p.startsWith(rootfs.resolve("data")) && ownedBy(p, uid)).toList();
             assertTrue(written.isEmpty(), "the node wrote outside /data and /tmp: " + written);
         }
+        // passed: the unpacked image (about 300 MB with the extracted layers) is not kept
+        deleteTree(rootfs);
+        deleteTree(outer);
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.delete(p);
+            }
+        }
     }
 
     /** The container's start: the mounts a runtime provides, then the entrypoint as the image's user. */
