@@ -43,7 +43,7 @@ cp "$SH" "$ROOTFS/bin/sh"
 libs=$( { find "$ROOTFS/opt/java" -type f \( -name '*.so' -o -path '*/bin/*' \) -print0 | xargs -0 ldd 2>/dev/null; ldd "$SH"; } \
   | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\/lib64\// {print $1}' | sort -u)
 extra="libstdc++.so.6 libgcc_s.so.1 libdl.so.2 libpthread.so.0 librt.so.1 libm.so.6 libz.so.1 libc.so.6"
-for l in $extra; do libs="$libs $(ldconfig -p | awk -v n="$l" '$1 == n && $0 ~ /x86-64/ {print $NF; exit}')"; done
+for l in $extra; do libs="$libs $(ldconfig -p | awk -v n="$l" '$1 == n && $0 ~ /x86-64/ && !found {print $NF; found = 1}')"; done
 for l in $libs; do
   case "$l" in
     "$ROOTFS"/*) ;;  # the runtime's own libraries, already in place

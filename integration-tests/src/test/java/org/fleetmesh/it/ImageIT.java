@@ -93,6 +93,30 @@ class ImageIT {
             assertEquals(diffIds.get(i).asText(), "sha256:" + sha256(layer, true), "diff_id of layer " + i);
         }
 
+        // 2b. podman load, where podman is installed (a daemonless loader; its own throwaway storage)
+        Optional<Path> podman = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
+                .map(d -> Path.of(d, "podman")).filter(Files::isExecutable).findFirst();
+        if (podman.isPresent()) {
+            Path store = work.resolve("podman");
+            // podman wants a run root of at most 50 characters
+            Path runRoot = Files.createTempDirectory(Path.of("/tmp"), "mn-podman-");
+            List<String> p = List.of(podman.get().toString(), "--root", store.resolve("root").toString(), "--runroot",
+                    runRoot.toString(), "--storage-driver", "vfs", "--cgroup-manager", "cgroupfs",
+                    "--events-backend", "none");
+            Path podmanLog = logs.resolve("image-podman.log");
+            run(concat(p, "load", "-i", tarball.toString()), work, podmanLog, Duration.ofMinutes(3));
+            Path inspected = logs.resolve("image-podman-inspect.log");
+            run(concat(p, "image", "inspect", "--format", "{{.Config.User}} {{json .Config.Volumes}}",
+                    entry.get("RepoTags").get(0).asText()), work, inspected, Duration.ofMinutes(1));
+            String seen = Files.readString(inspected).trim();
+            run(concat(p, "rmi", "-a", "-f"), work, podmanLog, Duration.ofMinutes(1));
+            deleteTree(store);
+            deleteTree(runRoot);
+            assertTrue(seen.startsWith(user + " ") && seen.contains("/data"), "podman sees " + seen);
+        } else {
+            System.out.println("ImageIT: podman is not installed: `podman load` not tried (apt-get install podman)");
+        }
+
         // 3. the root file system: the layers in order
         Path rootfs = Files.createDirectories(work.resolve("rootfs"));
         for (String layer : layers) {
@@ -174,6 +198,12 @@ class ImageIT {
         // passed: the unpacked image (about 300 MB with the extracted layers) is not kept
         deleteTree(rootfs);
         deleteTree(outer);
+    }
+
+    private static List<String> concat(List<String> head, String... tail) {
+        List<String> all = new ArrayList<>(head);
+        all.addAll(List.of(tail));
+        return all;
     }
 
     private static void deleteTree(Path dir) throws IOException {
