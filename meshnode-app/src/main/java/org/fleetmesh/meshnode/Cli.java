@@ -40,6 +40,7 @@ public final class Cli {
                 case "bench" -> bench(args);
                 case "did" -> did(args);
                 case "keys" -> KeysCommand.run(args);
+                case "backup", "restore" -> BackupCommand.run(args);
                 case "token" -> TokenCommand.run(args);
                 case "bolt11", "bolt12", "cashu" -> adapterCommand(args[0], args);
                 case "compute" -> ComputeCommand.run(args);
@@ -182,6 +183,11 @@ public final class Cli {
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
                        meshnode keys export [--data-dir D] <file>   back up the node's keys to a new 0600 file (prints the DID)
                        meshnode keys import <file> [--data-dir D] [--force]   restore them into <data-dir>/keys
+                       meshnode backup <dir> [--data-dir D]   keys and every table in one consistent snapshot (live or stopped)
+                       meshnode restore <dir> [--data-dir D] [--force]   check the backup, then load it onto a fresh data dir
+                                                             (--force: replace a non-empty one's keys and tables)
+                       meshnode image                        (the launcher) a container image tarball, meshnode-app/target/meshnode-image.tar,
+                                                             built without a Docker daemon (docs/OPERATING.md "Containers")
                        meshnode token issue --right admin:write [--subject S] [--ttl 30d]   a capability token (admin API;
                                                              --right compute:run --fuel-limit N for the agent API)
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)

@@ -1,0 +1,201 @@
+package org.fleetmesh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.fleetmesh.nostr.Event;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+/**
+ * {@code ./meshnode backup} of a running node (a live backup, with writes going on) and {@code ./meshnode restore}
+ * onto a fresh data dir: the restored node has the same DID, the same events (a deletion included), and the same rows
+ * in every table (a backup of the restored, stopped data dir matches the first table for table, to the byte); restore
+ * checks the backup before it touches anything and refuses a non-empty target.
+ */
+class BackupIT {
+    static final String KIND1 = "[{\"kinds\":[1]}]";
+
+    @Test
+    void liveBackupRestoresOntoAFreshDataDir() throws Exception {
+        Keys author = Keys.fresh();
+        Keys writer = Keys.fresh();
+        Set<String> ackedBefore = new HashSet<>();
+        Set<String> ackedDuring = ConcurrentHashMap.newKeySet();
+        Path backup = MeshnodeProcess.newDataDir("backup").resolve("b1");
+        String aDid;
+        Event deleted;
+        Event deletion;
+        Event profile;
+        Set<String> atAAfter;
+        try (MeshnodeProcess a = MeshnodeProcess.start("bk-a", Delivered.env("[]"))) {
+            aDid = PeeringIT.did(a);
+            try (MeshnodeProcess b = MeshnodeProcess.start("bk-b", Delivered.env(KIND1, "FLEETMESH_PEERS",
+                    Delivered.peerSetting(aDid, a.port())))) {
+                String bDid = PeeringIT.did(b);
+                PeeringIT.awaitLinked(a, aDid, b, bDid);
+                int n = 12;
+                try (NostrClient c = NostrClient.connect(a)) {
+                    List<Event> notes = new java.util.ArrayList<>();
+                    for (int i = 0; i < n; i++) {
+                        Event e = author.note(Keys.now() - n + i, "backed up " + i);
+                        c.publishAndWait(e).assertAccepted();
+                        notes.add(e);
+                        ackedBefore.add(e.id().hex());
+                    }
+                    profile = author.sign(0, Keys.now(), "{\"name\":\"backup\"}");
+                    c.publishAndWait(profile).assertAccepted();
+                    ackedBefore.add(profile.id().hex());
+                    // a's custody chain with b: every note receipted
+                    Delivered.awaitPeer(a, bDid, p -> Delivered.drained(p, n), "a drained queue");
+                    deleted = notes.get(0);
+                    deletion = author.sign(5, Keys.now(), "", Keys.tag("e", deleted.id().hex()));
+                    c.publishAndWait(deletion).assertAccepted();
+                    ackedBefore.add(deletion.id().hex());
+                    ackedBefore.remove(deleted.id().hex());
+                    assertEquals(0, c.query("gone", FilterSpec.of().ids(deleted)).size(), "deleted at a");
+                }
+            }
+
+            // the live backup, while a client keeps writing
+            AtomicBoolean stop = new AtomicBoolean();
+            Thread writes = new Thread(() -> {
+                try (NostrClient w = NostrClient.connect(a)) {
+                    for (int i = 0; !stop.get() && i < 2000; i++) {
+                        Event e = writer.note(Keys.now(), "during the backup " + i);
+                        w.publishAndWait(e).assertAccepted();
+                        ackedDuring.add(e.id().hex());
+                    }
+                }
+            });
+            writes.start();
+            while (ackedDuring.size() < 5) {
+                Thread.sleep(20);
+            }
+            Launcher.Run run = Launcher.run(a.dataDir(), null, "backup", backup.toString());
+            stop.set(true);
+            writes.join(30_000);
+            assertEquals(0, run.exit(), "backup failed:\n" + run.stderr());
+            assertTrue(sameDid(aDid, run.stdout().trim()), "backup prints the DID: " + run.stdout());
+            assertTrue(Files.isRegularFile(backup.resolve("manifest.json")), "manifest written");
+            assertTrue(Files.isRegularFile(backup.resolve("keys.json")), "keys written");
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(backup.resolve("keys.json"))), "the keys file is the owner's only");
+
+            // restore onto the running node's own data dir: refused (not empty), and the node untouched
+            Launcher.Run onto = Launcher.run(a.dataDir(), null, "restore", backup.toString());
+            assertEquals(1, onto.exit(), onto.stderr());
+            assertTrue(onto.stderr().contains("is not empty"), onto.stderr());
+            Launcher.Run forced = Launcher.run(a.dataDir(), null, "restore", backup.toString(), "--force");
+            assertEquals(1, forced.exit(), forced.stderr());
+            assertTrue(forced.stderr().contains("stop the node"), forced.stderr());
+            try (NostrClient c = NostrClient.connect(a)) {
+                atAAfter = c.query("all", FilterSpec.of().authors(author.pubkey(), writer.pubkey())).stream()
+                        .map(e -> e.get("id").asText()).collect(Collectors.toSet());
+            }
+        }
+
+        JsonNode manifest = NostrClient.JSON.readTree(backup.resolve("manifest.json").toFile());
+        Map<String, JsonNode> tables = byName(manifest);
+        assertTrue(tables.get("link_peer").get("rows").asLong() >= 1, "the link with b: " + manifest.get("tables"));
+        assertTrue(tables.entrySet().stream().anyMatch(t -> t.getKey().startsWith("custody") && t.getValue().get("rows")
+                .asLong() > 0), "custody receipts in the backup: " + manifest.get("tables"));
+
+        // a damaged backup is refused before anything is touched
+        Path damaged = MeshnodeProcess.newDataDir("backup-damaged").resolve("b");
+        copyTree(backup, damaged);
+        Path table = damaged.resolve(tables.values().stream().filter(t -> t.get("rows").asLong() > 0).findFirst()
+                .orElseThrow().get("file").asText());
+        byte[] bytes = Files.readAllBytes(table);
+        bytes[bytes.length / 2] ^= 1;
+        Files.write(table, bytes);
+        Path untouched = MeshnodeProcess.newDataDir("restore-refused");
+        Launcher.Run bad = Launcher.run(untouched, null, "restore", damaged.toString());
+        assertEquals(1, bad.exit(), bad.stderr());
+        assertTrue(bad.stderr().contains("damaged"), bad.stderr());
+        try (Stream<Path> s = Files.list(untouched)) {
+            assertEquals(0, s.count(), "a refused restore leaves the target as it was");
+        }
+        Files.delete(damaged.resolve("manifest.json"));
+        Launcher.Run unfinished = Launcher.run(untouched, null, "restore", damaged.toString());
+        assertEquals(1, unfinished.exit(), unfinished.stderr());
+        assertTrue(unfinished.stderr().contains("no manifest.json"), unfinished.stderr());
+
+        // restore onto a fresh data dir
+        Path fresh = MeshnodeProcess.newDataDir("restored");
+        Launcher.Run restored = Launcher.run(fresh, null, "restore", backup.toString());
+        assertEquals(0, restored.exit(), "restore failed:\n" + restored.stderr());
+        assertTrue(sameDid(aDid, restored.stdout().trim()), "restore prints the DID: " + restored.stdout());
+
+        // the restored data dir, stopped, backs up to the same tables, row for row, byte for byte
+        Path again = MeshnodeProcess.newDataDir("backup-again").resolve("b2");
+        Launcher.Run second = Launcher.run(fresh, null, "backup", again.toString());
+        assertEquals(0, second.exit(), second.stderr());
+        Map<String, JsonNode> tables2 = byName(NostrClient.JSON.readTree(again.resolve("manifest.json").toFile()));
+        assertEquals(tables.keySet(), tables2.keySet());
+        for (String t : tables.keySet()) {
+            assertEquals(tables.get(t).get("rows").asLong(), tables2.get(t).get("rows").asLong(), "rows of " + t);
+            assertEquals(tables.get(t).get("sha256").asText(), tables2.get(t).get("sha256").asText(), "content of " + t);
+        }
+
+        // a node on it: the same DID, the same events
+        try (MeshnodeProcess r = MeshnodeProcess.startOn("bk-restored", fresh, Delivered.env("[]"), 0)) {
+            assertEquals(aDid, PeeringIT.did(r), "the same DID");
+            Set<String> got;
+            try (NostrClient c = NostrClient.connect(r)) {
+                got = c.query("all", FilterSpec.of().authors(author.pubkey(), writer.pubkey())).stream()
+                        .map(e -> e.get("id").asText()).collect(Collectors.toSet());
+                assertEquals(0, c.query("gone", FilterSpec.of().ids(deleted)).size(), "the deletion holds");
+                assertEquals(1, c.query("del", FilterSpec.of().ids(deletion)).size(), "the deletion event itself");
+                assertEquals(1, c.query("profile", FilterSpec.of().ids(profile)).size(), "the profile");
+            }
+            assertTrue(got.containsAll(ackedBefore), "every event acknowledged before the backup is restored");
+            assertTrue(atAAfter.containsAll(got), "nothing the source did not have");
+            assertFalse(got.contains(deleted.id().hex()));
+            long during = got.stream().filter(ackedDuring::contains).count();
+            assertEquals(tables.get("event").get("rows").asLong(), tables2.get("event").get("rows").asLong());
+            System.out.printf("MEASURE backup: %d events restored, %d of them written during the live backup (%d acked"
+                    + " during it in all)%n", got.size(), during, ackedDuring.size());
+        }
+        assertNotEquals(0, ackedDuring.size());
+    }
+
+    /** The short form (did:peer:4zQm...) and the long form (short:z...) name the same node. */
+    private static boolean sameDid(String shortForm, String printed) {
+        return printed.equals(shortForm) || printed.startsWith(shortForm + ":");
+    }
+
+    private static Map<String, JsonNode> byName(JsonNode manifest) {
+        Map<String, JsonNode> m = new HashMap<>();
+        manifest.get("tables").forEach(t -> m.put(t.get("name").asText(), t));
+        return m;
+    }
+
+    private static void copyTree(Path from, Path to) throws Exception {
+        try (Stream<Path> s = Files.walk(from)) {
+            for (Path p : s.toList()) {
+                Path target = to.resolve(from.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(target);
+                } else {
+                    Files.copy(p, target, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,555 @@
+package org.fleetmesh.meshnode;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.security.DigestInputStream;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+
+import org.fleetmesh.storage.postgres.Migrations;
+import org.fleetmesh.storage.postgres.PostgresStorage;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyManager;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * {@code backup <dir> [--data-dir D]} and {@code restore <dir> [--data-dir D] [--force]} (docs/OPERATING.md "Backup and
+ * restore"): the node's keys ({@code keys.json}, the format of {@code keys export}) and every table of its database
+ * as PostgreSQL COPY text ({@code tables/<table>.copy}), all the tables read in ONE read-only REPEATABLE READ
+ * transaction, so the dump is one consistent snapshot even while the relay writes (a live backup). A
+ * {@code manifest.json}, written last, lists every file with its size and SHA-256, each table's row count and the
+ * schema version; restore checks all of it before it touches anything, then loads every table in one transaction
+ * (all or nothing) and writes the keys.
+ */
+final class BackupCommand {
+    static final String TYPE = "fleetmesh.backup";
+    static final int VERSION = 1;
+    static final String MANIFEST = "manifest.json";
+    static final String KEYS = "keys.json";
+    static final String TABLES = "tables";
+    private static final Pattern TABLE = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+    private static final int MAX_TABLES = 256;
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    private BackupCommand() {
+    }
+
+    /** Something that stops the command, with the reason: exit 1. */
+    static final class BackupException extends RuntimeException {
+        BackupException(String message) {
+            super(message);
+        }
+    }
+
+    static int run(String[] args) {
+        return run(args, LocalNode.dataDir(), LocalNode::setting, System.out, System.err);
+    }
+
+    static int run(String[] args, Path configuredDataDir, Function<String, Optional<String>> settings, PrintStream out,
+            PrintStream err) {
+        String cmd = args[0];
+        Path dataDir = configuredDataDir;
+        Path dir = null;
+        boolean force = false;
+        for (int i = 1; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--data-dir") && i + 1 < args.length) {
+                dataDir = Path.of(args[++i]);
+            } else if (a.equals("--force") && cmd.equals("restore")) {
+                force = true;
+            } else if (!a.startsWith("--") && dir == null) {
+                dir = Path.of(a);
+            } else {
+                throw new UsageException(usage(cmd));
+            }
+        }
+        if (dir == null) {
+            throw new UsageException(usage(cmd));
+        }
+        try {
+            return cmd.equals("backup") ? backup(dataDir, settings, dir, out, err)
+                    : restore(dir, dataDir, force, settings, out, err);
+        } catch (BackupException | KeysCommand.KeysException e) {
+            err.println("meshnode: " + cmd + ": " + e.getMessage());
+            return 1;
+        }
+    }
+
+    static String usage(String cmd) {
+        return cmd.equals("backup") ? "backup takes <dir> [--data-dir D]"
+                : "restore takes <dir> [--data-dir D] [--force]";
+    }
+
+    // ---- backup
+
+    static int backup(Path dataDir, Function<String, Optional<String>> settings, Path dir, PrintStream out,
+            PrintStream err) {
+        prepareEmptyDirectory(dir);
+        ObjectNode manifest = JSON.createObjectNode();
+        manifest.put("type", TYPE);
+        manifest.put("version", VERSION);
+        manifest.put("created", Instant.now().toString());
+        ArrayNode files = JSON.createArrayNode();
+        // the keys first: a node whose keys cannot be read has nothing worth a dump
+        ByteArrayPrintStream keysOut = new ByteArrayPrintStream();
+        int keys = KeysCommand.export(dataDir, settings, dir.resolve(KEYS), keysOut.stream, err);
+        if (keys != 0) {
+            throw new BackupException("the keys could not be exported");
+        }
+        String did = keysOut.text().trim();
+        manifest.put("did", did);
+        files.add(fileEntry(dir, KEYS));
+
+        ArrayNode tables = JSON.createArrayNode();
+        long started = System.nanoTime();
+        try (PostgresStorage storage = open(dataDir, settings);
+                Connection c = storage.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+            c.setReadOnly(true);
+            try (Statement s = c.createStatement()) {
+                s.execute("set local statement_timeout = 0");
+                // the snapshot is taken by the transaction's first query: every table below is read in it
+                manifest.put("schema_version", schemaVersion(s));
+                List<String> names = tableNames(s);
+                CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
+                Files.createDirectories(dir.resolve(TABLES));
+                for (String table : names) {
+                    String file = TABLES + "/" + table + ".copy";
+                    MessageDigest md = sha256();
+                    long rows;
+                    try (OutputStream o = new DigestOutputStream(
+                            new BufferedOutputStream(Files.newOutputStream(dir.resolve(file)), 1 << 16), md)) {
+                        rows = copy.copyOut("COPY " + quote(table) + " TO STDOUT", o);
+                    }
+                    ObjectNode t = tables.addObject();
+                    t.put("name", table);
+                    t.put("rows", rows);
+                    t.put("file", file);
+                    t.put("bytes", Files.size(dir.resolve(file)));
+                    t.put("sha256", HexFormat.of().formatHex(md.digest()));
+                }
+            }
+            c.rollback();
+        } catch (SQLException | IOException e) {
+            throw new BackupException("reading the database failed: " + e.getMessage());
+        }
+        manifest.set("files", files);
+        manifest.set("tables", tables);
+        try {
+            fsyncAll(dir);
+            // the manifest last: a directory without one is an unfinished backup, and restore says so
+            Path tmp = dir.resolve(MANIFEST + ".tmp");
+            Files.write(tmp, JSON.writeValueAsBytes(manifest));
+            Files.move(tmp, dir.resolve(MANIFEST), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            fsync(dir);
+        } catch (IOException e) {
+            throw new BackupException("writing " + dir.resolve(MANIFEST) + " failed: " + e.getMessage());
+        }
+        long rows = 0;
+        for (JsonNode t : tables) {
+            rows += t.get("rows").asLong();
+        }
+        out.println(did);
+        err.printf("meshnode: backed up %s: keys and %d tables (%d rows) of schema version %s in one snapshot, %d ms, to %s%n",
+                dataDir, tables.size(), rows, manifest.get("schema_version").asText(),
+                (System.nanoTime() - started) / 1_000_000, dir);
+        return 0;
+    }
+
+    private static void prepareEmptyDirectory(Path dir) {
+        try {
+            if (Files.exists(dir)) {
+                if (!Files.isDirectory(dir)) {
+                    throw new BackupException(dir + " exists and is not a directory");
+                }
+                try (DirectoryStream<Path> d = Files.newDirectoryStream(dir)) {
+                    if (d.iterator().hasNext()) {
+                        throw new BackupException(dir + " is not empty: a backup goes into a new or empty directory");
+                    }
+                }
+            }
+            Files.createDirectories(dir);
+            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        } catch (IOException e) {
+            throw new BackupException("cannot create " + dir + ": " + e.getMessage());
+        }
+    }
+
+    // ---- restore
+
+    static int restore(Path dir, Path dataDir, boolean force, Function<String, Optional<String>> settings,
+            PrintStream out, PrintStream err) {
+        // 1. the backup, all of it, before anything is touched
+        JsonNode manifest = verify(dir);
+        String did = manifest.get("did").asText();
+        Map<String, JsonNode> tables = new LinkedHashMap<>();
+        manifest.get("tables").forEach(t -> tables.put(t.get("name").asText(), t));
+
+        // 2. the target
+        if (!force && nonEmpty(dataDir)) {
+            throw new BackupException(dataDir + " is not empty: restore goes onto a fresh data dir (--force replaces"
+                    + " its keys and every table with the backup's)");
+        }
+        refuseRunningNode(dataDir);
+
+        // 3. the tables, in one transaction
+        long started = System.nanoTime();
+        long total = 0;
+        try (PostgresStorage storage = open(dataDir, settings);
+                Connection c = storage.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.execute("set local statement_timeout = 0");
+                String version = schemaVersion(s);
+                String wanted = manifest.get("schema_version").asText();
+                if (!version.equals(wanted)) {
+                    throw new BackupException("the backup is of schema version " + wanted + ", this build's database is at "
+                            + version + ": restore it with the build that made it (a start of a newer build migrates it)");
+                }
+                List<String> present = tableNames(s);
+                if (!new LinkedHashSet<>(present).equals(tables.keySet())) {
+                    throw new BackupException("the backup's tables " + tables.keySet() + " are not this database's "
+                            + present);
+                }
+                if (!force) {
+                    for (String t : present) {
+                        try (ResultSet r = s.executeQuery("select exists (select 1 from " + quote(t) + ")")) {
+                            r.next();
+                            if (r.getBoolean(1)) {
+                                throw new BackupException("the database already holds rows (table " + t + "): --force"
+                                        + " replaces them with the backup's");
+                            }
+                        }
+                    }
+                }
+                s.execute("truncate " + String.join(", ", present.stream().map(BackupCommand::quote).toList()));
+                CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
+                for (String t : loadOrder(s, present)) {
+                    JsonNode entry = tables.get(t);
+                    long rows;
+                    try (InputStream in = new BufferedInputStream(
+                            Files.newInputStream(dir.resolve(entry.get("file").asText())), 1 << 16)) {
+                        // identity columns take the dumped values (COPY overrides GENERATED ALWAYS)
+                        rows = copy.copyIn("COPY " + quote(t) + " FROM STDIN", in);
+                    }
+                    if (rows != entry.get("rows").asLong()) {
+                        throw new BackupException("table " + t + ": loaded " + rows + " rows, the manifest says "
+                                + entry.get("rows").asLong());
+                    }
+                    total += rows;
+                }
+                resetIdentities(s);
+            }
+            c.commit();
+        } catch (SQLException | IOException e) {
+            throw new BackupException("loading the database failed (nothing of it was kept): " + e.getMessage());
+        }
+
+        // 4. the keys (checked in step 1: the DID their keys make is the manifest's)
+        ByteArrayPrintStream keysOut = new ByteArrayPrintStream();
+        int k = KeysCommand.restore(dir.resolve(KEYS), dataDir, force, settings, keysOut.stream, err);
+        if (k != 0) {
+            throw new BackupException("the tables were restored but the keys were not");
+        }
+        out.println(did);
+        err.printf("meshnode: restored %s into %s: keys and %d tables (%d rows), %d ms%n", dir, dataDir, tables.size(),
+                total, (System.nanoTime() - started) / 1_000_000);
+        return 0;
+    }
+
+    /** Reads the manifest and checks every file it lists (size, SHA-256) and the keys file (its DID). */
+    static JsonNode verify(Path dir) {
+        Path m = dir.resolve(MANIFEST);
+        if (!Files.isDirectory(dir)) {
+            throw new BackupException(dir + " is not a directory");
+        }
+        if (!Files.isRegularFile(m)) {
+            throw new BackupException(dir + " has no " + MANIFEST + ": not a backup, or an unfinished one");
+        }
+        JsonNode manifest;
+        try {
+            if (Files.size(m) > 16L << 20) {
+                throw new BackupException(m + " is too large to be a manifest");
+            }
+            manifest = JSON.readTree(m.toFile());
+        } catch (IOException e) {
+            throw new BackupException(m + " is not JSON: " + e.getMessage());
+        }
+        if (manifest == null || !TYPE.equals(manifest.path("type").asText())) {
+            throw new BackupException(m + " is not a fleetmesh backup manifest");
+        }
+        if (manifest.path("version").asInt() != VERSION) {
+            throw new BackupException(m + ": backup format version " + manifest.path("version") + ", this build reads "
+                    + VERSION);
+        }
+        for (String field : List.of("did", "schema_version")) {
+            if (!manifest.path(field).isTextual()) {
+                throw new BackupException(m + ": no " + field);
+            }
+        }
+        if (!manifest.path("tables").isArray() || !manifest.path("files").isArray()
+                || manifest.get("tables").size() > MAX_TABLES) {
+            throw new BackupException(m + ": no table or file list");
+        }
+        Set<String> seen = new java.util.HashSet<>();
+        List<JsonNode> entries = new ArrayList<>();
+        manifest.get("files").forEach(entries::add);
+        for (JsonNode t : manifest.get("tables")) {
+            String name = t.path("name").asText();
+            if (!TABLE.matcher(name).matches() || !seen.add(name)) {
+                throw new BackupException(m + ": bad or repeated table name '" + name + "'");
+            }
+            if (!t.path("file").asText().equals(TABLES + "/" + name + ".copy") || !t.path("rows").canConvertToLong()) {
+                throw new BackupException(m + ": table " + name + ": bad entry");
+            }
+            entries.add(t);
+        }
+        if (entries.stream().noneMatch(e -> KEYS.equals(e.path("file").asText()))) {
+            throw new BackupException(m + ": no " + KEYS);
+        }
+        for (JsonNode e : entries) {
+            String file = e.path("file").asText();
+            Path p = dir.resolve(file).normalize();
+            if (!p.startsWith(dir.normalize()) || file.isEmpty()) {
+                throw new BackupException(m + ": a file outside the backup: " + file);
+            }
+            try {
+                long size = Files.size(p);
+                if (size != e.path("bytes").asLong(-1)) {
+                    throw new BackupException(file + " has " + size + " bytes, the manifest says " + e.path("bytes")
+                            + ": the backup is damaged");
+                }
+                if (!sha256Of(p).equals(e.path("sha256").asText())) {
+                    throw new BackupException(file + " does not match its SHA-256 in the manifest: the backup is damaged");
+                }
+            } catch (NoSuchFileException x) {
+                throw new BackupException(file + " is missing: the backup is incomplete");
+            } catch (IOException x) {
+                throw new BackupException("cannot read " + file + ": " + x.getMessage());
+            }
+        }
+        Map<String, byte[]> keys = KeysCommand.read(dir.resolve(KEYS));
+        try {
+            String did = KeysCommand.did(keys);
+            if (!did.equals(manifest.get("did").asText())) {
+                throw new BackupException(KEYS + " makes " + did + ", the manifest says " + manifest.get("did").asText());
+            }
+        } finally {
+            keys.values().forEach(k -> java.util.Arrays.fill(k, (byte) 0));
+        }
+        return manifest;
+    }
+
+    private static boolean nonEmpty(Path dataDir) {
+        if (!Files.exists(dataDir)) {
+            return false;
+        }
+        try (DirectoryStream<Path> d = Files.newDirectoryStream(dataDir)) {
+            return d.iterator().hasNext();
+        } catch (IOException e) {
+            throw new BackupException("cannot read " + dataDir + ": " + e.getMessage());
+        }
+    }
+
+    /** A relay (or another command) running on the data dir holds its postmaster: a restore under it is refused. */
+    private static void refuseRunningNode(Path dataDir) {
+        Path pid = dataDir.resolve("pg").resolve("postmaster.pid");
+        if (!Files.isRegularFile(pid)) {
+            return;
+        }
+        try {
+            String first = Files.readAllLines(pid, StandardCharsets.US_ASCII).stream().findFirst().orElse("").trim();
+            long p = Long.parseLong(first);
+            if (ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false)) {
+                throw new BackupException("the embedded PostgreSQL of " + dataDir + " is running (pid " + p
+                        + "): stop the node on it before a restore");
+            }
+        } catch (IOException | NumberFormatException e) {
+            // an unreadable pid file: the cluster start below decides
+        }
+    }
+
+    // ---- the database
+
+    private static PostgresStorage open(Path dataDir, Function<String, Optional<String>> settings) {
+        return PostgresStorage.openFromConfig(dataDir, settings.apply(PostgresStorage.JDBC_URL),
+                settings.apply(PostgresStorage.USERNAME), settings.apply(PostgresStorage.PASSWORD));
+    }
+
+    private static String schemaVersion(Statement s) throws SQLException {
+        try (ResultSet r = s.executeQuery("select version from " + Migrations.HISTORY_TABLE
+                + " where success and version is not null order by installed_rank desc limit 1")) {
+            if (!r.next()) {
+                throw new BackupException("the database has no schema version");
+            }
+            return r.getString(1);
+        }
+    }
+
+    /** The node's tables: every base table of the schema but the migration history (the target has its own). */
+    private static List<String> tableNames(Statement s) throws SQLException {
+        List<String> names = new ArrayList<>();
+        try (ResultSet r = s.executeQuery("select table_name from information_schema.tables where table_schema ="
+                + " current_schema() and table_type = 'BASE TABLE' and table_name <> '" + Migrations.HISTORY_TABLE
+                + "' order by table_name")) {
+            while (r.next()) {
+                String n = r.getString(1);
+                if (!TABLE.matcher(n).matches()) {
+                    throw new BackupException("unexpected table name " + n);
+                }
+                names.add(n);
+            }
+        }
+        return names;
+    }
+
+    /** The tables ordered so that a table comes after those its foreign keys reference. */
+    private static List<String> loadOrder(Statement s, List<String> tables) throws SQLException {
+        Map<String, Set<String>> refs = new LinkedHashMap<>();
+        tables.forEach(t -> refs.put(t, new LinkedHashSet<>()));
+        try (ResultSet r = s.executeQuery("select c.conrelid::regclass::text, c.confrelid::regclass::text from"
+                + " pg_constraint c join pg_namespace n on n.oid = c.connamespace where c.contype = 'f'"
+                + " and n.nspname = current_schema()")) {
+            while (r.next()) {
+                String from = r.getString(1);
+                String to = r.getString(2);
+                if (refs.containsKey(from) && refs.containsKey(to) && !from.equals(to)) {
+                    refs.get(from).add(to);
+                }
+            }
+        }
+        List<String> order = new ArrayList<>();
+        Set<String> done = new LinkedHashSet<>();
+        while (order.size() < tables.size()) {
+            boolean progress = false;
+            for (String t : tables) {
+                if (!done.contains(t) && done.containsAll(refs.get(t))) {
+                    order.add(t);
+                    done.add(t);
+                    progress = true;
+                }
+            }
+            if (!progress) {
+                throw new BackupException("the foreign keys between the tables form a cycle");
+            }
+        }
+        return order;
+    }
+
+    /** Every identity column's sequence continues after the restored rows. */
+    private static void resetIdentities(Statement s) throws SQLException {
+        List<String[]> cols = new ArrayList<>();
+        try (ResultSet r = s.executeQuery("select table_name, column_name from information_schema.columns where"
+                + " table_schema = current_schema() and is_identity = 'YES'")) {
+            while (r.next()) {
+                cols.add(new String[] { r.getString(1), r.getString(2) });
+            }
+        }
+        for (String[] tc : cols) {
+            String t = quote(tc[0]);
+            String col = quote(tc[1]);
+            s.execute("select setval(pg_get_serial_sequence('" + t + "', '" + tc[1] + "'), coalesce((select max(" + col
+                    + ") from " + t + "), 0) + 1, false)");
+        }
+    }
+
+    private static String quote(String identifier) {
+        if (!TABLE.matcher(identifier).matches()) {
+            throw new BackupException("unexpected identifier " + identifier);
+        }
+        return "\"" + identifier + "\"";
+    }
+
+    // ---- files
+
+    private static ObjectNode fileEntry(Path dir, String name) {
+        ObjectNode f = JSON.createObjectNode();
+        f.put("file", name);
+        try {
+            f.put("bytes", Files.size(dir.resolve(name)));
+            f.put("sha256", sha256Of(dir.resolve(name)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return f;
+    }
+
+    static String sha256Of(Path p) throws IOException {
+        MessageDigest md = sha256();
+        try (InputStream in = new DigestInputStream(new BufferedInputStream(Files.newInputStream(p), 1 << 16), md)) {
+            in.transferTo(OutputStream.nullOutputStream());
+        }
+        return HexFormat.of().formatHex(md.digest());
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void fsyncAll(Path dir) throws IOException {
+        try (var files = Files.walk(dir)) {
+            for (Path p : files.toList()) {
+                if (Files.isRegularFile(p)) {
+                    try (var ch = java.nio.channels.FileChannel.open(p, java.nio.file.StandardOpenOption.READ)) {
+                        ch.force(true);
+                    }
+                }
+            }
+        }
+        fsync(dir.resolve(TABLES));
+    }
+
+    private static void fsync(Path dir) {
+        try (var ch = java.nio.channels.FileChannel.open(dir, java.nio.file.StandardOpenOption.READ)) {
+            ch.force(true);
+        } catch (IOException e) {
+            // not every file system syncs a directory
+        }
+    }
+
+    /** A PrintStream whose text is kept (what {@code keys export} prints: the DID). */
+    private static final class ByteArrayPrintStream {
+        final java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        final PrintStream stream = new PrintStream(bytes, true, StandardCharsets.UTF_8);
+
+        String text() {
+            return bytes.toString(StandardCharsets.UTF_8);
+        }
+    }
+}

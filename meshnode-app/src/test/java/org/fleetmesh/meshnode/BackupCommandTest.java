@@ -1,0 +1,124 @@
+package org.fleetmesh.meshnode;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+import org.fleetmesh.identity.NodeSecrets;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+/**
+ * The checks {@code restore} makes on a backup before it touches anything (the database part is in BackupIT): a backup
+ * made here by hand (keys through {@code keys export}, one table file) passes; each kind of damage is refused with the
+ * file at fault.
+ */
+class BackupCommandTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+    Path backup;
+    ObjectNode manifest;
+
+    @BeforeEach
+    void backup() throws Exception {
+        Path node = tmp.resolve("node");
+        NodeSecrets.loadOrCreate(node, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE);
+        backup = Files.createDirectories(tmp.resolve("backup"));
+        ByteArrayOutputStream didOut = new ByteArrayOutputStream();
+        PrintStream quiet = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        assertEquals(0, KeysCommand.export(node, k -> Optional.empty(), backup.resolve("keys.json"),
+                new PrintStream(didOut, true, StandardCharsets.UTF_8), quiet));
+        Files.createDirectories(backup.resolve("tables"));
+        Files.writeString(backup.resolve("tables/event.copy"), "1\tsome row\n");
+        manifest = JSON.createObjectNode();
+        manifest.put("type", "fleetmesh.backup");
+        manifest.put("version", 1);
+        manifest.put("did", didOut.toString(StandardCharsets.UTF_8).trim());
+        manifest.put("schema_version", "11");
+        ArrayNode files = manifest.putArray("files");
+        files.addObject().put("file", "keys.json").put("bytes", Files.size(backup.resolve("keys.json")))
+                .put("sha256", BackupCommand.sha256Of(backup.resolve("keys.json")));
+        manifest.putArray("tables").addObject().put("name", "event").put("rows", 1).put("file", "tables/event.copy")
+                .put("bytes", Files.size(backup.resolve("tables/event.copy")))
+                .put("sha256", BackupCommand.sha256Of(backup.resolve("tables/event.copy")));
+        write();
+    }
+
+    void write() throws Exception {
+        Files.write(backup.resolve("manifest.json"), JSON.writeValueAsBytes(manifest));
+    }
+
+    String refusal() {
+        return assertThrows(BackupCommand.BackupException.class, () -> BackupCommand.verify(backup)).getMessage();
+    }
+
+    @Test
+    void anIntactBackupPasses() {
+        assertEquals(manifest.get("did").asText(), BackupCommand.verify(backup).get("did").asText());
+    }
+
+    @Test
+    void aChangedTableFileIsRefused() throws Exception {
+        Files.writeString(backup.resolve("tables/event.copy"), "1\tsome roW\n");
+        assertTrue(refusal().contains("tables/event.copy does not match its SHA-256"), refusal());
+    }
+
+    @Test
+    void aTruncatedOrMissingFileIsRefused() throws Exception {
+        Files.writeString(backup.resolve("tables/event.copy"), "1\t");
+        assertTrue(refusal().contains("tables/event.copy has 2 bytes"), refusal());
+        Files.delete(backup.resolve("tables/event.copy"));
+        assertTrue(refusal().contains("tables/event.copy is missing"), refusal());
+    }
+
+    @Test
+    void noManifestIsAnUnfinishedBackup() throws Exception {
+        Files.delete(backup.resolve("manifest.json"));
+        assertTrue(refusal().contains("no manifest.json"), refusal());
+    }
+
+    @Test
+    void anotherNodesDidIsRefused() throws Exception {
+        manifest.put("did", "did:peer:4zQmSomethingElse");
+        write();
+        assertTrue(refusal().contains("keys.json makes"), refusal());
+    }
+
+    @Test
+    void aTableNameOrPathOutsideTheBackupIsRefused() throws Exception {
+        ((ObjectNode) manifest.get("tables").get(0)).put("file", "../../etc/passwd");
+        write();
+        assertTrue(refusal().contains("table event: bad entry"), refusal());
+        ((ObjectNode) manifest.get("tables").get(0)).put("file", "tables/event.copy").put("name", "event; drop");
+        write();
+        assertTrue(refusal().contains("bad or repeated table name"), refusal());
+        ((ObjectNode) manifest.get("tables").get(0)).put("name", "event");
+        ((ObjectNode) manifest.get("files").get(0)).put("file", "../node/keys/nostr.key");
+        write();
+        assertTrue(refusal().contains("a file outside the backup") || refusal().contains("no keys.json"), refusal());
+    }
+
+    @Test
+    void anotherFormatIsRefused() throws Exception {
+        manifest.put("version", 2);
+        write();
+        assertTrue(refusal().contains("backup format version 2"), refusal());
+        manifest.put("version", 1).put("type", "something.else");
+        write();
+        assertTrue(refusal().contains("not a fleetmesh backup manifest"), refusal());
+    }
+}
