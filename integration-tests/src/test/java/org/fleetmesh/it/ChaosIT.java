@@ -226,7 +226,7 @@ class ChaosIT {
             for (int i = 0; i < NODES; i++) {
                 int n = i;
                 starting.add(pool.submit(() -> {
-                    nodes[n] = MeshnodeProcess.startOn("chaos-" + n, dataDirs[n], envs.get(n), 0);
+                    nodes[n] = startOn(n, dataDirs[n], envs.get(n));
                     doors[n].target(nodes[n].port());
                     assertEquals(dids[n], PeeringIT.did(nodes[n]), "the node runs on the keys made for it");
                     return null;
@@ -310,7 +310,7 @@ class ChaosIT {
                 doors[i].restore();
                 synchronized (nodeLocks[i]) {
                     if (!nodes[i].isAlive()) {
-                        nodes[i].startAgainOnSamePort();
+                        restart(i);
                     }
                 }
             }
@@ -576,7 +576,7 @@ class ChaosIT {
             MeshnodeProcess.sleep(k[2]);
             synchronized (nodeLocks[n]) {
                 long t = System.nanoTime();
-                nodes[n].startAgainOnSamePort();
+                restart(n);
                 fault("restart");
                 note(String.format(Locale.ROOT, "node %d back on its data dir in %.1f s", n, (System.nanoTime() - t) / 1e9));
             }
@@ -598,6 +598,39 @@ class ChaosIT {
             MeshnodeProcess.sleep(c[2]);
             cut.forEach(i -> doors[i].restore());
             note("healed the doors of " + cut);
+        }
+    }
+
+    /**
+     * Starts node n on its data dir; a start that is not ready within MeshnodeProcess's bound (a machine shared with
+     * other builds can take that long) is stopped and tried again, twice at most: a second start skips initdb and the
+     * migrations.
+     */
+    MeshnodeProcess startOn(int n, java.nio.file.Path dir, Map<String, String> env) {
+        for (int attempt = 1;; attempt++) {
+            try {
+                return MeshnodeProcess.startOn("chaos-" + n, dir, env, 0);
+            } catch (IllegalStateException slow) {
+                if (attempt == 3 || !slow.getMessage().contains("was not ready within")) {
+                    throw slow;
+                }
+                note("node " + n + " was not ready in time (start " + attempt + "), starting it again");
+            }
+        }
+    }
+
+    /** Starts node n again on its port, as {@link #startOn} tries again a start that is not ready in time. */
+    void restart(int n) {
+        for (int attempt = 1;; attempt++) {
+            try {
+                nodes[n].startAgainOnSamePort();
+                return;
+            } catch (IllegalStateException slow) {
+                if (attempt == 3 || !slow.getMessage().contains("was not ready within")) {
+                    throw slow;
+                }
+                note("node " + n + " was not ready in time (restart " + attempt + "), starting it again");
+            }
         }
     }
 
