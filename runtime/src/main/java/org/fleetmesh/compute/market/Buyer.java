@@ -470,9 +470,14 @@ public final class Buyer {
         }
     }
 
+    /** How far back a restart looks for done jobs whose re-execution never finished. */
+    static final long RESUME_SAMPLES_WITHIN_SECONDS = 86_400;
+
     /**
      * After a restart: payments in {@code paying} are followed (never paid afresh: the rail's pay on a hash it paid
-     * tracks that payment), paid jobs are opened again.
+     * tracks that payment), paid jobs are opened again, and a job that ended done in the last day without a verdict
+     * of its re-execution (the node stopped while it ran) is offered to the sampler again: the sampler's choice is
+     * keyed, so a job chosen before is chosen again, and a cheater cannot escape by a crash of its buyer.
      */
     public void resume() {
         for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAYING.word()))) {
@@ -485,6 +490,19 @@ public final class Buyer {
         }
         for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAID.word()))) {
             open(e, Preimage.ofHex(e.key()));
+        }
+        long now = seconds.getAsLong();
+        for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.DONE.word()))) {
+            if (!e.reexecution().isEmpty() || e.key().isEmpty() || e.sealed().isEmpty() || e.result().isEmpty()
+                    || now - e.updatedAt() > RESUME_SAMPLES_WITHIN_SECONDS) {
+                continue;
+            }
+            try {
+                Event record = PARSER.parseEvent(ComputeMessages.JSON.readTree(e.sealed()).path("record").toString());
+                sample(e, record, ResultJson.read(e.result()), Preimage.ofHex(e.key()));
+            } catch (Exception ex) {
+                LOG.warnf("job %s: its re-execution cannot be resumed: %s", e.id(), ex.getMessage());
+            }
         }
     }
 

@@ -352,6 +352,33 @@ class MarketFlowTest {
     }
 
     @Test
+    void aReexecutionCutOffByARestartIsResumed() throws Exception {
+        // the buyer's sampler says no while it runs (as if it stopped before the re-execution ended) ...
+        start(1, 1000, new Worker.Settings(4, 4096, false, 1.0, false), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        JobSpec spec = spec("upper.wasm", "cheat".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals("", done.reexecution());
+        // ... and a new buyer over the same book, whose keyed sampler chooses the job, takes it up at resume
+        Buyer restarted = new Buyer(buyerKey, buyerBook, buyerBlobs, only("ln", (Buyer.Payer) null)::apply,
+                Optional.of(execution()), payments, (peer, type, body) -> true, (w, id) -> true,
+                (job, record, claimed, local, k) -> mismatches.add(new JobResult[] { claimed, local }),
+                new Buyer.Settings(1000, 4096, 600, false), () -> System.currentTimeMillis() / 1000);
+        restarted.resume();
+        JobEntry end = await(q.digest(), e -> !e.reexecution().isEmpty());
+        assertEquals("mismatch", end.reexecution());
+        assertEquals(1, mismatches.size());
+        assertEquals(1, restarted.sampled());
+        // a verdict once given is not asked for again
+        restarted.resume();
+        Thread.sleep(200);
+        assertEquals(1, restarted.sampled());
+    }
+
+    @Test
     void anHonestWorkerMatchesItsReexecution() throws Exception {
         start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false),
                 true);
