@@ -24,7 +24,9 @@ import org.junit.jupiter.api.Test;
 class LayoutTest {
     private static final Path SOURCES = Path.of("src/main/java/org/fleetmesh");
     private static final Set<String> MECHANISMS = Set.of("nostr", "relay", "negentropy", "identity", "peering",
-            "delivery", "shards", "standing", "compute", "settlement");
+            "delivery", "shards", "standing", "compute", "settlement",
+            // the operator's mechanisms (issue 18): the live status page, and which adapters a build carries
+            "status", "adapters");
     private static final Pattern EDGE = Pattern.compile(
             "^import (static )?(jakarta\\.|io\\.quarkus\\.|io\\.smallrye\\.config\\.|org\\.eclipse\\.microprofile\\.)",
             Pattern.MULTILINE);
@@ -39,7 +41,8 @@ class LayoutTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "relay", "negentropy", "identity", "peering", "settlement", "nostr", "shards" })
+    @ValueSource(strings = { "relay", "negentropy", "identity", "peering", "settlement", "nostr", "shards", "status",
+        "adapters" })
     void noClassOutsideQuarkusImportsCdiConfigOrQuarkus(String mechanism) throws IOException {
         Path root = SOURCES.resolve(mechanism);
         try (Stream<Path> files = Files.walk(root)) {
