@@ -165,14 +165,7 @@ class ChaosIT {
             }
             for (int i : new int[] { BUYER, CHEATER }) {
                 SimulatedLnd lnd = net.startNode("chaos-" + i);
-                Map<String, String> e = envs.get(i);
-                e.put("FLEETMESH_LIGHTNING_ENABLED", "true");
-                e.put("FLEETMESH_LIGHTNING_LND_HOST", lnd.host());
-                e.put("FLEETMESH_LIGHTNING_LND_PORT", Integer.toString(lnd.port()));
-                e.put("FLEETMESH_LIGHTNING_LND_TLS_CERT_PATH", lnd.tlsCertPath().toString());
-                e.put("FLEETMESH_LIGHTNING_LND_MACAROON_PATH", lnd.adminMacaroonPath().toString());
-                e.put("FLEETMESH_COMPUTE_MARKET_PRICE_PER_KFUEL", "10");
-                e.put("FLEETMESH_COMPUTE_MARKET_MIN_PRICE", "1000");
+                ComputeNodes.sellingOverLnd(envs.get(i), lnd);
             }
             envs.get(CHEATER).put("FLEETMESH_COMPUTE_MARKET_TEST_CHEAT_RATE", "1.0");
             envs.get(BUYER).put("FLEETMESH_COMPUTE_MARKET_SELL", "false");

@@ -39,10 +39,8 @@ final class ComputeNodes implements AutoCloseable {
         net = new SimulatedLightningNetwork(dir);
     }
 
-    /** Starts a node with its own simulated LND; {@code env} pairs add to the defaults. */
-    MeshnodeProcess node(String name, String... env) throws Exception {
-        SimulatedLnd lnd = net.startNode(name);
-        Map<String, String> e = Delivered.env("[]");
+    /** Adds to {@code e} what a node needs to buy and sell compute over {@code lnd}: the rail and the default prices. */
+    static void sellingOverLnd(Map<String, String> e, SimulatedLnd lnd) {
         e.put("FLEETMESH_LIGHTNING_ENABLED", "true");
         e.put("FLEETMESH_LIGHTNING_LND_HOST", lnd.host());
         e.put("FLEETMESH_LIGHTNING_LND_PORT", Integer.toString(lnd.port()));
@@ -50,6 +48,13 @@ final class ComputeNodes implements AutoCloseable {
         e.put("FLEETMESH_LIGHTNING_LND_MACAROON_PATH", lnd.adminMacaroonPath().toString());
         e.put("FLEETMESH_COMPUTE_MARKET_PRICE_PER_KFUEL", "10");
         e.put("FLEETMESH_COMPUTE_MARKET_MIN_PRICE", "1000");
+    }
+
+    /** Starts a node with its own simulated LND; {@code env} pairs add to the defaults. */
+    MeshnodeProcess node(String name, String... env) throws Exception {
+        SimulatedLnd lnd = net.startNode(name);
+        Map<String, String> e = Delivered.env("[]");
+        sellingOverLnd(e, lnd);
         for (int i = 0; i + 1 < env.length; i += 2) {
             e.put(env[i], env[i + 1]);
         }
