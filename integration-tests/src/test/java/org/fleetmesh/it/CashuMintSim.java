@@ -238,7 +238,19 @@ final class CashuMintSim implements AutoCloseable {
 
     private JsonNode send(HttpRequest.Builder b) {
         try {
-            HttpResponse<String> r = HTTP.send(b.timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpRequest request = b.timeout(Duration.ofSeconds(10)).build();
+            HttpResponse<String> r;
+            try {
+                r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                if (!String.valueOf(e.getMessage()).contains("received no bytes")) {
+                    throw e;
+                }
+                // The pooled connection was closed by Node's 5 s keep-alive timeout as this request went out:
+                // the mint never read it (Node closes only idle sockets), so sending it again is safe. The JDK
+                // retries only GETs by itself.
+                r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
+            }
             if (r.statusCode() != 200) {
                 throw new AssertionError("mint answered " + r.statusCode() + ": " + r.body());
             }
