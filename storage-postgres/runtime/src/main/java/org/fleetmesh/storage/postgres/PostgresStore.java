@@ -87,6 +87,7 @@ public final class PostgresStore implements EventStore {
         this.reader = new EventReader(ds, statementTimeout);
         this.removals = new Removals(ds, (c, removed) -> committed(c, List.of(), List.of(), removed));
         Migrations.migrate(ds);
+        Statistics.refreshInBackground(ds); // a store filled by a bulk load or a restore is planned as what it holds
     }
 
     private void committed(Connection c, List<EventId> stored, List<Event> added, List<StoredItem> removed) {
