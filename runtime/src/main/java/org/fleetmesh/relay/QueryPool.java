@@ -2,6 +2,8 @@ package org.fleetmesh.relay;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.jboss.logging.Logger;
 
@@ -26,8 +28,21 @@ final class QueryPool implements AutoCloseable {
         }
     }
 
+    /** A worker thread; {@code idle} when it is parked in {@link #idle}, waiting to be handed a lane. Guarded by the lock. */
+    private static final class Worker {
+        Thread thread;
+        boolean idle;
+    }
+
+    /**
+     * Guards every field below and the lanes. A lock rather than the pool's monitor with {@code notify}: a woken
+     * worker is unparked after the submitter has let go of the lock, so it does not wake only to queue for it (on
+     * two cores JFR showed the event loop spinning in {@code submit} against the workers' monitor).
+     */
+    private final ReentrantLock lock = new ReentrantLock();
     private final Deque<Lane> ready = new ArrayDeque<>();
-    private final Thread[] workers;
+    private final Deque<Worker> idle = new ArrayDeque<>();
+    private final Worker[] workers;
     private final int perLane;
     private final int maxRunningPerLane;
     private final int capacity;
@@ -42,101 +57,169 @@ final class QueryPool implements AutoCloseable {
         this.perLane = perLane;
         this.capacity = capacity;
         this.maxRunningPerLane = Math.max(1, threads - 1);
-        this.workers = new Thread[threads];
+        this.workers = new Worker[threads];
         for (int i = 0; i < threads; i++) {
-            workers[i] = new Thread(this::work, "fleetmesh-query-" + (i + 1));
-            workers[i].setDaemon(true);
-            workers[i].start();
+            Worker w = new Worker();
+            workers[i] = w;
+            w.thread = new Thread(() -> work(w), "fleetmesh-query-" + (i + 1));
+            w.thread.setDaemon(true);
+        }
+        for (Worker w : workers) {
+            w.thread.start();
         }
     }
 
     /** Queues {@code task} on {@code lane}; returns why not ({@code rate-limited: ...}), or null. */
-    synchronized String submit(Lane lane, Runnable task) {
-        if (closed) {
-            return "error: the relay is shutting down";
+    String submit(Lane lane, Runnable task) {
+        Worker wake;
+        lock.lock();
+        try {
+            if (closed) {
+                return "error: the relay is shutting down";
+            }
+            if (lane.inFlight() >= perLane) {
+                return "rate-limited: too many queries in flight on this connection (at most " + perLane + ")";
+            }
+            if (queued >= capacity) {
+                return "rate-limited: the relay is busy; try again shortly";
+            }
+            lane.waiting.add(task);
+            queued++;
+            wake = makeReady(lane);
+        } finally {
+            lock.unlock();
         }
-        if (lane.inFlight() >= perLane) {
-            return "rate-limited: too many queries in flight on this connection (at most " + perLane + ")";
-        }
-        if (queued >= capacity) {
-            return "rate-limited: the relay is busy; try again shortly";
-        }
-        lane.waiting.add(task);
-        queued++;
-        makeReady(lane);
+        unpark(wake);
         return null;
     }
 
     /** Forgets what a closed connection still has queued. */
-    synchronized void drop(Lane lane) {
-        queued -= lane.waiting.size();
-        lane.waiting.clear();
-        ready.remove(lane);
-        lane.ready = false;
+    void drop(Lane lane) {
+        lock.lock();
+        try {
+            queued -= lane.waiting.size();
+            lane.waiting.clear();
+            ready.remove(lane);
+            lane.ready = false;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Tasks queued over all connections (not yet running), and the most that may be. */
-    synchronized int queued() {
-        return queued;
+    int queued() {
+        lock.lock();
+        try {
+            return queued;
+        } finally {
+            lock.unlock();
+        }
     }
 
     int capacity() {
         return capacity;
     }
 
-    synchronized int inFlight(Lane lane) {
-        return lane.inFlight();
-    }
-
-    private void makeReady(Lane lane) {
-        if (!lane.ready && !lane.waiting.isEmpty() && lane.running < maxRunningPerLane) {
-            lane.ready = true;
-            ready.add(lane);
-            notify();
+    int inFlight(Lane lane) {
+        lock.lock();
+        try {
+            return lane.inFlight();
+        } finally {
+            lock.unlock();
         }
     }
 
-    private void work() {
+    /** Puts {@code lane} in line if it has work it may start; returns an idle worker to unpark for it, or null. */
+    private Worker makeReady(Lane lane) {
+        return makeReady(lane, 0);
+    }
+
+    /**
+     * As {@link #makeReady(Lane)}, but wakes a worker only when more than {@code takenBySelf} lanes are waiting: a
+     * worker that has just finished a task takes the first one itself, without a wake-up.
+     */
+    private Worker makeReady(Lane lane, int takenBySelf) {
+        if (!lane.ready && !lane.waiting.isEmpty() && lane.running < maxRunningPerLane) {
+            lane.ready = true;
+            ready.add(lane);
+            Worker w = ready.size() > takenBySelf ? idle.poll() : null;
+            if (w != null) {
+                w.idle = false;
+            }
+            return w;
+        }
+        return null;
+    }
+
+    private static void unpark(Worker w) {
+        if (w != null) {
+            LockSupport.unpark(w.thread);
+        }
+    }
+
+    private void work(Worker me) {
         while (true) {
             Lane lane;
             Runnable task;
-            synchronized (this) {
-                while (ready.isEmpty() && !closed) {
-                    try {
-                        wait();
-                    } catch (InterruptedException e) {
+            Worker wake;
+            lock.lock();
+            try {
+                while (ready.isEmpty()) {
+                    if (closed) {
                         return;
                     }
+                    if (!me.idle) {
+                        me.idle = true;
+                        idle.push(me); // the most recently idle first: its caches are the warmest
+                    }
+                    lock.unlock();
+                    try {
+                        LockSupport.park(this);
+                    } finally {
+                        lock.lock();
+                    }
                 }
-                if (closed) {
-                    return;
+                if (me.idle) { // woken by something else than a hand-over (or not parked yet): off the idle list
+                    me.idle = false;
+                    idle.remove(me);
                 }
                 lane = ready.poll();
                 lane.ready = false;
                 task = lane.waiting.poll();
                 queued--;
                 lane.running++;
-                makeReady(lane); // its next task goes to the back of the line
+                wake = makeReady(lane); // its next task goes to the back of the line
+            } finally {
+                lock.unlock();
             }
+            unpark(wake);
             try {
                 task.run();
             } catch (RuntimeException e) {
                 LOG.error("a query task failed", e);
             } finally {
-                synchronized (this) {
+                lock.lock();
+                try {
                     lane.running--;
-                    makeReady(lane);
+                    wake = makeReady(lane, 1);
+                } finally {
+                    lock.unlock();
                 }
+                unpark(wake);
             }
         }
     }
 
     @Override
-    public synchronized void close() {
-        closed = true;
-        notifyAll();
-        for (Thread t : workers) {
-            t.interrupt();
+    public void close() {
+        lock.lock();
+        try {
+            closed = true;
+        } finally {
+            lock.unlock();
+        }
+        for (Worker w : workers) {
+            LockSupport.unpark(w.thread);
         }
     }
 }

@@ -20,6 +20,7 @@ import io.quarkus.websockets.next.UserData;
 import io.quarkus.websockets.next.WebSocket;
 import io.quarkus.websockets.next.WebSocketConnection;
 import io.smallrye.common.annotation.NonBlocking;
+import io.vertx.core.http.WebSocketBase;
 
 /** Nostr clients connect here: {@code ws://host:port/}. */
 @WebSocket(path = "/")
@@ -36,7 +37,7 @@ public class RelayEndpoint {
         Relay relay = runtime.relay();
         var request = connection.handshakeRequest();
         var addresses = runtime.clientAddress();
-        Client c = new Client(connection, relay.limits().sendQueueBytes(),
+        Client c = new Client(connection, VertxSocket.of(connection), relay.limits().sendQueueBytes(),
                 addresses.of(request.remoteAddress(), request.headers(addresses.header())));
         connection.userData().put(CLIENT, c);
         relay.opened(c);
@@ -70,13 +71,16 @@ public class RelayEndpoint {
      */
     static final class Client implements Connection {
         private final WebSocketConnection ws;
+        /** The Vert.x socket under {@link #ws}, written directly (see {@link VertxSocket}), or null: through {@link #ws}. */
+        private final WebSocketBase socket;
         private final long budget;
         private final AtomicLong pending = new AtomicLong();
         private final AtomicBoolean dropped = new AtomicBoolean();
         private final String address;
 
-        Client(WebSocketConnection ws, long budget, String address) {
+        Client(WebSocketConnection ws, WebSocketBase socket, long budget, String address) {
             this.ws = ws;
+            this.socket = socket;
             this.budget = budget;
             this.address = address;
         }
@@ -113,7 +117,11 @@ public class RelayEndpoint {
                 }
                 return false;
             }
-            ws.sendText(text).subscribe().with(v -> pending.addAndGet(-size), t -> pending.addAndGet(-size));
+            if (socket != null) {
+                socket.writeTextMessage(text).onComplete(r -> pending.addAndGet(-size));
+            } else {
+                ws.sendText(text).subscribe().with(v -> pending.addAndGet(-size), t -> pending.addAndGet(-size));
+            }
             return true;
         }
     }
