@@ -164,10 +164,7 @@ final class QueryPool implements AutoCloseable {
             Worker wake;
             lock.lock();
             try {
-                while (ready.isEmpty()) {
-                    if (closed) {
-                        return;
-                    }
+                while (ready.isEmpty() && !closed) {
                     if (!me.idle) {
                         me.idle = true;
                         idle.push(me); // the most recently idle first: its caches are the warmest
@@ -178,6 +175,9 @@ final class QueryPool implements AutoCloseable {
                     } finally {
                         lock.lock();
                     }
+                }
+                if (closed) {
+                    return;
                 }
                 if (me.idle) { // woken by something else than a hand-over (or not parked yet): off the idle list
                     me.idle = false;
