@@ -94,25 +94,38 @@ class ImageIT {
         }
 
         // 2b. podman load, where podman is installed (a daemonless loader; its own throwaway storage)
-        Optional<Path> podman = Stream.of(System.getenv().getOrDefault("PATH", "").split(":"))
-                .map(d -> Path.of(d, "podman")).filter(Files::isExecutable).findFirst();
+        Optional<Path> podman = onPath("podman");
         if (podman.isPresent()) {
             Path store = work.resolve("podman");
             // podman wants a run root of at most 50 characters
             Path runRoot = Files.createTempDirectory(Path.of("/tmp"), "mn-podman-");
-            List<String> p = List.of(podman.get().toString(), "--root", store.resolve("root").toString(), "--runroot",
-                    runRoot.toString(), "--storage-driver", "vfs", "--cgroup-manager", "cgroupfs",
+            List<String> p = concat(List.of(podman.get().toString()), "--root", store.resolve("root").toString(),
+                    "--runroot", runRoot.toString(), "--storage-driver", "vfs", "--cgroup-manager", "cgroupfs",
                     "--events-backend", "none");
+            // crun cannot start containers under a hybrid cgroup v1 layout (this machine's); runc can
+            Optional<String> runtime = Optional.ofNullable(System.getenv("MESHNODE_IT_OCI_RUNTIME"))
+                    .or(() -> onPath("runc").map(Path::toString));
+            if (runtime.isPresent()) {
+                p = concat(p, "--runtime", runtime.get());
+            }
             Path podmanLog = logs.resolve("image-podman.log");
-            run(concat(p, "load", "-i", tarball.toString()), work, podmanLog, Duration.ofMinutes(3));
-            Path inspected = logs.resolve("image-podman-inspect.log");
-            run(concat(p, "image", "inspect", "--format", "{{.Config.User}} {{json .Config.Volumes}}",
-                    entry.get("RepoTags").get(0).asText()), work, inspected, Duration.ofMinutes(1));
-            String seen = Files.readString(inspected).trim();
-            run(concat(p, "rmi", "-a", "-f"), work, podmanLog, Duration.ofMinutes(1));
-            deleteTree(store);
-            deleteTree(runRoot);
-            assertTrue(seen.startsWith(user + " ") && seen.contains("/data"), "podman sees " + seen);
+            String tag = entry.get("RepoTags").get(0).asText();
+            try {
+                run(concat(p, "load", "-i", tarball.toString()), work, podmanLog, Duration.ofMinutes(3));
+                Path inspected = logs.resolve("image-podman-inspect.log");
+                run(concat(p, "image", "inspect", "--format", "{{.Config.User}} {{json .Config.Volumes}}", tag), work,
+                        inspected, Duration.ofMinutes(1));
+                String seen = Files.readString(inspected).trim();
+                assertTrue(seen.startsWith(user + " ") && seen.contains("/data"), "podman sees " + seen);
+                if (Boolean.parseBoolean(System.getProperty("meshnode.it.image.podman-run", "true"))) {
+                    runUnderPodman(p, tag, uid, gid, work, logs);
+                }
+            } finally {
+                exitCode(concat(p, "rm", "-a", "-f"), podmanLog);
+                exitCode(concat(p, "rmi", "-a", "-f"), podmanLog);
+                deleteTree(store);
+                deleteTree(runRoot);
+            }
         } else {
             System.out.println("ImageIT: podman is not installed: `podman load` not tried (apt-get install podman)");
         }
@@ -198,6 +211,80 @@ class ImageIT {
         // passed: the unpacked image (about 300 MB with the extracted layers) is not kept
         deleteTree(rootfs);
         deleteTree(outer);
+    }
+
+    private static Optional<Path> onPath(String name) {
+        return Stream.of(System.getenv().getOrDefault("PATH", "").split(":")).filter(d -> !d.isEmpty())
+                .map(d -> Path.of(d, name)).filter(Files::isExecutable).findFirst();
+    }
+
+    /**
+     * The image in a real OCI runtime, as an operator runs it: {@code podman run -d} with the port published on
+     * loopback and a host directory as the /data volume; ready, the runtime's own health check, a NIP-01 round trip,
+     * {@code podman stop} (SIGTERM: a clean stop), {@code podman start} on the same volume, the event still there.
+     * Limits the runtime may raise are set explicitly (a container host without CAP_SYS_RESOURCE cannot raise them).
+     */
+    private static void runUnderPodman(List<String> p, String tag, String uid, String gid, Path work, Path logs)
+            throws Exception {
+        Path volume = Files.createDirectories(work.resolve("podman-volume"));
+        Files.setAttribute(volume, "unix:uid", Integer.parseInt(uid));
+        Files.setAttribute(volume, "unix:gid", Integer.parseInt(gid));
+        int port = freePortNobodyListensOn();
+        String name = "meshnode-it-" + Long.toHexString(System.nanoTime());
+        Path log = logs.resolve("image-podman-run.log");
+        run(concat(p, "run", "-d", "--name", name, "--ulimit", "nofile=8192:8192", "--ulimit", "nproc=4096:4096",
+                "-p", "127.0.0.1:" + port + ":7777", "-e", "FLEETMESH_MONITOR_ENABLED=false", "-v",
+                volume + ":/data", tag), work, log, Duration.ofMinutes(2));
+        Keys author = Keys.fresh();
+        Event note = author.note(Keys.now(), "through podman");
+        awaitPodmanReady(p, name, port, log);
+        assertEquals(0, exitCode(concat(p, "healthcheck", "run", name), logs.resolve("image-podman-health.log")),
+                "the image's health check under podman");
+        try (NostrClient client = NostrClient.connect(URI.create("ws://127.0.0.1:" + port + "/"))) {
+            client.publishAndWait(note).assertAccepted();
+        }
+        String self = relaySelf(port);
+        run(concat(p, "stop", "-t", "60", name), work, log, Duration.ofMinutes(2));
+        Path stopped = logs.resolve("image-podman-node.log");
+        exitCode(concat(p, "logs", name), stopped);
+        assertTrue(Files.readString(stopped).contains("meshnode stopped"), "a clean stop on SIGTERM: " + tail(stopped));
+        // the same container again: the volume holds the node (keys, database, the event)
+        run(concat(p, "start", name), work, log, Duration.ofMinutes(2));
+        awaitPodmanReady(p, name, port, log);
+        try (NostrClient client = NostrClient.connect(URI.create("ws://127.0.0.1:" + port + "/"))) {
+            List<JsonNode> got = client.query("back", FilterSpec.of().ids(note));
+            assertEquals(1, got.size(), "the event survives a restart of the container");
+            assertEquals("through podman", got.get(0).get("content").asText());
+        }
+        assertEquals(self, relaySelf(port), "the same node key after the restart (NIP-11 self)");
+        run(concat(p, "stop", "-t", "60", name), work, log, Duration.ofMinutes(2));
+    }
+
+    private static String relaySelf(int port) throws Exception {
+        HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+                .header("Accept", "application/nostr+json").timeout(Duration.ofSeconds(5)).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, r.statusCode(), r.body());
+        String self = NostrClient.JSON.readTree(r.body()).path("self").asText();
+        assertTrue(self.matches("[0-9a-f]{64}"), "NIP-11 self: " + r.body());
+        return self;
+    }
+
+    private static void awaitPodmanReady(List<String> p, String name, int port, Path log) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+        Path state = log.resolveSibling("image-podman-state.log");
+        while (System.nanoTime() < deadline) {
+            if (get(port, "/q/health/ready") == 200) {
+                return;
+            }
+            exitCode(concat(p, "inspect", "--format", "{{.State.Status}}", name), state);
+            String status = Files.readString(state).trim();
+            assertFalse(status.endsWith("exited") || status.endsWith("stopped"), "the container stopped: " + status);
+            Thread.sleep(500);
+        }
+        Path nodeLog = log.resolveSibling("image-podman-node.log");
+        exitCode(concat(p, "logs", name), nodeLog);
+        throw new AssertionError("not ready under podman: " + tail(nodeLog));
     }
 
     private static List<String> concat(List<String> head, String... tail) {
