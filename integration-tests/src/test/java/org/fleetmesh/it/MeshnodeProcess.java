@@ -135,7 +135,8 @@ public final class MeshnodeProcess implements AutoCloseable {
             Files.createDirectories(logs);
             log = logs.resolve(dataDir.getFileName() + "-start" + starts + ".log");
             List<String> cmd = new ArrayList<>();
-            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            // MESHNODE_JAVA in the env picks the JVM, as it does for the launcher; else the tests' own
+            cmd.add(env.getOrDefault("MESHNODE_JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString()));
             cmd.add("-Xmx512m");
             cmd.add("-jar");
             cmd.add((app != null ? app : appDir()).resolve("quarkus-run.jar").toAbsolutePath().toString());
