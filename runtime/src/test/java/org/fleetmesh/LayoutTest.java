@@ -26,7 +26,9 @@ class LayoutTest {
     private static final Set<String> MECHANISMS = Set.of("nostr", "relay", "negentropy", "identity", "peering",
             "delivery", "shards", "standing", "compute", "settlement",
             // the operator's mechanisms (issue 18): the live status page, and which adapters a build carries
-            "status", "adapters");
+            "status", "adapters",
+            // the process's own footprint (issue 17): the heap trim
+            "memory");
     private static final Pattern EDGE = Pattern.compile(
             "^import (static )?(jakarta\\.|io\\.quarkus\\.|io\\.smallrye\\.config\\.|org\\.eclipse\\.microprofile\\.)",
             Pattern.MULTILINE);
@@ -42,7 +44,7 @@ class LayoutTest {
 
     @ParameterizedTest
     @ValueSource(strings = { "relay", "negentropy", "identity", "peering", "settlement", "nostr", "shards", "status",
-        "adapters" })
+        "adapters", "memory" })
     void noClassOutsideQuarkusImportsCdiConfigOrQuarkus(String mechanism) throws IOException {
         Path root = SOURCES.resolve(mechanism);
         try (Stream<Path> files = Files.walk(root)) {

@@ -63,7 +63,14 @@ class HeapTrimIT {
 
             // 2. quiet again: what the burst promoted after its last busy trim goes too
             if (on25) {
-                awaitTrims(node, "quiet", before + during.size() + 1, Duration.ofSeconds(60));
+                List<Trim> all = awaitTrims(node, "quiet", before + during.size() + 1, Duration.ofSeconds(60));
+                // the counters at /q/metrics agree with the log
+                Metrics metrics = Metrics.scrape(node);
+                assertEquals(all.stream().filter(t -> t.why().equals("busy")).count(),
+                        (long) metrics.value("fleetmesh_memory_heap_trims_total", "reason", "busy"), metrics.text());
+                assertTrue(metrics.value("fleetmesh_memory_heap_trims_total", "reason", "idle") >= 1, metrics.text());
+                assertTrue(metrics.text().lines().anyMatch(l -> l.startsWith("jvm_gc_pause_seconds_count")
+                        && l.contains("cause=\"System.gc()\"")), "the trims' pauses in jvm_gc_pause_seconds");
             }
             try (NostrClient client = NostrClient.connect(node.wsUri())) {
                 assertEquals(40000, client.countNow("n", FilterSpec.of().kinds(1)), "nothing lost");

@@ -21,6 +21,8 @@ import org.jboss.logging.Logger;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
 
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.StartupEvent;
 
 /**
@@ -36,6 +38,9 @@ public class HeapTrimmer {
 
     @Inject
     MemoryConfig config;
+
+    @Inject
+    MeterRegistry registry;
 
     private ScheduledExecutorService timer;
     private final AtomicLong idle = new AtomicLong();
@@ -57,6 +62,10 @@ public class HeapTrimmer {
         if (vmFlag("ShrinkHeapInSteps").map(Boolean::parseBoolean).orElse(false)) {
             // each full collection then shrinks by 0, 10, 40, then 100 % of the excess: one trim gives little back
             LOG.debugf("heap trim: -XX:+ShrinkHeapInSteps (the launcher turns it off); trims give memory back slowly");
+        }
+        for (String reason : new String[] { "idle", "busy" }) {
+            FunctionCounter.builder("fleetmesh.memory.heap.trims", reason.equals("idle") ? idle : busy, AtomicLong::get)
+                    .tag("reason", reason).description("Full collections run by the heap trim").register(registry);
         }
         HeapTrim policy = new HeapTrim(new HeapTrim.Policy(config.quietYoungCollections(), config.quiet().toNanos(),
                 config.idleGrowthMib() * MIB, config.busyGrowthMib() * MIB, config.floorMib() * MIB,
