@@ -58,6 +58,7 @@ public final class PostgresStore implements EventStore {
     /** Batches retried after a deadlock/serialization failure/unique violation (for tests and metrics). */
     final java.util.concurrent.atomic.AtomicLong retries;
     private volatile boolean closed;
+    private final Thread statistics;
 
     /**
      * A store over {@code ds} (migrated on construction). The LISTEN connection, when a listener
@@ -87,7 +88,17 @@ public final class PostgresStore implements EventStore {
         this.reader = new EventReader(ds, statementTimeout);
         this.removals = new Removals(ds, (c, removed) -> committed(c, List.of(), List.of(), removed));
         Migrations.migrate(ds);
-        Statistics.refreshInBackground(ds); // a store filled by a bulk load or a restore is planned as what it holds
+        // a store filled by a bulk load or a restore is planned as what it holds
+        this.statistics = Statistics.refreshInBackground(ds);
+    }
+
+    /**
+     * The thread that refreshes stale planner statistics after the store opened (it holds one pooled connection while
+     * it runs; PostgreSQL 14's statistics collector can take up to 10 s to answer its first query). For tests that need
+     * every pooled connection.
+     */
+    Thread statisticsRefresh() {
+        return statistics;
     }
 
     private void committed(Connection c, List<EventId> stored, List<Event> added, List<StoredItem> removed) {

@@ -33,6 +33,8 @@ class StatementTimeoutTest extends PgFixture {
         store.save(List.of(e));
         try (PostgresStore timed = new PostgresStore(store.dataSource(), store.dataSource()::getConnection,
                 Duration.ofMillis(300)); Connection locker = store.dataSource().getConnection()) {
+            // its statistics refresh holds a pooled connection while it runs: done before the pool is counted below
+            timed.statisticsRefresh().join(60_000);
             locker.setAutoCommit(false);
             try (Statement s = locker.createStatement()) {
                 s.execute("lock table event in access exclusive mode");
@@ -63,6 +65,8 @@ class StatementTimeoutTest extends PgFixture {
         Filter limited = Filter.ALL.withLimit(10);
         try (PostgresStore timed = new PostgresStore(store.dataSource(), store.dataSource()::getConnection,
                 Duration.ofMillis(300)); Connection locker = store.dataSource().getConnection()) {
+            // its statistics refresh holds a pooled connection while it runs: done before the pool is counted below
+            timed.statisticsRefresh().join(60_000);
             List<String> before = new java.util.ArrayList<>();
             timed.query(limited, NOW, Reader.operator(), (id, json) -> before.add(json));
             assertEquals(List.of(e.json()), before, "the set_config's row is not taken for the read's");
