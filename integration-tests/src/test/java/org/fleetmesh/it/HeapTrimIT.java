@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The heap trim (docs/OPERATING.md "Memory and disk") in a real node on Java 25's serial collector, as the launcher
  * runs it: under a burst of writes the garbage promoted past the busy bound is collected while the node is still busy
- * (the busy trim), and once the node is quiet a full collection gives the rest back (the idle trim); every trim
- * collects, and the node loses nothing. Small bounds and short windows so that 40,000 events show both. Without a
+ * (the busy trim), and once the node is quiet a full collection gives the rest back (the idle trim); the busy trims
+ * collect, and the node loses nothing. Small bounds and short windows so that 40,000 events show both. Without a
  * Java 25 the node runs on the tests' Java 17, whose serial collector runs full collections itself: only the
  * no-loss part is checked then.
  */
@@ -38,7 +38,9 @@ class HeapTrimIT {
                 "JAVA_TOOL_OPTIONS", "-XX:+UseSerialGC -XX:-ShrinkHeapInSteps -Xms48m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30",
                 "FLEETMESH_MEMORY_HEAP_TRIM_INTERVAL", "500ms",
                 "FLEETMESH_MEMORY_HEAP_TRIM_QUIET", "2s",
-                "FLEETMESH_MEMORY_HEAP_TRIM_IDLE_GROWTH_MIB", "1",
+                // any growth: so that the idle trim after the burst does not hang on how much the burst promoted after its
+                // last busy trim (under a millisecond of writes, in a CI run); the growth rule is HeapTrimTest's
+                "FLEETMESH_MEMORY_HEAP_TRIM_IDLE_GROWTH_MIB", "0",
                 "FLEETMESH_MEMORY_HEAP_TRIM_FLOOR_MIB", "0",
                 "FLEETMESH_MEMORY_HEAP_TRIM_IDLE_SPACING", "1s",
                 "FLEETMESH_MEMORY_HEAP_TRIM_BUSY_GROWTH_MIB", "4"))) {
@@ -57,9 +59,11 @@ class HeapTrimIT {
                 // Java 17's serial collector runs full collections itself when the old generation fills
                 System.out.println("HeapTrimIT: no Java 25 at " + JAVA_25 + "; busy trims seen on 17: " + during);
             }
-            for (Trim t : during) {
-                assertTrue(t.oldAfter() < t.oldBefore(), "every trim collects: " + t);
-            }
+            // what the busy trims freed, together (a serial full collection also moves the young generation's live
+            // objects into the old one, so a single trim may free less than it moves)
+            long freed = during.stream().filter(t -> t.why().equals("busy")).mapToLong(t -> t.oldBefore() - t.oldAfter())
+                    .sum();
+            assertTrue(!on25 || freed > 0, "the busy trims collected the old generation: " + during);
 
             // 2. quiet again: what the burst promoted after its last busy trim goes too
             if (on25) {
