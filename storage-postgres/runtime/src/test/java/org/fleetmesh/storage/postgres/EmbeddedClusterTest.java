@@ -41,12 +41,19 @@ class EmbeddedClusterTest {
     }
 
     /** Live (non-zombie) postmasters serving {@code pgDir}. */
+    private static boolean ours(long pid, Path pgDir) {
+        return EmbeddedCluster.identify(pid, pgDir) == EmbeddedCluster.PidOwner.OUR_POSTMASTER;
+    }
+
     static long postmastersOf(Path pgDir) throws IOException {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+            // a backend the postmaster has just forked carries its command line until it sets its own title: a
+            // process whose parent is a postmaster of this directory is one of its children, not a second postmaster
             return procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
                     .mapToLong(p -> Long.parseLong(p.getFileName().toString()))
-                    .filter(pid -> EmbeddedCluster.isAlive(pid)
-                            && EmbeddedCluster.identify(pid, pgDir) == EmbeddedCluster.PidOwner.OUR_POSTMASTER)
+                    .filter(pid -> EmbeddedCluster.isAlive(pid) && ours(pid, pgDir)
+                            && !ProcessHandle.of(pid).flatMap(ProcessHandle::parent)
+                                    .map(parent -> ours(parent.pid(), pgDir)).orElse(false))
                     .count();
         }
     }
