@@ -97,17 +97,17 @@ public final class HeapTrim {
         return Decision.NONE;
     }
 
+    /** Whether the busy bound was turned off (see {@link #collected}). */
+    public boolean busyOff() {
+        return busyOff;
+    }
+
     /**
      * Records that a full collection ran for {@code decision}, and the reading right after it (which becomes the
      * previous reading: the collection's own young-generation sweep does not count as allocation). A busy collection
      * after which the old generation still reads as grown by the busy bound (the readings do not see full collections)
      * turns the busy bound off, rather than collecting at every reading.
      */
-    /** Whether the busy bound was turned off (see {@link #collected}). */
-    public boolean busyOff() {
-        return busyOff;
-    }
-
     public void collected(Decision decision, Reading after) {
         if (decision == Decision.BUSY && after.oldUsed() - after.oldUsedAfterFull() >= policy.busyGrowthBytes()) {
             busyOff = true;

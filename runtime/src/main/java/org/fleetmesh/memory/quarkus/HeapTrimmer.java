@@ -4,7 +4,6 @@ import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryUsage;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -94,7 +93,7 @@ public class HeapTrimmer {
                 LOG.infof("heap trim (%s): old generation %d -> %d MiB, heap committed %d -> %d MiB, %.0f ms", why,
                         before.oldUsed() / MIB, after.oldUsed() / MIB, before.heapCommitted() / MIB,
                         after.heapCommitted() / MIB, (t1 - t0) / 1e6);
-                if (policy.busyOff()) {
+                if (decision == HeapTrim.Decision.BUSY && policy.busyOff()) { // said once: no busy trim follows
                     LOG.warnf("heap trim: the old generation still reads %d MiB above its live data after a full"
                             + " collection; busy trims are off", (after.oldUsed() - after.oldUsedAfterFull()) / MIB);
                 }
@@ -102,16 +101,6 @@ public class HeapTrimmer {
                 LOG.warn("heap trim: reading failed", e);
             }
         }, every, every, TimeUnit.MILLISECONDS);
-    }
-
-    /** Idle trims run so far. */
-    public long idleTrims() {
-        return idle.get();
-    }
-
-    /** Busy trims (the garbage bound) run so far. */
-    public long busyTrims() {
-        return busy.get();
     }
 
     @PreDestroy
@@ -130,19 +119,15 @@ public class HeapTrimmer {
         }
     }
 
-    /** The serial collector's beans: "Copy" (young), "MarkSweepCompact" (full), the "Tenured Gen" pool. */
+    /** The serial collector's young collector ("Copy") and its old generation ("Tenured Gen"). */
     private record Serial(GarbageCollectorMXBean young, MemoryPoolMXBean old) {
         static Optional<Serial> find() {
-            List<GarbageCollectorMXBean> gcs = ManagementFactory.getGarbageCollectorMXBeans();
-            Optional<GarbageCollectorMXBean> young = gcs.stream().filter(g -> g.getName().equals("Copy")).findFirst();
-            Optional<GarbageCollectorMXBean> full = gcs.stream().filter(g -> g.getName().equals("MarkSweepCompact"))
-                    .findFirst();
+            Optional<GarbageCollectorMXBean> young = ManagementFactory.getGarbageCollectorMXBeans().stream()
+                    .filter(g -> g.getName().equals("Copy")).findFirst();
             Optional<MemoryPoolMXBean> old = ManagementFactory.getMemoryPoolMXBeans().stream()
                     .filter(p -> p.getName().equals("Tenured Gen")).findFirst();
-            if (young.isEmpty() || full.isEmpty() || old.isEmpty()) {
-                return Optional.empty();
-            }
-            return Optional.of(new Serial(young.get(), old.get()));
+            return young.isPresent() && old.isPresent() ? Optional.of(new Serial(young.get(), old.get()))
+                    : Optional.empty();
         }
 
         HeapTrim.Reading read() {

@@ -8,9 +8,10 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 /**
- * The idle heap trim ({@code fleetmesh.memory.heap-trim.*}, or {@code FLEETMESH_MEMORY_HEAP_TRIM_*}; docs/OPERATING.md
- * "Memory and disk"): after a burst, once the node is quiet, one full collection so the JVM can give the garbage the
- * burst left in the old generation back to the system. Serial collector only (G1 has {@code G1PeriodicGCInterval}).
+ * The heap trim ({@code fleetmesh.memory.heap-trim.*}, or {@code FLEETMESH_MEMORY_HEAP_TRIM_*}; docs/OPERATING.md
+ * "Memory and disk"): a full collection when the old generation's garbage passes a bound while the node is busy, or a
+ * smaller one once it is quiet, so the JVM gives that memory back to the system. Serial collector only (G1 has
+ * {@code G1PeriodicGCInterval}).
  */
 @ConfigMapping(prefix = "fleetmesh.memory.heap-trim")
 @ConfigRoot(phase = ConfigPhase.RUN_TIME)

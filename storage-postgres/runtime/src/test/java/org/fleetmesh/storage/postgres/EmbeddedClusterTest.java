@@ -40,11 +40,11 @@ class EmbeddedClusterTest {
         return EmbeddedCluster.readPidFile(dataDir.resolve("pg")).orElseThrow().pid();
     }
 
-    /** Live (non-zombie) postmasters serving {@code pgDir}. */
     private static boolean ours(long pid, Path pgDir) {
         return EmbeddedCluster.identify(pid, pgDir) == EmbeddedCluster.PidOwner.OUR_POSTMASTER;
     }
 
+    /** Live (non-zombie) postmasters serving {@code pgDir}. */
     static long postmastersOf(Path pgDir) throws IOException {
         try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
             // a backend the postmaster has just forked carries its command line until it sets its own title: a
