@@ -183,6 +183,7 @@ public final class Cli {
                        meshnode did [show|resolve <did>]     this node's DID document / resolve a DID offline
                        meshnode keys export [--data-dir D] <file>   back up the node's keys to a new 0600 file (prints the DID)
                        meshnode keys import <file> [--data-dir D] [--force]   restore them into <data-dir>/keys
+                       meshnode keys rotate [--data-dir D]   new node keys and a signed hand-over from the old DID (node stopped; prints the new DID)
                        meshnode backup <dir> [--data-dir D]   keys and every table in one consistent snapshot (live or stopped)
                        meshnode restore <dir> [--data-dir D] [--force]   check the backup, then load it onto a fresh data dir
                                                              (--force: replace a non-empty one's keys and tables)

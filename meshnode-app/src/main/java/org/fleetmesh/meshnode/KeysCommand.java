@@ -88,6 +88,17 @@ final class KeysCommand {
                 throw new UsageException(usage(sub));
             }
         }
+        if (sub.equals("rotate")) {
+            if (file != null) {
+                throw new UsageException(usage(sub));
+            }
+            try {
+                return rotate(dir, settings, System.currentTimeMillis() / 1000, out, err);
+            } catch (KeysException e) {
+                err.println("meshnode: keys rotate: " + e.getMessage());
+                return 1;
+            }
+        }
         if (file == null || !(sub.equals("export") || sub.equals("import"))) {
             throw new UsageException(usage(sub));
         }
@@ -103,7 +114,8 @@ final class KeysCommand {
         return switch (sub) {
             case "export" -> "keys export takes [--data-dir D] <file>";
             case "import" -> "keys import takes <file> [--data-dir D] [--force]";
-            default -> "keys takes export [--data-dir D] <file> | import <file> [--data-dir D] [--force]";
+            case "rotate" -> "keys rotate takes [--data-dir D]";
+            default -> "keys takes export [--data-dir D] <file> | import <file> [--data-dir D] [--force] | rotate [--data-dir D]";
         };
     }
 
@@ -112,6 +124,84 @@ final class KeysCommand {
         KeysException(String message) {
             super(message);
         }
+    }
+
+    /**
+     * {@code keys rotate}: new node keys, and a hand-over from the old DID to the new one signed with the old transport
+     * key ({@code keys/handover.jwt}, a DIDComm {@code from_prior} JWT; docs/spec/mesh-link.md, "Key hand-over"). The
+     * old keys move to {@code keys/retired/<seconds>/} (kept: old receipts and claims stay verifiable). Takes effect
+     * at the node's next start: stop it first. Prints the new DID.
+     */
+    static int rotate(Path dataDir, Function<String, Optional<String>> settings, long now, PrintStream out,
+            PrintStream err) {
+        for (String role : NODE_ROLES) {
+            for (String setting : List.of("fleetmesh.keys." + role, "fleetmesh.keys." + role + "-file")) {
+                if (settings.apply(setting).isPresent()) {
+                    throw new KeysException(setting + " is set: the node's keys come from the configuration, so rotate "
+                            + "them there (and sign no hand-over), or unset it");
+                }
+            }
+        }
+        Path keysDir = dataDir.resolve("keys");
+        Map<String, byte[]> old = new LinkedHashMap<>();
+        try {
+            for (String role : NODE_ROLES) {
+                old.put(role, nodeKey(role, keysDir, settings));
+            }
+            NodeSecrets oldSecrets = NodeSecrets.of(new SecretKey(old.get("nostr")), new SecretKey(old.get("agreement")),
+                    new SecretKey(old.get("transport")));
+            String oldDid = didOf(oldSecrets);
+            Path retired = keysDir.resolve("retired").resolve(Long.toString(now));
+            if (Files.exists(retired, LinkOption.NOFOLLOW_LINKS)) {
+                throw new KeysException(retired + " exists already: one rotation per second");
+            }
+            createPrivateDirectory(keysDir.resolve("retired"));
+            createPrivateDirectory(retired);
+            Path handover = keysDir.resolve(org.fleetmesh.identity.quarkus.NodeIdentity.HANDOVER_FILE);
+            try {
+                for (String role : NODE_ROLES) {
+                    Files.move(keysDir.resolve(role + ".key"), retired.resolve(role + ".key"),
+                            StandardCopyOption.ATOMIC_MOVE);
+                }
+                if (Files.exists(handover, LinkOption.NOFOLLOW_LINKS)) {
+                    Files.move(handover, retired.resolve(org.fleetmesh.identity.quarkus.NodeIdentity.HANDOVER_FILE),
+                            StandardCopyOption.ATOMIC_MOVE);
+                }
+                fsync(retired);
+            } catch (IOException e) {
+                throw new KeysException("could not move the old keys to " + retired + ": " + e.getMessage());
+            }
+            NodeSecrets fresh = NodeSecrets.loadOrCreate(dataDir, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE,
+                    NodeSecrets.Supplied.NONE);
+            String newDid = didOf(fresh);
+            org.fleetmesh.identity.KeyHandover h = org.fleetmesh.identity.KeyHandover.sign(oldDid, oldDid + "#key-1",
+                    oldSecrets.transport(), newDid, now);
+            try {
+                Path tmp = keysDir.resolve(org.fleetmesh.identity.quarkus.NodeIdentity.HANDOVER_FILE + ".tmp");
+                Files.writeString(tmp, h.jwt() + "\n", StandardCharsets.US_ASCII);
+                try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                    ch.force(true);
+                }
+                Files.move(tmp, handover, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                fsync(keysDir);
+            } catch (IOException e) {
+                throw new KeysException("could not write " + handover + ": " + e.getMessage());
+            }
+            out.println(newDid);
+            err.println("meshnode: rotated the node keys: " + org.fleetmesh.identity.KeyHandover.shortForm(oldDid) + " -> "
+                    + org.fleetmesh.identity.KeyHandover.shortForm(newDid));
+            err.println("meshnode: the old keys are in " + retired + "; the hand-over is " + handover);
+            err.println("meshnode: restart the node: it presents the hand-over on every link, and peers that declared the"
+                    + " old DID move their declaration to the new one. Tokens signed by the old transport key no longer"
+                    + " verify. Back up the new keys (keys export).");
+            return 0;
+        } finally {
+            old.values().forEach(k -> Arrays.fill(k, (byte) 0));
+        }
+    }
+
+    private static String didOf(NodeSecrets secrets) {
+        return NodeDidDocument.of(secrets.publicKeys(), NodeEndpoints.forRelay(Optional.empty(), 7777)).did();
     }
 
     static int export(Path dataDir, Function<String, Optional<String>> settings, Path file, PrintStream out,

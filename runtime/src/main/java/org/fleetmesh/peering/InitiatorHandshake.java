@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.Random;
 
 import org.fleetmesh.identity.DidPeer4;
+import org.fleetmesh.identity.KeyHandover;
 
 /**
  * The initiator: waits for MESH-HELLO, picks the highest common version, proves itself, verifies the responder's
@@ -20,6 +21,7 @@ final class InitiatorHandshake extends MeshHandshake {
     private State state = State.AWAIT_HELLO;
     private MeshHello hello;
     private PeerKeys peerKeys;
+    private Optional<KeyHandover> prior = Optional.empty();
     private Challenge challenge;
     private int version;
 
@@ -67,7 +69,11 @@ final class InitiatorHandshake extends MeshHandshake {
                 .orElseThrow(() -> refusal(Refusal.Kind.UNSUPPORTED, "versions " + h.versions()
                         + " offered; this node speaks version " + VERSION));
         boolean byKey = expectedPeer.isPresent() && expectedPeer.get().startsWith(org.fleetmesh.identity.DidKey.PREFIX);
-        if (expectedPeer.isPresent() && !byKey && !sameDid(expectedPeer.get(), h.did())) {
+        prior = handover(h.fromPrior(), h.did());
+        // a peer that rotated its keys is reached under its new DID when it hands over from the one dialled
+        boolean handedOver = expectedPeer.isPresent() && prior.isPresent() && !byKey
+                && sameDid(expectedPeer.get(), prior.get().prior());
+        if (expectedPeer.isPresent() && !byKey && !sameDid(expectedPeer.get(), h.did()) && !handedOver) {
             throw notDialled(h);
         }
         checkTime(h.time(), "MESH-HELLO");
@@ -96,7 +102,7 @@ final class InitiatorHandshake extends MeshHandshake {
         if (!auth.challenge().equals(hello.challenge())) {
             throw refusal(Refusal.Kind.INVALID, "the responder's \"challenge\" is not the one its MESH-HELLO sent");
         }
-        PeerIdentity peer = verify(auth, peerKeys, self.did(), hello.did(), challenge, hello.challenge());
+        PeerIdentity peer = verify(auth, peerKeys, self.did(), hello.did(), challenge, hello.challenge()).withPrior(prior);
         return authenticated(peer, new MeshOk(version).encode());
     }
 

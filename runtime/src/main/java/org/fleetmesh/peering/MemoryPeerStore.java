@@ -12,6 +12,7 @@ import org.fleetmesh.spi.peers.PeerStore;
 /** A {@link PeerStore} in memory: for a node without a storage adapter, and for tests. */
 public final class MemoryPeerStore implements PeerStore {
     private final Map<String, StoredPeer> peers = new LinkedHashMap<>();
+    private final Map<String, Rotation> rotations = new LinkedHashMap<>();
 
     @Override
     public synchronized List<StoredPeer> all() {
@@ -65,5 +66,23 @@ public final class MemoryPeerStore implements PeerStore {
         peers.put(key, new StoredPeer(key, old.did(), old.url(), old.configuredUrl(), old.source(), old.added(),
                 old.announcedAt(), filters));
         return true;
+    }
+
+    @Override
+    public synchronized boolean rotate(Rotation r) {
+        if (rotations.putIfAbsent(r.oldKey(), r) != null) {
+            return false;
+        }
+        StoredPeer old = peers.remove(r.oldKey());
+        if (old != null && !peers.containsKey(r.newKey())) {
+            peers.put(r.newKey(), new StoredPeer(r.newKey(), r.newDid(), old.url(), old.configuredUrl(), old.source(),
+                    old.added(), old.announcedAt(), old.federate()));
+        }
+        return true;
+    }
+
+    @Override
+    public synchronized List<Rotation> rotations() {
+        return new ArrayList<>(rotations.values());
     }
 }

@@ -7,7 +7,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Random;
 
+import org.fleetmesh.identity.DidResolutionException;
 import org.fleetmesh.identity.DidResolver;
+import org.fleetmesh.identity.KeyHandover;
 import org.fleetmesh.identity.Multikey;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.nostr.Schnorr;
@@ -260,7 +262,32 @@ public abstract sealed class MeshHandshake permits InitiatorHandshake, Responder
                 : Transcript.of(Role.RESPONDER, peerDid, self.did(), answers, own, time);
         byte[] aux = new byte[32];
         random.nextBytes(aux);
-        return new MeshAuth(version, self.did(), peerDid, own, answers, time, self.sign(t), self.signNostr(t, aux));
+        return new MeshAuth(version, self.did(), peerDid, own, answers, time, self.sign(t), self.signNostr(t, aux),
+                role() == Role.INITIATOR ? self.handover() : Optional.empty());
+    }
+
+    /**
+     * The peer's key hand-over, verified (docs/spec/mesh-link.md, "Key hand-over"): a valid JWT whose {@code sub} is
+     * the DID the peer presents; refused {@code invalid} otherwise (an honest node sends none or a valid one).
+     */
+    final Optional<KeyHandover> handover(Optional<String> jwt, String presentedDid) throws MeshRefusedException {
+        if (jwt.isEmpty()) {
+            return Optional.empty();
+        }
+        KeyHandover h;
+        try {
+            h = KeyHandover.verify(jwt.get(), now(), settings.maxClockSkew().toSeconds());
+        } catch (IllegalArgumentException | DidResolutionException e) {
+            throw refusal(Refusal.Kind.INVALID, "\"from_prior\": " + e.getMessage());
+        }
+        if (!h.nextKey().equals(PeerIdentity.shortForm(presentedDid))) {
+            throw refusal(Refusal.Kind.INVALID, "\"from_prior\" hands over to " + MeshJson.clip(h.nextKey())
+                    + ", not to the presented DID " + MeshJson.clip(PeerIdentity.shortForm(presentedDid)));
+        }
+        if (self.isOwn(h.prior()) || self.isOwn(h.priorKey())) {
+            throw refusal(Refusal.Kind.INVALID, "\"from_prior\" hands over this node's own DID");
+        }
+        return Optional.of(h);
     }
 
     /**

@@ -79,6 +79,16 @@ final class MeshJson {
         return v.textValue();
     }
 
+    /** An optional non-empty string member; absent or null: empty. */
+    static Optional<String> optionalString(ObjectNode o, String type, String name, String what)
+            throws MeshRefusedException {
+        JsonNode v = o.get(name);
+        if (v == null || v.isNull()) {
+            return Optional.empty();
+        }
+        return Optional.of(string(o, type, name, what));
+    }
+
     static Optional<Signature> optionalBip340(ObjectNode o, String type, String name) throws MeshRefusedException {
         JsonNode v = o.get(name);
         if (v == null || v.isNull()) {

@@ -6,6 +6,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import org.bouncycastle.math.ec.rfc8032.Ed25519;
+import org.fleetmesh.identity.KeyHandover;
 import org.fleetmesh.identity.Multikey;
 import org.fleetmesh.identity.NodeDidDocument;
 import org.fleetmesh.identity.NodeEndpoints;
@@ -25,9 +26,12 @@ public final class MeshSigner {
     private final SecretKey transport;
     private final Multikey transportKey;
     private final Optional<SecretKey> nostr;
+    private final Optional<KeyHandover> handover;
 
-    private MeshSigner(String did, Set<String> identifiers, SecretKey transport, Optional<SecretKey> nostr) {
+    private MeshSigner(String did, Set<String> identifiers, SecretKey transport, Optional<SecretKey> nostr,
+            Optional<KeyHandover> handover) {
         this.did = did;
+        this.handover = handover;
         this.identifiers = Set.copyOf(identifiers);
         this.transport = transport;
         byte[] pub = new byte[Ed25519.PUBLIC_KEY_SIZE];
@@ -42,7 +46,7 @@ public final class MeshSigner {
     public static MeshSigner forNode(NodeSecrets secrets, NodeEndpoints endpoints) {
         NodeDidDocument doc = NodeDidDocument.of(secrets.publicKeys(), endpoints);
         return new MeshSigner(doc.did(), Set.copyOf(doc.identifiers()), secrets.transport(),
-                Optional.of(secrets.nostr()));
+                Optional.of(secrets.nostr()), Optional.empty());
     }
 
     /**
@@ -51,7 +55,26 @@ public final class MeshSigner {
      */
     public static MeshSigner of(String did, SecretKey transport, Optional<SecretKey> nostr) {
         Objects.requireNonNull(did, "did");
-        return new MeshSigner(did, Set.of(did), transport, nostr);
+        return new MeshSigner(did, Set.of(did), transport, nostr, Optional.empty());
+    }
+
+    /**
+     * This signer presenting {@code h}, its hand-over from the DID it held before a key rotation, on every link
+     * (docs/spec/mesh-link.md, "Key hand-over").
+     *
+     * @throws IllegalArgumentException when {@code h} does not hand over to this signer's DID
+     */
+    public MeshSigner withHandover(KeyHandover h) {
+        if (!PeerIdentity.shortForm(h.next()).equals(PeerIdentity.shortForm(did))) {
+            throw new IllegalArgumentException("the hand-over is to " + h.nextKey() + ", not to this node's "
+                    + PeerIdentity.shortForm(did));
+        }
+        return new MeshSigner(did, identifiers, transport, nostr, Optional.of(h));
+    }
+
+    /** The JWT of this signer's hand-over, if it has one. */
+    Optional<String> handover() {
+        return handover.map(KeyHandover::jwt);
     }
 
     public String did() {

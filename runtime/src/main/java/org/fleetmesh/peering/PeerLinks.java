@@ -16,11 +16,13 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.function.Consumer;
 import java.util.function.DoubleSupplier;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import org.fleetmesh.identity.DidKey;
+import org.fleetmesh.identity.KeyHandover;
 import org.fleetmesh.identity.Multikey;
 import org.jboss.logging.Logger;
 
@@ -124,7 +126,29 @@ public final class PeerLinks {
     private final LongSupplier nanoTime;
     private final DoubleSupplier random;
     private final Map<String, Peer> peers = new LinkedHashMap<>();
+    /** Declared DIDs that handed over to another (old key to new key): links proving them are refused. */
+    private final Map<String, String> retired = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > MAX_RETIRED;
+        }
+    };
+    private volatile Consumer<Rotation> rotations = r -> {
+    };
     private boolean stopped;
+
+    /** Retired DIDs remembered (each was a declared peer's): a bound on the table. */
+    static final int MAX_RETIRED = 4096;
+
+    /**
+     * A declared peer rotated its keys: its entry now goes by the new DID (docs/spec/mesh-link.md, "Key hand-over").
+     *
+     * @param oldKey the key it was declared under
+     * @param address where it is dialled, under the new DID
+     * @param handover the verified hand-over
+     */
+    public record Rotation(String oldKey, PeerAddress address, KeyHandover handover) {
+    }
 
     /**
      * @param self this node's transport key (the tie-break compares initiators' transport keys)
@@ -144,6 +168,24 @@ public final class PeerLinks {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.nanoTime = Objects.requireNonNull(nanoTime, "nanoTime");
         this.random = Objects.requireNonNull(random, "random");
+    }
+
+    /**
+     * Who learns of a declared peer's key rotation (the edge persists it). Called under this table's lock: it must not
+     * block or call back.
+     */
+    public void onRotation(Consumer<Rotation> listener) {
+        this.rotations = Objects.requireNonNull(listener, "listener");
+    }
+
+    /** A stored rotation: links proving {@code oldKey} are refused from now on, naming {@code newKey}. */
+    public synchronized void retire(String oldKey, String newKey) {
+        retired.put(oldKey, newKey);
+    }
+
+    /** The DID a retired key handed over to, if it did. */
+    public synchronized Optional<String> successor(String oldKey) {
+        return Optional.ofNullable(retired.get(oldKey));
     }
 
     /** The sessions of links this node accepts (its {@code /mesh} endpoint). */
@@ -287,15 +329,23 @@ public final class PeerLinks {
         MeshLink loser = null;
         Peer p = null;
         synchronized (this) {
-            if (dialled.isPresent() && !dialled.get().matches(id)) {
+            boolean handedOver = dialled.isPresent() && id.prior().isPresent()
+                    && PeerAddress.keyOf(dialled.get().did()).equals(id.prior().get().priorKey());
+            if (dialled.isPresent() && !dialled.get().matches(id) && !handedOver) {
                 refusal = Refusal.of(Refusal.Kind.INVALID, "this node dialled " + dialled.get().key()
                         + ", the peer proved " + id.shortDid());
+            } else if (retired.containsKey(id.shortDid())) {
+                refusal = Refusal.of(Refusal.Kind.INVALID, id.shortDid() + " handed its keys over to "
+                        + retired.get(id.shortDid()) + "; this node no longer links to it");
             } else if (stopped) {
                 refusal = Refusal.of(Refusal.Kind.BUSY, "this node is stopping");
             } else {
                 // not Optional.map: a dial that completes after its peer was forgotten must find no entry here,
                 // not make an undeclared one (which nobody would close)
                 p = dialled.isPresent() ? peers.get(dialled.get().key()) : entryFor(id);
+                if (p != null && !p.removed && handedOver) {
+                    p = rekey(p, id);
+                }
                 if (p == null || p.removed) {
                     refusal = Refusal.of(Refusal.Kind.BUSY, "this node no longer dials " + id.shortDid());
                     p = null;
@@ -369,6 +419,12 @@ public final class PeerLinks {
 
     /** The entry of a peer that linked to this node: a declared one it matches, or a new undeclared one. */
     private Peer entryFor(PeerIdentity id) {
+        if (id.prior().isPresent()) {
+            Peer old = peers.get(id.prior().get().priorKey());
+            if (old != null && old.declared != null && !old.removed && old.quarantinedUntil().isEmpty()) {
+                return rekey(old, id); // a quarantined peer's hand-over does not lift its quarantine
+            }
+        }
         Peer p = peers.get(id.shortDid());
         if (p != null) {
             return p;
@@ -381,6 +437,42 @@ public final class PeerLinks {
         p = new Peer(id.shortDid());
         peers.put(p.key, p);
         return p;
+    }
+
+    /**
+     * Under the lock: a declared peer proved a new DID with a hand-over from the one it was declared under. Its entry
+     * goes by the new DID from now on (the same URL, dialled again at once if no link is up), the old key is retired,
+     * and the listener persists it. An entry the new DID already had (declared, or linked to this node) is kept.
+     */
+    private Peer rekey(Peer old, PeerIdentity id) {
+        KeyHandover h = id.prior().orElseThrow();
+        String newKey = id.shortDid();
+        PeerAddress address = new PeerAddress(id.did(), old.declared.url());
+        peers.remove(old.key);
+        old.removed = true;
+        Peer q = peers.get(newKey);
+        if (q == null) {
+            q = new Peer(newKey);
+            peers.put(newKey, q);
+        }
+        if (q.declared == null) {
+            q.declared = address;
+        }
+        q.failures = 0;
+        retired.put(old.key, newKey);
+        LOG.infof("mesh: peer %s handed its keys over to %s (hand-over dated %d); it is declared under the new DID now",
+                old.key, newKey, h.issuedAt());
+        try {
+            rotations.accept(new Rotation(old.key, q.declared, h));
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "mesh: recording the rotation of %s failed", old.key);
+        }
+        if (!old.open.isEmpty()) {
+            List<MeshLink> stale = new ArrayList<>(old.open);
+            timer.schedule(0, () -> stale.forEach(l -> l.end(Refusal.of(Refusal.Kind.INVALID,
+                    old.key + " handed its keys over to " + newKey))));
+        }
+        return q;
     }
 
     /** An undeclared entry whose proven transport key is the one a did:key declaration names, re-keyed. */

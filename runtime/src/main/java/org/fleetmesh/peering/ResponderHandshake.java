@@ -1,7 +1,10 @@
 package org.fleetmesh.peering;
 
 import java.time.Clock;
+import java.util.Optional;
 import java.util.Random;
+
+import org.fleetmesh.identity.KeyHandover;
 
 /** The responder: MESH-HELLO on open, verifies the initiator's proof before sending its own, waits for MESH-OK. */
 final class ResponderHandshake extends MeshHandshake {
@@ -26,7 +29,7 @@ final class ResponderHandshake extends MeshHandshake {
     @Override
     Step onStart() {
         challenge = Challenge.random(random);
-        return send(new MeshHello(VERSIONS, self.did(), challenge, now()).encode());
+        return send(new MeshHello(VERSIONS, self.did(), challenge, now(), self.handover()).encode());
     }
 
     @Override
@@ -63,7 +66,8 @@ final class ResponderHandshake extends MeshHandshake {
         }
         checkBinding(auth, challenge);
         PeerKeys keys = resolvePeer(auth.did());
-        peer = verify(auth, keys, auth.did(), self.did(), auth.challenge(), challenge);
+        Optional<KeyHandover> prior = handover(auth.fromPrior(), auth.did());
+        peer = verify(auth, keys, auth.did(), self.did(), auth.challenge(), challenge).withPrior(prior);
         version = auth.version();
         state = State.AWAIT_OK;
         return send(prove(version, auth.did(), challenge, auth.challenge()).encode());

@@ -148,7 +148,8 @@ public class MeshPeers {
                 l = links;
                 if (l == null) {
                     NodeSecrets secrets = identity.secrets();
-                    MeshSigner self = MeshSigner.forNode(secrets, address.endpoints());
+                    MeshSigner signer = MeshSigner.forNode(secrets, address.endpoints());
+                    MeshSigner self = identity.handover(signer.did()).map(signer::withHandover).orElse(signer);
                     MeshClient c = new MeshClient(vertx, self, config.settings(), new SeenProofs(config.replayCacheSize()));
                     client = c;
                     PeerLinks.Settings settings = new PeerLinks.Settings(config.heartbeatInterval(),
@@ -163,6 +164,7 @@ public class MeshPeers {
                             key -> meters.traffic(key, k -> holder[0].find(k)),
                             Clock.systemUTC(), System::nanoTime, () -> ThreadLocalRandom.current().nextDouble());
                     holder[0] = l;
+                    l.onRotation(this::rotated);
                     links = l;
                 }
             }
@@ -202,8 +204,25 @@ public class MeshPeers {
     private void declareStored() {
         try {
             Instant now = Instant.now();
+            Map<String, PeerStore.Rotation> rotations = new java.util.HashMap<>();
+            for (PeerStore.Rotation r : store.rotations()) {
+                rotations.put(r.oldKey(), r);
+                links().retire(r.oldKey(), r.newKey());
+            }
             Set<String> keys = new HashSet<>();
             for (PeerAddress p : configured) {
+                PeerStore.Rotation r = rotations.get(p.key());
+                Set<String> seen = new HashSet<>();
+                while (r != null && seen.add(r.oldKey())) { // a chain of hand-overs, followed to its end
+                    PeerStore.Rotation next = rotations.get(r.newKey());
+                    if (next == null) {
+                        LOG.warnf("peer %s is configured, but handed its keys over to %s (hand-over dated %d): declaring "
+                                + "%s at %s; put the new DID in the configuration", p.key(), r.newKey(), r.issuedAt(),
+                                r.newKey(), p.url());
+                        p = new PeerAddress(r.newDid(), p.url());
+                    }
+                    r = next;
+                }
                 store.declare(p.key(), p.did(), p.url().toString(), PeerStore.Source.CONFIG, now);
                 keys.add(p.key());
             }
@@ -219,6 +238,21 @@ public class MeshPeers {
         } catch (RuntimeException e) {
             LOG.error("could not load the declared peers", e);
         }
+    }
+
+    /** A declared peer handed its keys over (verified by the handshake): the store moves its declaration. */
+    private void rotated(PeerLinks.Rotation r) {
+        io.execute(() -> {
+            try {
+                PeerStore.Rotation stored = new PeerStore.Rotation(r.oldKey(), r.address().key(), r.address().did(),
+                        r.handover().jwt(), r.handover().issuedAt(), Instant.now());
+                if (!store.rotate(stored)) {
+                    LOG.infof("the rotation of %s was recorded before", r.oldKey());
+                }
+            } catch (RuntimeException e) {
+                LOG.warnf(e, "could not record that %s handed its keys over to %s", r.oldKey(), r.address().key());
+            }
+        });
     }
 
     /** A peer told us, signed, where it is now: later dials go there, and the store remembers it across restarts. */

@@ -95,4 +95,34 @@ public interface PeerStore {
      * applied only when newer than the one that set the stored URL. False when not applied or not stored.
      */
     boolean moved(String key, String url, long announcedAt);
+
+    /**
+     * A declared peer's key hand-over, as this node verified it (docs/spec/mesh-link.md, "Key hand-over").
+     *
+     * @param oldKey the key the peer was declared under
+     * @param newKey the key of the DID it handed over to
+     * @param newDid that DID as it presented it
+     * @param handover the hand-over's JWT
+     * @param issuedAt its {@code iat}, seconds since 1970
+     * @param recorded when this node recorded it
+     */
+    record Rotation(String oldKey, String newKey, String newDid, String handover, long issuedAt, Instant recorded) {
+        public Rotation {
+            Objects.requireNonNull(oldKey, "oldKey");
+            Objects.requireNonNull(newKey, "newKey");
+            Objects.requireNonNull(newDid, "newDid");
+            Objects.requireNonNull(handover, "handover");
+            Objects.requireNonNull(recorded, "recorded");
+        }
+    }
+
+    /**
+     * Records a rotation and moves the declaration stored under {@code oldKey} (its URLs, source, date and
+     * {@code federate}) to {@code newKey} under {@code newDid}, in one transaction; a declaration already stored under
+     * {@code newKey} is kept as it is. An {@code oldKey} already recorded keeps its first rotation (false).
+     */
+    boolean rotate(Rotation rotation);
+
+    /** Every recorded rotation, oldest first. */
+    List<Rotation> rotations();
 }

@@ -14,7 +14,7 @@ import javax.sql.DataSource;
 
 import org.fleetmesh.spi.peers.PeerStore;
 
-/** {@link PeerStore} on the V3 and V6 schema ({@code db/fleetmesh/V3__peers.sql}, {@code V6__peer_federate.sql}; run {@code Migrations.migrate} first). */
+/** {@link PeerStore} on the V3 and V6 schema ({@code db/fleetmesh/V3__peers.sql}, {@code V6__peer_federate.sql}, {@code V12__peer_rotation.sql}; run {@code Migrations.migrate} first). */
 public final class PgPeerStore implements PeerStore {
     private static final String COLUMNS = "peer_key, did, url, configured_url, source, added_at, announced_at, federate";
 
@@ -108,6 +108,66 @@ public final class PgPeerStore implements PeerStore {
             return s.executeUpdate() == 1;
         } catch (SQLException e) {
             throw failed("moved " + key, e);
+        }
+    }
+
+    @Override
+    public boolean rotate(Rotation r) {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                boolean recorded;
+                try (PreparedStatement s = c.prepareStatement("insert into mesh_peer_rotation (old_key, new_key, new_did, "
+                        + "handover, issued_at, recorded_at) values (?, ?, ?, ?, ?, ?) on conflict (old_key) do nothing")) {
+                    s.setString(1, r.oldKey());
+                    s.setString(2, r.newKey());
+                    s.setString(3, r.newDid());
+                    s.setString(4, r.handover());
+                    s.setLong(5, r.issuedAt());
+                    s.setLong(6, r.recorded().toEpochMilli());
+                    recorded = s.executeUpdate() == 1;
+                }
+                if (recorded) {
+                    try (PreparedStatement s = c.prepareStatement("insert into mesh_peer (" + COLUMNS + ") select ?, ?, "
+                            + "url, configured_url, source, added_at, announced_at, federate from mesh_peer where peer_key = ? "
+                            + "on conflict (peer_key) do nothing")) {
+                        s.setString(1, r.newKey());
+                        s.setString(2, r.newDid());
+                        s.setString(3, r.oldKey());
+                        s.executeUpdate();
+                    }
+                    try (PreparedStatement s = c.prepareStatement("delete from mesh_peer where peer_key = ?")) {
+                        s.setString(1, r.oldKey());
+                        s.executeUpdate();
+                    }
+                }
+                c.commit();
+                return recorded;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        } catch (SQLException e) {
+            throw failed("rotate " + r.oldKey(), e);
+        }
+    }
+
+    @Override
+    public List<Rotation> rotations() {
+        try (Connection c = ds.getConnection(); PreparedStatement s = c.prepareStatement("select old_key, new_key, new_did, "
+                + "handover, issued_at, recorded_at from mesh_peer_rotation order by recorded_at, old_key")) {
+            List<Rotation> out = new ArrayList<>();
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    out.add(new Rotation(r.getString(1), r.getString(2), r.getString(3), r.getString(4), r.getLong(5),
+                            Instant.ofEpochMilli(r.getLong(6))));
+                }
+            }
+            return out;
+        } catch (SQLException e) {
+            throw failed("rotations", e);
         }
     }
 
