@@ -72,6 +72,8 @@ public final class MeshLink {
     private boolean heldTooMany;
     private boolean expiredWhileWorking;
     private boolean closedWhileWorking;
+    /** Volatile, read without the link's lock: the link table reads it under its own lock. */
+    private volatile String peerError;
 
     public MeshLink(MeshHandshake handshake, Socket socket) {
         this(handshake, socket, Offload.INLINE, System::nanoTime);
@@ -130,9 +132,28 @@ public final class MeshLink {
             }
         } else if (session != null && !ending) {
             traffic.received(Utf8.length(text));
+            if (text.startsWith("[\"MESH-ERR\"")) {
+                notePeerError(text);
+            }
             session.receive(text);
         }
         // refused: the connection is closing; nothing more to say
+    }
+
+    /** The reason of a MESH-ERR the peer sent on the authenticated link (it ends the link with one), if it did. */
+    public Optional<String> peerError() {
+        return Optional.ofNullable(peerError);
+    }
+
+    private void notePeerError(String text) {
+        try {
+            if (MeshMessage.parse(text, handshake.settings().maxMessageLength()) instanceof MeshErr err) {
+                String r = err.reason();
+                peerError = r.length() <= 300 ? r : r.substring(0, 297) + "...";
+            }
+        } catch (MeshRefusedException e) {
+            // not a well-formed MESH-ERR: the session answers it
+        }
     }
 
     /** Something other than a text message arrived (a pong): the peer is still there. */

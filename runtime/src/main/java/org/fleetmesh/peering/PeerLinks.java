@@ -497,7 +497,7 @@ public final class PeerLinks {
                 p.heartbeat = null;
                 long lived = nanoTime.getAsLong() - p.keptAt;
                 p.failures = lived < settings.stable().toNanos() ? p.failures + 1 : 0;
-                p.lastError = "link closed";
+                p.lastError = link.peerError().map(r -> "ended by the peer: " + r).orElse("link closed");
                 LOG.infof("mesh: link down with %s after %d ms", p.peerKey(), lived / 1_000_000);
             }
             if (p.declared == null && p.open.isEmpty() && !p.removed && peers.get(p.key) == p) {

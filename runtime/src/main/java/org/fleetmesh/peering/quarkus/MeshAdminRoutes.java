@@ -113,6 +113,11 @@ public class MeshAdminRoutes {
         for (PeerStore.StoredPeer p : peers.store().all()) {
             list.add(peerJson(p));
         }
+        ArrayNode rotations = root.putArray("rotations");
+        for (PeerStore.Rotation r : peers.store().rotations()) {
+            rotations.addObject().put("old", r.oldKey()).put("new", r.newKey()).put("issued_at", r.issuedAt())
+                    .put("recorded_at", r.recorded().getEpochSecond()).put("handover", r.handover());
+        }
         json(ctx, 200, root);
     }
 
