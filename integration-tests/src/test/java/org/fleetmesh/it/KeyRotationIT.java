@@ -58,6 +58,7 @@ class KeyRotationIT {
                 assertNotEquals(oldDid, newDid);
                 assertTrue(rotated.stdout().strip().startsWith("did:peer:4"), rotated.stdout());
                 assertTrue(a.logText().contains("presents its hand-over from " + oldDid), a.logTail(40));
+                assertEquals(oldDid, status(a).path("handed_over_from").asText());
 
                 // B follows: one link to the new DID, declared, and no entry for the old one
                 awaitLinked(a, newDid, b, bDid);
@@ -94,6 +95,7 @@ class KeyRotationIT {
                 try (MeshnodeProcess c = MeshnodeProcess.startOn("rotate-thief", thief,
                         Map.of("FLEETMESH_PEERS", bDid + "@" + mesh(b)), 0)) {
                     assertEquals(oldDid, did(c));
+                    assertTrue(status(c).path("handed_over_from").isNull(), "the thief has no hand-over");
                     String reason = awaitLastError(c, bDid);
                     assertTrue(reason.startsWith("ended by the peer: invalid: " + oldDid + " handed its keys over to "
                             + newDid), reason);

@@ -200,6 +200,56 @@ final class KeysCommand {
         }
     }
 
+    /** The node's hand-over file, when it verifies and hands over to {@code did} (what a backup keeps). */
+    private static Optional<String> handoverFile(Path keysDir, String did) {
+        Path f = keysDir.resolve(org.fleetmesh.identity.quarkus.NodeIdentity.HANDOVER_FILE);
+        if (!Files.isRegularFile(f)) {
+            return Optional.empty();
+        }
+        try {
+            if (Files.size(f) > org.fleetmesh.identity.KeyHandover.MAX_LENGTH + 2) {
+                return Optional.empty();
+            }
+            return Optional.of(checkedHandover(Files.readString(f, StandardCharsets.US_ASCII).trim(), did));
+        } catch (IOException | KeysException e) {
+            return Optional.empty(); // not this node's: the node ignores it too
+        }
+    }
+
+    /** A backup's {@code handover} member, checked: it must hand over to the backup's DID. */
+    private static Optional<String> handoverMember(Path file, String did) {
+        try {
+            byte[] bytes = Files.readAllBytes(file);
+            try {
+                JsonNode h = JSON.readTree(bytes).get("handover");
+                if (h == null || h.isNull()) {
+                    return Optional.empty();
+                }
+                if (!h.isTextual()) {
+                    throw new KeysException(file + ": \"handover\" must be a JWT string");
+                }
+                return Optional.of(checkedHandover(h.textValue(), did));
+            } finally {
+                Arrays.fill(bytes, (byte) 0);
+            }
+        } catch (IOException e) {
+            throw new KeysException("could not read " + file + " again: " + e.getMessage());
+        }
+    }
+
+    private static String checkedHandover(String jwt, String did) {
+        try {
+            org.fleetmesh.identity.KeyHandover h = org.fleetmesh.identity.KeyHandover.verify(jwt,
+                    System.currentTimeMillis() / 1000, 300);
+            if (!h.nextKey().equals(org.fleetmesh.identity.KeyHandover.shortForm(did))) {
+                throw new KeysException("the hand-over is to " + h.nextKey() + ", not to " + did);
+            }
+            return jwt;
+        } catch (IllegalArgumentException e) {
+            throw new KeysException("the hand-over does not verify: " + e.getMessage());
+        }
+    }
+
     private static String didOf(NodeSecrets secrets) {
         return NodeDidDocument.of(secrets.publicKeys(), NodeEndpoints.forRelay(Optional.empty(), 7777)).did();
     }
@@ -223,6 +273,7 @@ final class KeysCommand {
             doc.put("did", did);
             ObjectNode members = doc.putObject("keys");
             keys.forEach((name, k) -> members.put(name, HexFormat.of().formatHex(k)));
+            handoverFile(keysDir, did).ifPresent(h -> doc.put("handover", h));
             byte[] bytes = (JSON.writeValueAsString(doc) + "\n").getBytes(StandardCharsets.US_ASCII);
             try {
                 writeNew(file, bytes);
@@ -259,6 +310,15 @@ final class KeysCommand {
             createPrivateDirectory(keysDir);
             for (Map.Entry<String, byte[]> k : keys.entrySet()) {
                 writeKeyFile(keysDir, k.getKey() + ".key", k.getValue(), force);
+            }
+            Optional<String> handover = handoverMember(file, did);
+            if (handover.isPresent()) {
+                try {
+                    Files.writeString(keysDir.resolve(org.fleetmesh.identity.quarkus.NodeIdentity.HANDOVER_FILE),
+                            handover.get() + "\n", StandardCharsets.US_ASCII);
+                } catch (IOException e) {
+                    throw new KeysException("could not write the hand-over: " + e.getMessage());
+                }
             }
             fsync(keysDir);
             out.println(did);

@@ -120,6 +120,52 @@ class KeysCommandTest {
         assertNoKeyMaterialPrinted();
     }
 
+    @Test
+    void rotateRetiresTheOldKeysSignsAHandOverAndABackupCarriesIt() throws Exception {
+        List<String> oldHex = secretHex();
+        assertEquals(0, KeysCommand.rotate(node, NO_SETTINGS, 1_767_225_600L, out, err), err());
+        NodeSecrets fresh = NodeSecrets.loadOrCreate(node, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE,
+                NodeSecrets.Supplied.NONE);
+        String newDid = didOf(fresh);
+        assertEquals(newDid + "\n", out());
+        assertFalse(newDid.equals(did));
+        Path retired = node.resolve("keys/retired/1767225600");
+        for (String role : List.of("nostr", "agreement", "transport")) {
+            assertEquals(Files.readString(retired.resolve(role + ".key")).strip(), oldHex.get(List.of("nostr", "agreement",
+                    "transport").indexOf(role)), role + " moved aside unchanged");
+        }
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(retired)));
+        org.fleetmesh.identity.KeyHandover h = org.fleetmesh.identity.KeyHandover.verify(
+                Files.readString(node.resolve("keys/handover.jwt")).strip(), 1_767_225_600L, 0);
+        assertEquals(did, h.prior());
+        assertEquals(newDid, h.next());
+        for (String hex : oldHex) {
+            assertFalse(out().contains(hex) || err().contains(hex), "no key printed");
+        }
+        assertTrue(Files.exists(node.resolve("keys/l402-root.key")), "other keys stay");
+
+        // the backup of the rotated node carries the hand-over, and a restore puts it back
+        assertEquals(0, run("keys", "export", "--data-dir", node.toString(), backup.toString()), err());
+        assertEquals(h.jwt(), JSON.readTree(backup.toFile()).get("handover").asText());
+        assertEquals(0, run("keys", "import", backup.toString(), "--data-dir", restored.toString()), err());
+        assertEquals(h.jwt(), Files.readString(restored.resolve("keys/handover.jwt")).strip());
+
+        // a second rotation in the same second is refused, touching nothing
+        errBytes.reset();
+        assertEquals(1, KeysCommand.rotate(node, NO_SETTINGS, 1_767_225_600L, out, err));
+        assertTrue(err().contains("one rotation per second"), err());
+        assertEquals(newDid, didOf(NodeSecrets.loadOrCreate(node, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE,
+                NodeSecrets.Supplied.NONE)));
+    }
+
+    @Test
+    void rotateRefusesKeysFromTheSettings() {
+        assertEquals(1, run(k -> k.equals("fleetmesh.keys.transport") ? Optional.of("07".repeat(32)) : Optional.empty(),
+                "keys", "rotate", "--data-dir", node.toString()));
+        assertTrue(err().contains("fleetmesh.keys.transport is set"), err());
+        assertFalse(Files.exists(node.resolve("keys/retired")));
+    }
+
     private static List<String> iter(JsonNode obj) {
         List<String> names = new java.util.ArrayList<>();
         obj.fieldNames().forEachRemaining(names::add);

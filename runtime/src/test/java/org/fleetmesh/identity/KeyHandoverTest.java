@@ -52,6 +52,18 @@ class KeyHandoverTest {
         assertEquals("{\"iss\":\"" + OLD_DID + "\",\"sub\":\"" + NEW_DID + "\",\"iat\":" + T + "}", claims);
     }
 
+    /** The vector of docs/spec/mesh-link.md, "Key hand-over". */
+    @Test
+    void theSpecVector() throws Exception {
+        assertEquals("did:peer:4zQmRMua6UcujYaRg9YFKtf1Rjgk99kdVsRpdgCKf8eYUCLC", KeyHandover.shortForm(OLD_DID));
+        assertEquals("did:peer:4zQmXYqBEnYN998TfHibfvi3PjwV6Bm1YUYAFigryMNqNSLn", KeyHandover.shortForm(NEW_DID));
+        String jwt = handover().jwt();
+        assertEquals(5700, jwt.length());
+        assertTrue(jwt.endsWith(".1vPErObecrHYe64P-9XCEdjikcAnRIuVCaN8oy4y1E9LlM6bsVmRtzVQvtSrDKGU77QegppF-TvCEgChBxLIDQ"), jwt);
+        assertEquals("9a80249fc50720c66fabf127ff5291a0f955b5fe2b118c50cddb8a373c634caf", java.util.HexFormat.of().formatHex(
+                java.security.MessageDigest.getInstance("SHA-256").digest(jwt.getBytes(StandardCharsets.US_ASCII))));
+    }
+
     @Test
     void theSignatureIsDeterministicEd25519OverTheSigningInput() {
         assertEquals(handover().jwt(), handover().jwt(), "Ed25519 (RFC 8032) signs deterministically");

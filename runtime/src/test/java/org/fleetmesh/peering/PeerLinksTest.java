@@ -81,9 +81,9 @@ class PeerLinksTest {
             if (closed) {
                 return;
             }
-            closed = true;
-            other.closed = true;
+            closed = true; // this end sends nothing more; what it sent before arrives first, as over TCP
             net.messages.add(() -> {
+                other.closed = true;
                 self.closed();
                 other.self.closed();
             });
@@ -214,6 +214,90 @@ class PeerLinksTest {
         assertTrue(PeerLinks.prefers(low.transportKey(), high.transportKey()));
         assertFalse(PeerLinks.prefers(high.transportKey(), low.transportKey()));
         assertTrue(PeerLinks.prefers(high.transportKey(), high.transportKey()), "same initiator: the newer link wins");
+    }
+
+    /** B after {@code keys rotate}: new keys, the hand-over from B's DID, at B's URL. */
+    private Node rotatedB() {
+        MeshSigner plain = MeshSigner.forNode(Nodes.secrets(0x14, 0x15, 0x16), Nodes.B_AT);
+        org.fleetmesh.identity.KeyHandover h = org.fleetmesh.identity.KeyHandover.sign(Nodes.B.did(),
+                Nodes.B.did() + "#key-1", Nodes.B_KEYS.transport(), plain.did(), Nodes.T0 - 10);
+        return new Node(plain.withHandover(h), "ws://b.example/");
+    }
+
+    @Test
+    void aDeclaredPeerThatRotatedItsKeysIsFollowedAndItsOldDidRetired() {
+        Node a = a();
+        Node b = b();
+        List<PeerLinks.Rotation> rotations = new ArrayList<>();
+        a.links.onRotation(rotations::add);
+        a.links.declare(at(b));
+        net.settle();
+        assertEquals(PeerLinks.State.UP, a.view(b).state());
+        // b stops; the rotated b comes up at the same URL; a redials the URL it declared
+        b.down = true;
+        a.all.get(0).close();
+        Node b2 = rotatedB();
+        net.settle();
+        PeerLinks.View v = a.view(b2);
+        assertEquals(PeerLinks.State.UP, v.state());
+        assertTrue(v.declared(), "declared under the new DID");
+        assertEquals(Optional.of(b2.url), v.url());
+        assertEquals(PeerIdentity.shortForm(b2.signer.did()), v.key());
+        assertTrue(a.links.view().stream().noneMatch(x -> x.key().equals(PeerIdentity.shortForm(Nodes.B.did()))),
+                "no entry under the old DID: " + a.links.view());
+        assertEquals(1, rotations.size());
+        assertEquals(PeerIdentity.shortForm(Nodes.B.did()), rotations.get(0).oldKey());
+        assertEquals(PeerIdentity.shortForm(b2.signer.did()), rotations.get(0).address().key());
+        assertEquals(Optional.of(PeerIdentity.shortForm(b2.signer.did())),
+                a.links.successor(PeerIdentity.shortForm(Nodes.B.did())));
+
+        // whoever still holds b's old keys is ended after the handshake, with the reason
+        Node thief = new Node(Nodes.B, "ws://thief.example/");
+        net.timers.clear();
+        thief.links.declare(at(a));
+        net.timers.pollLast().run(); // one dial (its redials would loop: timers run at once here)
+        net.deliver();
+        PeerLinks.View atThief = thief.view(a);
+        assertTrue(atThief.state() != PeerLinks.State.UP, atThief.toString());
+        assertTrue(atThief.lastError().orElse("").startsWith("ended by the peer: invalid: "
+                + PeerIdentity.shortForm(Nodes.B.did()) + " handed its keys over to "), atThief.toString());
+        assertEquals(1, rotations.size(), "the thief changed nothing");
+    }
+
+    @Test
+    void aRotatedPeerThatLinksInIsRekeyedAtTheResponderToo() {
+        Node a = a();
+        Node b = b();
+        List<PeerLinks.Rotation> rotations = new ArrayList<>();
+        a.links.onRotation(rotations::add);
+        b.down = true; // a's dials of the old b fail
+        a.links.declare(at(b));
+        net.timers.pollFirst().run();
+        net.deliver();
+        Node b2 = rotatedB();
+        b2.down = true; // only b2's own dial reaches a: the responder path
+        b2.links.declare(at(a));
+        net.timers.pollLast().run();
+        net.deliver();
+        assertEquals(1, rotations.size(), a.links.view().toString());
+        PeerLinks.View v = a.view(b2);
+        assertEquals(PeerLinks.State.UP, v.state());
+        assertTrue(v.declared());
+        assertEquals(Optional.of(b.url), v.url(), "the declared URL is kept");
+    }
+
+    @Test
+    void aHandOverFromAnUndeclaredDidChangesNothing() {
+        Node a = a();
+        List<PeerLinks.Rotation> rotations = new ArrayList<>();
+        a.links.onRotation(rotations::add);
+        Node b2 = rotatedB();
+        b2.links.declare(at(a));
+        net.settle();
+        assertEquals(PeerLinks.State.UP, a.view(b2).state());
+        assertFalse(a.view(b2).declared(), "a stranger still");
+        assertTrue(rotations.isEmpty());
+        assertEquals(Optional.empty(), a.links.successor(PeerIdentity.shortForm(Nodes.B.did())));
     }
 
     @Test

@@ -92,6 +92,7 @@ public class MeshAdminRoutes {
     public ObjectNode statusDocument() {
         NodeDidDocument node = NodeDidDocument.of(identity.secrets().publicKeys(), address.endpoints());
         ObjectNode root = MeshStatus.of(node.shortForm(), node.keys().nostr().hex(), peers.links().view(), peers.sessions());
+        root.put("handed_over_from", peers.handover().map(h -> h.priorKey()).orElse(null));
         ObjectNode keys = JSON.createObjectNode();
         keys.put("transport", node.transportDidKey());
         keys.put("agreement", node.agreementDidKey());

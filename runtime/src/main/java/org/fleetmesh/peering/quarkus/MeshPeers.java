@@ -95,6 +95,7 @@ public class MeshPeers {
     /** Peer store writes waiting (endpoint updates: at most one per link, so one per open link is plenty). */
     private static final int IO_QUEUE = 1024;
     private long ticker = -1;
+    private volatile Optional<org.fleetmesh.identity.KeyHandover> handover = Optional.empty();
 
     /** Refuses to start on a malformed peer list, naming the bad entry. */
     void validate(@Observes StartupEvent started) {
@@ -149,7 +150,8 @@ public class MeshPeers {
                 if (l == null) {
                     NodeSecrets secrets = identity.secrets();
                     MeshSigner signer = MeshSigner.forNode(secrets, address.endpoints());
-                    MeshSigner self = identity.handover(signer.did()).map(signer::withHandover).orElse(signer);
+                    handover = identity.handover(signer.did());
+                    MeshSigner self = handover.map(signer::withHandover).orElse(signer);
                     MeshClient c = new MeshClient(vertx, self, config.settings(), new SeenProofs(config.replayCacheSize()));
                     client = c;
                     PeerLinks.Settings settings = new PeerLinks.Settings(config.heartbeatInterval(),
@@ -170,6 +172,12 @@ public class MeshPeers {
             }
         }
         return l;
+    }
+
+    /** This node's hand-over from its previous DID, presented on every link, if it rotated its keys. */
+    public Optional<org.fleetmesh.identity.KeyHandover> handover() {
+        links();
+        return handover;
     }
 
     /** The sessions of links accepted at {@code /mesh}. */

@@ -22,7 +22,7 @@ class PgPeerStoreTest extends PgFixture {
 
     @BeforeEach
     void clean() throws Exception {
-        sql("truncate mesh_peer");
+        sql("truncate mesh_peer, mesh_peer_rotation");
         peers = new PgPeerStore(store.dataSource());
     }
 
@@ -68,6 +68,37 @@ class PgPeerStoreTest extends PgFixture {
         assertEquals(Optional.empty(), p.announcedAt());
         assertEquals(Source.ADMIN, p.source());
         assertTrue(peers.moved(KEY, "ws://b:3/mesh", 50), "after the operator's word any announcement counts again");
+    }
+
+    @Test
+    void aRotationMovesTheDeclarationWholeAndTheFirstOneStays() {
+        String next = "did:peer:4zQmSEkjbtKBXP7Mdf3DiRDpprLiu2TxJxKJG2cWjDdNnC3f";
+        peers.declare(KEY, KEY, "ws://b:1/mesh", Source.CONFIG, T);
+        peers.moved(KEY, "ws://b:2/mesh", 100);
+        peers.federate(KEY, Optional.of("[{\"kinds\":[1]}]"));
+        PeerStore.Rotation r = new PeerStore.Rotation(KEY, next, next + ":zlong", "h.j.w", 1_767_225_000L, T.plusSeconds(5));
+        assertTrue(peers.rotate(r));
+        assertEquals(Optional.empty(), peers.find(KEY));
+        assertEquals(new StoredPeer(next, next + ":zlong", "ws://b:2/mesh", "ws://b:1/mesh", Source.CONFIG, T,
+                Optional.of(100L), Optional.of("[{\"kinds\":[1]}]")), peers.find(next).orElseThrow());
+        assertEquals(java.util.List.of(r), peers.rotations());
+        // a second hand-over of the same old key, to another DID, is not recorded and moves nothing
+        assertFalse(peers.rotate(new PeerStore.Rotation(KEY, "did:peer:4zQmOther", "did:peer:4zQmOther", "x.y.z", 1L,
+                T.plusSeconds(9))));
+        assertEquals(java.util.List.of(r), peers.rotations());
+        assertEquals(Optional.empty(), peers.find("did:peer:4zQmOther"));
+    }
+
+    @Test
+    void aRotationKeepsADeclarationTheNewDidHadAndRecordsAnUndeclaredOne() {
+        String next = "did:peer:4zQmSEkjbtKBXP7Mdf3DiRDpprLiu2TxJxKJG2cWjDdNnC3f";
+        peers.declare(KEY, KEY, "ws://b:1/mesh", Source.CONFIG, T);
+        StoredPeer own = peers.declare(next, next, "ws://b:9/mesh", Source.ADMIN, T.plusSeconds(1));
+        assertTrue(peers.rotate(new PeerStore.Rotation(KEY, next, next, "h.j.w", 1L, T.plusSeconds(5))));
+        assertEquals(java.util.List.of(own), peers.all());
+        assertTrue(peers.rotate(new PeerStore.Rotation("did:peer:4zQmNone", next, next, "h.j.w", 1L, T)),
+                "recorded although nothing was declared under it");
+        assertEquals(2, peers.rotations().size());
     }
 
     @Test

@@ -39,14 +39,42 @@ class StatisticsTest extends PgFixture {
             List<String> stale = Statistics.stale(c);
             assertTrue(stale.contains("event") && stale.contains("tag"), stale.toString());
         }
+        refreshStarted = clock();
         List<String> analyzed = Statistics.refresh(store.dataSource());
         assertTrue(analyzed.contains("event") && analyzed.contains("tag"), analyzed.toString());
         assertTrue(statsRows("event") > 0, "column statistics for event after the refresh");
         // the planner now knows an author holds about 1/20 of the rows (150), not the default guess for an empty table
         assertEquals(20, distinctAuthors(), 2.0);
         List<String> stale = staleOnceCounted();
+        if (!stale.isEmpty() && !collectorCountedAnAnalyze()) {
+            // PostgreSQL 14's statistics collector takes its messages over UDP and drops them when loaded: the ANALYZE
+            // above happened (its column statistics are read above) but was never counted, which no code of ours
+            // can change; the node only analyzes again at its next open
+            org.junit.jupiter.api.Assumptions.abort("the statistics collector never counted the ANALYZE (lost message)");
+        }
         assertTrue(!stale.contains("event") && !stale.contains("tag"), "fresh statistics are stale again: " + stale);
     }
+
+    /** Whether the collector has recorded an analyze of event at or after {@link #refreshStarted}. */
+    private static boolean collectorCountedAnAnalyze() throws Exception {
+        try (Connection c = store.dataSource().getConnection(); Statement s = c.createStatement()) {
+            s.execute("select pg_stat_clear_snapshot()");
+            try (ResultSet rs = s.executeQuery("select coalesce(last_analyze >= '" + refreshStarted + "'::timestamptz, false)"
+                    + " from pg_stat_user_tables where schemaname = current_schema() and relname = 'event'")) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    private static String clock() throws Exception {
+        try (Connection c = store.dataSource().getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("select clock_timestamp()::text")) {
+            rs.next();
+            return rs.getString(1);
+        }
+    }
+
+    private static String refreshStarted;
 
     @Test
     void statisticsEmptyAfterACrashStillCountAsStale() throws Exception {
