@@ -172,6 +172,20 @@ public final class RelayProbe implements AutoCloseable {
         RequestOptions options = new RequestOptions().setMethod(HttpMethod.GET).setAbsoluteURI(absolute)
                 .putHeader("Accept", "application/nostr+json").setIdleTimeout(timeouts.nip11().toMillis())
                 .setFollowRedirects(false);
+        // made on an event loop: the response's future completes there and the body handlers below are set before
+        // that loop reads another chunk; set from another thread (listeners dispatched to another context), a short
+        // body could pass before them and the check would wait out its timeout
+        dialer.vertx().getOrCreateContext().runOnContext(ignored -> {
+            try {
+                request(options, out);
+            } catch (RuntimeException e) {
+                out.completeExceptionally(e);
+            }
+        });
+        return out;
+    }
+
+    private void request(RequestOptions options, CompletableFuture<String> out) {
         http.request(options).compose(req -> req.send()).onFailure(out::completeExceptionally).onSuccess(resp -> {
             if (resp.statusCode() != 200) {
                 resp.request().reset();
@@ -206,7 +220,6 @@ public final class RelayProbe implements AutoCloseable {
                 }
             });
         });
-        return out;
     }
 
     @Override

@@ -158,6 +158,7 @@
 
   function renderNode(status, streams) {
     setText('node-did', status.did);
+    setText('node-prior', status.handed_over_from); // the DID before the last key rotation, if any
     setText('node-pubkey', status.pubkey);
     const keys = status.keys || {};
     setText('node-transport', keys.transport);
