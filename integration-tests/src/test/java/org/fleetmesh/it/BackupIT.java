@@ -105,7 +105,7 @@ class BackupIT {
             assertEquals(1, forced.exit(), forced.stderr());
             assertTrue(forced.stderr().contains("stop the node"), forced.stderr());
             try (NostrClient c = NostrClient.connect(a)) {
-                atAAfter = c.query("all", FilterSpec.of().authors(author.pubkey(), writer.pubkey())).stream()
+                atAAfter = c.query("all", FilterSpec.of().authors(author.pubkey(), writer.pubkey()).limit(5000)).stream()
                         .map(e -> e.get("id").asText()).collect(Collectors.toSet());
             }
         }
@@ -158,7 +158,7 @@ class BackupIT {
             assertEquals(aDid, PeeringIT.did(r), "the same DID");
             Set<String> got;
             try (NostrClient c = NostrClient.connect(r)) {
-                got = c.query("all", FilterSpec.of().authors(author.pubkey(), writer.pubkey())).stream()
+                got = c.query("all", FilterSpec.of().authors(author.pubkey(), writer.pubkey()).limit(5000)).stream()
                         .map(e -> e.get("id").asText()).collect(Collectors.toSet());
                 assertEquals(0, c.query("gone", FilterSpec.of().ids(deleted)).size(), "the deletion holds");
                 assertEquals(1, c.query("del", FilterSpec.of().ids(deletion)).size(), "the deletion event itself");

@@ -79,6 +79,18 @@ public final class CryptoBench {
         double tokens = rate("capability-token-verify", seconds,
                 () -> sink = verifier.authorize(token, CapabilityRequest.compute(400, Instant.now())));
 
+        // a key hand-over as a link's reader checks it: JWS parse, the prior did:peer:4 long form resolved, Ed25519
+        org.fleetmesh.identity.NodeSecrets oldKeys = org.fleetmesh.identity.NodeSecrets.of(new SecretKey(fill(0x11)),
+                new SecretKey(fill(0x12)), new SecretKey(fill(0x13)));
+        org.fleetmesh.identity.NodeSecrets newKeys = org.fleetmesh.identity.NodeSecrets.of(new SecretKey(fill(0x21)),
+                new SecretKey(fill(0x22)), new SecretKey(fill(0x23)));
+        org.fleetmesh.identity.NodeEndpoints at = org.fleetmesh.identity.NodeEndpoints.forRelay(java.util.Optional.empty(), 7777);
+        String oldDid = org.fleetmesh.identity.NodeDidDocument.of(oldKeys.publicKeys(), at).did();
+        String handover = org.fleetmesh.identity.KeyHandover.sign(oldDid, oldDid + "#key-1", oldKeys.transport(),
+                org.fleetmesh.identity.NodeDidDocument.of(newKeys.publicKeys(), at).did(), 1_767_225_600L).jwt();
+        double handovers = rate("key-handover-verify (from_prior JWT, did:peer:4 long forms)", seconds,
+                () -> sink = org.fleetmesh.identity.KeyHandover.verify(handover, 1_767_225_600L, 0));
+
         // the Lightning adapter's BOLT-11 decoder, when this build has it (docs/OPERATING.md, "Choosing adapters")
         java.util.Optional<java.util.concurrent.Callable<Object>> bolt11Op = org.fleetmesh.meshnode.AdapterCommand.find("bolt11")
                 .flatMap(org.fleetmesh.meshnode.AdapterCommand::cryptoBenchOp);
@@ -91,8 +103,15 @@ public final class CryptoBench {
         }
         System.out.printf("\"bip340_verify_per_s\":%.0f,\"nip44_1kib_pairs_per_s\":%.0f,\"nip44_ratio\":%.2f,"
                 + "\"didcomm_authcrypt_pairs_per_s\":%.0f,\"didcomm_ratio\":%.3f,\"didcomm_cold_pairs_per_s\":%.0f,\"token_verify_per_s\":%.0f,"
-                + "\"token_ratio\":%.3f}%n", verify, nip44, nip44 / verify, didcommRate, didcommRate / verify, didcommCold, tokens,
-                tokens / verify);
+                + "\"token_ratio\":%.3f,\"handover_verify_per_s\":%.0f,\"handover_ratio\":%.3f}%n", verify, nip44,
+                nip44 / verify, didcommRate, didcommRate / verify, didcommCold, tokens, tokens / verify, handovers,
+                handovers / verify);
+    }
+
+    private static byte[] fill(int b) {
+        byte[] k = new byte[32];
+        java.util.Arrays.fill(k, (byte) b);
+        return k;
     }
 
     static double rate(String name, double seconds, Op op) throws Exception {
