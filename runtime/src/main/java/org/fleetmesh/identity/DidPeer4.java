@@ -100,6 +100,21 @@ public final class DidPeer4 {
         return new DidPeer4(hash, encoded, doc);
     }
 
+    /**
+     * The short form of a did:peer:4 long form; any other DID (a short form, another method, a long form that does
+     * not parse) as it is. How a node keys a DID.
+     */
+    public static String shortFormOf(String did) {
+        if (did.startsWith(PREFIX) && !isShortForm(did)) {
+            try {
+                return parse(did).shortForm();
+            } catch (RuntimeException e) {
+                return did;
+            }
+        }
+        return did;
+    }
+
     /** Whether {@code did} has the syntax of a short form; says nothing of whether any long form matches it. */
     public static boolean isShortForm(String did) {
         if (did == null || !did.startsWith(PREFIX) || did.indexOf(':', PREFIX.length()) >= 0) {

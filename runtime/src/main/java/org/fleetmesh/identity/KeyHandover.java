@@ -242,14 +242,7 @@ public record KeyHandover(String jwt, String prior, String next, long issuedAt) 
 
     /** The did:peer:4 short form of a long form, otherwise the DID itself: how a node keys a DID. */
     public static String shortForm(String did) {
-        if (did.startsWith(DidPeer4.PREFIX) && !DidPeer4.isShortForm(did)) {
-            try {
-                return DidPeer4.parse(did).shortForm();
-            } catch (RuntimeException e) {
-                return did;
-            }
-        }
-        return did;
+        return DidPeer4.shortFormOf(did);
     }
 
     private static String clip(String s) {

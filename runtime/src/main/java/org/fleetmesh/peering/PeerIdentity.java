@@ -44,14 +44,7 @@ public record PeerIdentity(String did, Multikey transport, Optional<PubKey> nost
     }
 
     public static String shortForm(String did) {
-        if (did.startsWith(DidPeer4.PREFIX) && !DidPeer4.isShortForm(did)) {
-            try {
-                return DidPeer4.parse(did).shortForm();
-            } catch (RuntimeException e) {
-                return did;
-            }
-        }
-        return did;
+        return DidPeer4.shortFormOf(did);
     }
 
     @Override
