@@ -385,19 +385,10 @@ final class BackupCommand {
 
     /** A relay (or another command) running on the data dir holds its postmaster: a restore under it is refused. */
     private static void refuseRunningNode(Path dataDir) {
-        Path pid = dataDir.resolve("pg").resolve("postmaster.pid");
-        if (!Files.isRegularFile(pid)) {
-            return;
-        }
-        try {
-            String first = Files.readAllLines(pid, StandardCharsets.US_ASCII).stream().findFirst().orElse("").trim();
-            long p = Long.parseLong(first);
-            if (ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false)) {
-                throw new BackupException("the embedded PostgreSQL of " + dataDir + " is running (pid " + p
-                        + "): stop the node on it before a restore");
-            }
-        } catch (IOException | NumberFormatException e) {
-            // an unreadable pid file: the cluster start below decides
+        java.util.OptionalLong p = LocalNode.runningPostmaster(dataDir);
+        if (p.isPresent()) {
+            throw new BackupException("the embedded PostgreSQL of " + dataDir + " is running (pid " + p.getAsLong()
+                    + "): stop the node on it before a restore");
         }
     }
 

@@ -142,6 +142,11 @@ final class KeysCommand {
                 }
             }
         }
+        java.util.OptionalLong running = LocalNode.runningPostmaster(dataDir);
+        if (running.isPresent()) {
+            throw new KeysException("the embedded PostgreSQL of " + dataDir + " is running (pid " + running.getAsLong()
+                    + "): stop the node first (it reads its keys at start)");
+        }
         Path keysDir = dataDir.resolve("keys");
         Map<String, byte[]> old = new LinkedHashMap<>();
         try {

@@ -74,6 +74,26 @@ public final class LocalNode {
                 setting("quarkus.datasource.password"));
     }
 
+    /**
+     * The pid of the embedded PostgreSQL running on {@code dataDir} ({@code pg/postmaster.pid} naming a live
+     * process): a node, or a command, is using the data dir. Empty without one or with an unreadable pid file.
+     */
+    public static java.util.OptionalLong runningPostmaster(Path dataDir) {
+        Path pid = dataDir.resolve("pg").resolve("postmaster.pid");
+        if (!java.nio.file.Files.isRegularFile(pid)) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            String first = java.nio.file.Files.readAllLines(pid, java.nio.charset.StandardCharsets.US_ASCII).stream()
+                    .findFirst().orElse("").trim();
+            long p = Long.parseLong(first);
+            return ProcessHandle.of(p).map(ProcessHandle::isAlive).orElse(false) ? java.util.OptionalLong.of(p)
+                    : java.util.OptionalLong.empty();
+        } catch (java.io.IOException | NumberFormatException e) {
+            return java.util.OptionalLong.empty();
+        }
+    }
+
     /** The custody ledger in the store's database (docs/spec/storage.md), as the relay's PostgreSQL adapter keeps it. */
     public static CustodyLedger custodyLedger(EventStore store) {
         if (store instanceof PostgresStorage pg) {

@@ -159,6 +159,18 @@ class KeysCommandTest {
     }
 
     @Test
+    void rotateRefusesARunningNode() throws Exception {
+        Files.createDirectories(node.resolve("pg"));
+        Files.writeString(node.resolve("pg/postmaster.pid"), ProcessHandle.current().pid() + "\n/some/dir\n");
+        KeysCommand.KeysException e = assertThrows(KeysCommand.KeysException.class,
+                () -> KeysCommand.rotate(node, NO_SETTINGS, 1_767_225_600L, out, err));
+        assertTrue(e.getMessage().contains("stop the node first"), e.getMessage());
+        assertFalse(Files.exists(node.resolve("keys/retired")));
+        assertEquals(did, didOf(NodeSecrets.loadOrCreate(node, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE,
+                NodeSecrets.Supplied.NONE)));
+    }
+
+    @Test
     void rotateRefusesKeysFromTheSettings() {
         assertEquals(1, run(k -> k.equals("fleetmesh.keys.transport") ? Optional.of("07".repeat(32)) : Optional.empty(),
                 "keys", "rotate", "--data-dir", node.toString()));
