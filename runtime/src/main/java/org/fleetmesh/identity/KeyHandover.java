@@ -117,7 +117,7 @@ public record KeyHandover(String jwt, String prior, String next, long issuedAt) 
         String iss = text(claims, "iss", "claims");
         String sub = text(claims, "sub", "claims");
         JsonNode iatNode = claims.get("iat");
-        if (iatNode == null || !iatNode.canConvertToExactIntegral() || !iatNode.canConvertToLong() || iatNode.asLong() < 0) {
+        if (iatNode == null || !iatNode.isIntegralNumber() || !iatNode.canConvertToLong() || iatNode.asLong() < 0) {
             throw new IllegalArgumentException("the claims' \"iat\" must be a non-negative integer");
         }
         long iat = iatNode.asLong();

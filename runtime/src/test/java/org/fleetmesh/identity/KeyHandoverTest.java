@@ -116,6 +116,8 @@ class KeyHandoverTest {
         assertRefused(signed(kid, claims(OLD_DID, "not a did", T)), "\"sub\"");
         assertRefused(signed(kid, "{\"iss\":\"" + OLD_DID + "\",\"sub\":\"" + NEW_DID + "\"}"), "\"iat\"");
         assertRefused(signed(kid, "{\"iss\":\"" + OLD_DID + "\",\"sub\":\"" + NEW_DID + "\",\"iat\":1.5}"), "\"iat\"");
+        assertRefused(signed(kid, "{\"iss\":\"" + OLD_DID + "\",\"sub\":\"" + NEW_DID + "\",\"iat\":5.0}"), "\"iat\"");
+        assertRefused(signed(kid, "{\"iss\":\"" + OLD_DID + "\",\"sub\":\"" + NEW_DID + "\",\"iat\":\"5\"}"), "\"iat\"");
         String future = signed(kid, claims(OLD_DID, NEW_DID, T + 600));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> KeyHandover.verify(future, T, 300));
         assertTrue(e.getMessage().contains("future"), e.getMessage());
