@@ -131,6 +131,22 @@ class KeyHandoverTest {
                 "long form");
     }
 
+    @Test
+    void aDidcommMessageCarriesTheRotationOfItsSender() {
+        String jwt = handover().jwt();
+        org.fleetmesh.identity.didcomm.PlaintextMessage m = org.fleetmesh.identity.didcomm.PlaintextMessage
+                .builder("m-1", "https://fleetmesh.org/test/1.0/ping").from(NEW_DID).fromPrior(jwt).build();
+        assertEquals(OLD_DID, m.verifiedFromPrior(T, 0).orElseThrow().prior());
+        // the rotation names another sender than the message's from: refused (DIDComm: sub MUST match from)
+        org.fleetmesh.identity.didcomm.PlaintextMessage other = org.fleetmesh.identity.didcomm.PlaintextMessage
+                .builder("m-2", "https://fleetmesh.org/test/1.0/ping").from(did(secrets(0x31, 0x32, 0x33)))
+                .fromPrior(jwt).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> other.verifiedFromPrior(T, 0));
+        assertTrue(e.getMessage().contains("hands over to"), e.getMessage());
+        assertTrue(org.fleetmesh.identity.didcomm.PlaintextMessage.builder("m-3", "https://fleetmesh.org/test/1.0/ping")
+                .from(NEW_DID).build().verifiedFromPrior(T, 0).isEmpty());
+    }
+
     private static String claims(String iss, String sub, long iat) {
         return "{\"iss\":\"" + iss + "\",\"sub\":\"" + sub + "\",\"iat\":" + iat + "}";
     }

@@ -10,6 +10,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
+import org.fleetmesh.identity.KeyHandover;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -123,9 +125,28 @@ public final class PlaintextMessage {
         return attachments;
     }
 
-    /** The DID rotation JWT, as given; this class does not verify it. */
+    /** The DID rotation JWT, as given; {@link #verifiedFromPrior} checks it. */
     public Optional<String> fromPrior() {
         return Optional.ofNullable(fromPrior);
+    }
+
+    /**
+     * The DID rotation this message carries, verified (DIDComm v2 "DID Rotation"; {@link KeyHandover#verify}), whose
+     * {@code sub} is this message's {@code from}: the recipient may then treat {@code from} as the rotated
+     * {@code iss}. Empty without {@code from_prior}.
+     *
+     * @throws IllegalArgumentException when the JWT does not verify, or the message has no {@code from} or another one
+     */
+    public Optional<KeyHandover> verifiedFromPrior(long now, long skewSeconds) {
+        if (fromPrior == null) {
+            return Optional.empty();
+        }
+        KeyHandover h = KeyHandover.verify(fromPrior, now, skewSeconds);
+        if (from == null || !KeyHandover.shortForm(from).equals(h.nextKey())) {
+            throw new IllegalArgumentException("'from_prior' hands over to " + h.nextKey() + ", but the message is from "
+                    + (from == null ? "nobody" : from));
+        }
+        return Optional.of(h);
     }
 
     /** The headers beyond the predefined ones, in their order. */
