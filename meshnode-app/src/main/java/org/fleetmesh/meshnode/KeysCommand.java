@@ -207,16 +207,10 @@ final class KeysCommand {
 
     /** The node's hand-over file, when it verifies and hands over to {@code did} (what a backup keeps). */
     private static Optional<String> handoverFile(Path keysDir, String did) {
-        Path f = keysDir.resolve(org.fleetmesh.identity.quarkus.NodeIdentity.HANDOVER_FILE);
-        if (!Files.isRegularFile(f)) {
-            return Optional.empty();
-        }
         try {
-            if (Files.size(f) > org.fleetmesh.identity.KeyHandover.MAX_LENGTH + 2) {
-                return Optional.empty();
-            }
-            return Optional.of(checkedHandover(Files.readString(f, StandardCharsets.US_ASCII).trim(), did));
-        } catch (IOException | KeysException e) {
+            return org.fleetmesh.identity.quarkus.NodeIdentity.readHandover(keysDir, did, System.currentTimeMillis() / 1000)
+                    .map(org.fleetmesh.identity.KeyHandover::jwt);
+        } catch (RuntimeException e) {
             return Optional.empty(); // not this node's: the node ignores it too
         }
     }
@@ -244,13 +238,8 @@ final class KeysCommand {
 
     private static String checkedHandover(String jwt, String did) {
         try {
-            org.fleetmesh.identity.KeyHandover h = org.fleetmesh.identity.KeyHandover.verify(jwt,
-                    System.currentTimeMillis() / 1000, 300);
-            if (!h.nextKey().equals(org.fleetmesh.identity.KeyHandover.shortForm(did))) {
-                throw new KeysException("the hand-over is to " + h.nextKey() + ", not to " + did);
-            }
-            return jwt;
-        } catch (IllegalArgumentException e) {
+            return org.fleetmesh.identity.KeyHandover.verifyTo(did, jwt, System.currentTimeMillis() / 1000, 300).jwt();
+        } catch (RuntimeException e) {
             throw new KeysException("the hand-over does not verify: " + e.getMessage());
         }
     }

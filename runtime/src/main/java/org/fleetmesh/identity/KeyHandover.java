@@ -154,6 +154,20 @@ public record KeyHandover(String jwt, String prior, String next, long issuedAt) 
         return new KeyHandover(jwt, iss, sub, iat);
     }
 
+    /**
+     * {@link #verify}, and the hand-over must be to {@code holder} (short forms compared): what a node checks of its
+     * own hand-over and of one presented by {@code holder}.
+     *
+     * @throws IllegalArgumentException with the reason
+     */
+    public static KeyHandover verifyTo(String holder, String jwt, long now, long skewSeconds) {
+        KeyHandover h = verify(jwt, now, skewSeconds);
+        if (!h.nextKey().equals(shortForm(holder))) {
+            throw new IllegalArgumentException("it hands over to " + h.nextKey() + ", not to " + shortForm(holder));
+        }
+        return h;
+    }
+
     /** The key a {@code #fragment} of {@code did} names, if {@code authentication} lists it. */
     private static Multikey authenticationKey(ObjectNode doc, String did, String fragment) {
         boolean listed = false;

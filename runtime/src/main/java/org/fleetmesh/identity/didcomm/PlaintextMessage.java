@@ -141,11 +141,10 @@ public final class PlaintextMessage {
         if (fromPrior == null) {
             return Optional.empty();
         }
-        KeyHandover h = KeyHandover.verify(fromPrior, now, skewSeconds);
-        if (from == null || !KeyHandover.shortForm(from).equals(h.nextKey())) {
-            throw new IllegalArgumentException("'from_prior' hands over to " + h.nextKey() + ", but the message is from "
-                    + (from == null ? "nobody" : from));
+        if (from == null) {
+            throw new IllegalArgumentException("'from_prior' in a message without 'from'");
         }
+        KeyHandover h = KeyHandover.verifyTo(from, fromPrior, now, skewSeconds);
         return Optional.of(h);
     }
 

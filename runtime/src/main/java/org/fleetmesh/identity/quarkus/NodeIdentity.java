@@ -56,28 +56,37 @@ public class NodeIdentity {
      * that does not qualify (the node then links under its DID alone).
      */
     public Optional<KeyHandover> handover(String ownDid) {
-        Path file = dataDir.resolve("keys").resolve(HANDOVER_FILE);
+        Path keys = dataDir.resolve("keys");
+        try {
+            Optional<KeyHandover> h = readHandover(keys, ownDid, System.currentTimeMillis() / 1000);
+            h.ifPresent(v -> LOG.infof("this node presents its hand-over from %s (dated %d) on every link", v.priorKey(),
+                    v.issuedAt()));
+            return h;
+        } catch (IllegalArgumentException | DidResolutionException e) {
+            LOG.warnf("%s is not this node's hand-over (%s); ignoring it", keys.resolve(HANDOVER_FILE), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    /**
+     * The hand-over in {@code keysDir}, verified and handing over to {@code ownDid}; empty when there is no file.
+     *
+     * @throws IllegalArgumentException for a file that is not one (too large, unreadable, not verifying, to another DID)
+     */
+    public static Optional<KeyHandover> readHandover(Path keysDir, String ownDid, long now) {
+        Path file = keysDir.resolve(HANDOVER_FILE);
         if (!Files.isRegularFile(file)) {
             return Optional.empty();
         }
+        String jwt;
         try {
             if (Files.size(file) > KeyHandover.MAX_LENGTH + 2) {
-                LOG.warnf("%s is larger than a hand-over; ignoring it", file);
-                return Optional.empty();
+                throw new IllegalArgumentException("larger than a hand-over");
             }
-            String jwt = Files.readString(file, StandardCharsets.US_ASCII).trim();
-            KeyHandover h = KeyHandover.verify(jwt, System.currentTimeMillis() / 1000, 300);
-            String own = KeyHandover.shortForm(ownDid);
-            if (!h.nextKey().equals(own)) {
-                LOG.warnf("%s hands over to %s, not to this node's DID %s (keys replaced since?); ignoring it", file,
-                        h.nextKey(), own);
-                return Optional.empty();
-            }
-            LOG.infof("this node presents its hand-over from %s (dated %d) on every link", h.priorKey(), h.issuedAt());
-            return Optional.of(h);
-        } catch (IOException | IllegalArgumentException | DidResolutionException e) {
-            LOG.warnf("%s is not a valid hand-over (%s); ignoring it", file, e.getMessage());
-            return Optional.empty();
+            jwt = Files.readString(file, StandardCharsets.US_ASCII).trim();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("unreadable: " + e.getMessage(), e);
         }
+        return Optional.of(KeyHandover.verifyTo(ownDid, jwt, now, 300));
     }
 }
