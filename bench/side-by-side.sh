@@ -10,12 +10,15 @@
 #   CORPUS: pre-signed events, one JSON object per line (the shared tools' GenCorpus.java writes one).
 #   RELAYS="meshnode strfry" picks the relays; DEFLATE_MODES="0 1" the client's permessage-deflate offers.
 #   WARM (default 200): queries per shape before the timed ones (a JVM compiles its hot paths first).
+#   PASSES (default "first warm"): "first" measures right after the restart (seed = round); "warm" runs one unmeasured
+#   pass of every shape (seed round+100, no deflate) and then measures again (seed round+200), the same for both relays,
+#   so each pass draws its own queries. Each line says which pass it is ("pass").
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CORPUS="$(realpath "${1:?usage: bench/side-by-side.sh CORPUS.jsonl [ROUNDS] [TIMED]}")"
 ROUNDS="${2:-1}"; TIMED="${3:-200}"; WARM="${WARM:-200}"
 : "${STRFRY:?set STRFRY to a strfry binary}"; : "${TOOLS:?set TOOLS to the folder holding relaybench.py}"
-RELAYS="${RELAYS:-meshnode strfry}"; DEFLATE_MODES="${DEFLATE_MODES:-0 1}"
+RELAYS="${RELAYS:-meshnode strfry}"; DEFLATE_MODES="${DEFLATE_MODES:-0 1}"; PASSES="${PASSES:-first warm}"
 SCRATCH="${SCRATCH:-/tmp/fleetmesh-side-by-side}"
 N=$(wc -l < "$CORPUS")
 mkdir -p "$SCRATCH/tools"
@@ -36,11 +39,19 @@ one() { # relay round
   [ "$dir" != "$before" ] || { echo "no run dir for $relay" >&2; exit 1; }
   read -r pid port < <(cd "$ROOT" && "${RB[@]}" start --relay "$relay" --data "$dir/data" --strfry "$STRFRY" --strfry-verbosity=-1 \
     | python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["pid"], r["port"])')
-  for d in $DEFLATE_MODES; do
-    DEFLATE=$d node "$SCRATCH/tools/req-latency.mjs" "$port" "$CORPUS" "$TIMED" "$WARM" "$round" \
-      | python3 -c 'import json,sys
+  for pass in $PASSES; do
+    local seed=$round
+    if [ "$pass" = warm ]; then
+      DEFLATE=0 node "$SCRATCH/tools/req-latency.mjs" "$port" "$CORPUS" "$TIMED" "$WARM" $((round + 100)) > /dev/null
+      seed=$((round + 200))
+    fi
+    for d in $DEFLATE_MODES; do
+      DEFLATE=$d node "$SCRATCH/tools/req-latency.mjs" "$port" "$CORPUS" "$TIMED" "$WARM" "$seed" \
+        | python3 -c 'import json,sys
 for l in sys.stdin:
-    r=json.loads(l); r.update(relay="'"$relay"'", round='"$round"', deflate='"$d"', corpus='"$N"'); print(json.dumps(r))'
+    r=json.loads(l); r.update(relay="'"$relay"'", round='"$round"', deflate='"$d"', corpus='"$N"', pass_="'"$pass"'")
+    r["pass"]=r.pop("pass_"); print(json.dumps(r))'
+    done
   done
   "${RB[@]}" stop --pid "$pid"
   rm -rf "$dir"
