@@ -49,8 +49,8 @@ one() { # relay round
       DEFLATE=$d node "$SCRATCH/tools/req-latency.mjs" "$port" "$CORPUS" "$TIMED" "$WARM" "$seed" \
         | python3 -c 'import json,sys
 for l in sys.stdin:
-    r=json.loads(l); r.update(relay="'"$relay"'", round='"$round"', deflate='"$d"', corpus='"$N"', pass_="'"$pass"'")
-    r["pass"]=r.pop("pass_"); print(json.dumps(r))'
+    r=json.loads(l); r.update(relay="'"$relay"'", round='"$round"', deflate='"$d"', corpus='"$N"')
+    r["pass"]="'"$pass"'"; print(json.dumps(r))'
     done
   done
   "${RB[@]}" stop --pid "$pid"
