@@ -55,7 +55,7 @@ public class StoreReads {
         }
         List<Shape> shapes = new ArrayList<>();
         for (String sel : List.of(JSON, COLUMNS, "e.kind::text")) {
-            String what = sel == JSON ? "event JSON" : sel == COLUMNS ? "columns, JSON built in Java" : "one column";
+            String what = sel.equals(JSON) ? "event JSON" : sel.equals(COLUMNS) ? "columns, JSON built in Java" : "one column";
             shapes.add(new Shape("authors, limit 100, " + what, "select e.id, " + sel + " from event e where e.pubkey = ?"
                     + VISIBLE + " order by e.created_at desc, e.id limit ?", false, authors));
             shapes.add(new Shape("#e, limit 100, " + what, "select e.id, " + sel + " from tag t join event e on e.seq = t.event_seq"
