@@ -42,7 +42,7 @@ public class StoreReads {
         Properties p = new Properties();
         p.setProperty("user", "postgres");
         p.setProperty("password", Files.readString(dir.resolve("postgres.key")).trim());
-        List<String> authors = new ArrayList<>(), eTags = new ArrayList<>();
+        List<String> authors = new ArrayList<>(), eTags = new ArrayList<>(), pTags = new ArrayList<>();
         try (var r = Files.newBufferedReader(Path.of(a[1]))) {
             for (String l; (l = r.readLine()) != null && authors.size() < 20000;) {
                 int i = l.indexOf("\"pubkey\":\"");
@@ -50,6 +50,10 @@ public class StoreReads {
                 int j = l.indexOf("[\"e\",\"");
                 if (j > 0) {
                     eTags.add(l.substring(j + 6, j + 70));
+                }
+                int k = l.indexOf("[\"p\",\"");
+                if (k > 0) {
+                    pTags.add(l.substring(k + 6, k + 70));
                 }
             }
         }
@@ -60,6 +64,8 @@ public class StoreReads {
                     + VISIBLE + " order by e.created_at desc, e.id limit ?", false, authors));
             shapes.add(new Shape("#e, limit 100, " + what, "select e.id, " + sel + " from tag t join event e on e.seq = t.event_seq"
                     + " where t.name = 'e' and t.value = ?" + VISIBLE + " order by t.created_at desc, e.id limit ?", true, eTags));
+            shapes.add(new Shape("#p, limit 100, " + what, "select e.id, " + sel + " from tag t join event e on e.seq = t.event_seq"
+                    + " where t.name = 'p' and t.value = ?" + VISIBLE + " order by t.created_at desc, e.id limit ?", true, pTags));
         }
         long now = System.currentTimeMillis() / 1000;
         ExecutorService worker = Executors.newSingleThreadExecutor();
