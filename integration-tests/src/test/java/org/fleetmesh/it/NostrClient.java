@@ -37,6 +37,9 @@ public final class NostrClient implements AutoCloseable {
     private volatile String challenge;
     private final LinkedList<JsonNode> inbox = new LinkedList<>();
     private final List<String> unparsable = new ArrayList<>();
+    /** Every text message as it arrived, the last {@link #RAW_KEPT} of them (guarded by {@link #inbox}). */
+    private final LinkedList<String> raw = new LinkedList<>();
+    private static final int RAW_KEPT = 10_000;
     private final Object sendLock = new Object();
     private volatile boolean closed;
     private volatile String closeReason;
@@ -120,6 +123,12 @@ public final class NostrClient implements AutoCloseable {
     }
 
     private void deliver(String text) {
+        synchronized (inbox) {
+            raw.add(text);
+            if (raw.size() > RAW_KEPT) {
+                raw.removeFirst();
+            }
+        }
         JsonNode node;
         try {
             node = JSON.readTree(text);
@@ -137,6 +146,13 @@ public final class NostrClient implements AutoCloseable {
                 inbox.add(node);
             }
             inbox.notifyAll();
+        }
+    }
+
+    /** The text messages received so far (the last 10,000), exactly as they arrived, oldest first. */
+    public List<String> rawMessages() {
+        synchronized (inbox) {
+            return new ArrayList<>(raw);
         }
     }
 

@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.NostrJson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -112,6 +113,30 @@ class RelayProtocolIT {
             assertEquals(1, got.size());
             assertSameEvent(e, got.get(0));
             assertIdsInOrder(c.query("utf-tag", FilterSpec.of().authors(k).tag('t', "\u00fcml\u00e4ut")), e);
+        }
+    }
+
+    /**
+     * The message itself, not only its parse: a stored event goes out as its UTF-8 bytes read from the store (no
+     * decode and re-encode), a live one from its string; both must be {@code ["EVENT",<id>,<event>]} with the event's
+     * JSON as signed, character for character, and the subscription id quoted as JSON.
+     */
+    @Test
+    void storedAndLiveEventMessagesAreExactText() {
+        Keys k = Keys.fresh();
+        Event e = k.note(now(), "caf\u00e9 \u2713 \ud83d\ude00 \"q\" \\ \n \u0001 \u00ff\u0100",
+                tag("t", "\u00fcml\u00e4ut"), tag("alt", "line\nbreak"));
+        String live = "live \"\u00e9\" \u2713";
+        String stored = "stored \\ \"\u00e9\"";
+        try (NostrClient sub = client(); NostrClient c = client()) {
+            sub.query(live, FilterSpec.of().authors(k));
+            c.publishAndWait(e).assertAccepted();
+            sub.expectEvent(live);
+            assertEquals(1, c.query(stored, FilterSpec.of().authors(k)).size());
+            String liveText = "[\"EVENT\"," + NostrJson.quote(live) + "," + e.json() + "]";
+            String storedText = "[\"EVENT\"," + NostrJson.quote(stored) + "," + e.json() + "]";
+            assertTrue(sub.rawMessages().contains(liveText), "live: " + sub.rawMessages());
+            assertTrue(c.rawMessages().contains(storedText), "stored: " + c.rawMessages());
         }
     }
 

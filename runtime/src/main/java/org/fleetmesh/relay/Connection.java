@@ -23,4 +23,14 @@ public interface Connection {
      * implementation has then told the client why and is closing it.
      */
     boolean send(String text);
+
+    /**
+     * Queues {@code ["EVENT",<subscriptionId>,<event>]} for an event whose JSON is already UTF-8 bytes (a stored
+     * event as the store read it), under the same budget as {@link #send}. The default builds the message as a
+     * string; a WebSocket layer overrides it to write the bytes into the frame as they are. The array is the
+     * connection's to keep.
+     */
+    default boolean sendEvent(String subscriptionId, byte[] eventJson) {
+        return send(RelayMessages.event(subscriptionId, new String(eventJson, java.nio.charset.StandardCharsets.UTF_8)));
+    }
 }

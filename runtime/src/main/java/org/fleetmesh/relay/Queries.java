@@ -95,14 +95,22 @@ final class Queries {
                 if (f.matchesNothingStored()) {
                     continue;
                 }
-                store.query(f, now, reader, (id, json) -> {
-                    if (sub.isCancelled()) {
-                        return false;
+                store.query(f, now, reader, new EventStore.EventSink() {
+                    @Override
+                    public boolean accept(EventId id, String json) {
+                        if (sub.isCancelled()) {
+                            return false;
+                        }
+                        return !sent.add(id) || sub.sendStored(json);
                     }
-                    if (sent.add(id)) {
-                        return sub.sendStored(json);
+
+                    @Override
+                    public boolean acceptUtf8(EventId id, byte[] json) {
+                        if (sub.isCancelled()) {
+                            return false;
+                        }
+                        return !sent.add(id) || sub.sendStored(json); // as read: no decode, no re-encode
                     }
-                    return true;
                 });
             }
         } catch (RuntimeException e) {

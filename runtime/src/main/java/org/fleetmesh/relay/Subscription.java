@@ -66,6 +66,11 @@ final class Subscription {
         return !cancelled && connection.send(RelayMessages.event(id, json));
     }
 
+    /** {@link #sendStored(String)} for JSON the store read as UTF-8 bytes. */
+    synchronized boolean sendStored(byte[] json) {
+        return !cancelled && connection.sendEvent(id, json);
+    }
+
     /** Returns false when the event would overflow the held-back events: the caller closes the subscription. */
     boolean offerLive(Event e) {
         if (cancelled) {

@@ -4,11 +4,14 @@ import org.fleetmesh.relay.Connection;
 import org.fleetmesh.relay.Relay;
 import org.fleetmesh.relay.RelayMessages;
 
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import jakarta.inject.Inject;
 
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.fleetmesh.nostr.NostrJson;
 import org.jboss.logging.Logger;
 
 import io.quarkus.websockets.next.CloseReason;
@@ -21,6 +24,8 @@ import io.quarkus.websockets.next.WebSocket;
 import io.quarkus.websockets.next.WebSocketConnection;
 import io.smallrye.common.annotation.NonBlocking;
 import io.vertx.core.http.WebSocketBase;
+import io.vertx.core.http.WebSocketFrameType;
+import io.vertx.core.http.impl.ws.WebSocketFrameImpl;
 
 /** Nostr clients connect here: {@code ws://host:port/}. */
 @WebSocket(path = "/")
@@ -31,6 +36,10 @@ public class RelayEndpoint {
     @Inject
     RelayRuntime runtime;
 
+    /** The largest frame this server writes (Vert.x splits longer messages); an event message past it goes as text. */
+    @ConfigProperty(name = "quarkus.websockets-next.server.max-frame-size", defaultValue = "65536")
+    int maxFrameSize;
+
     @OnOpen
     @NonBlocking
     void open(WebSocketConnection connection) {
@@ -38,7 +47,7 @@ public class RelayEndpoint {
         var request = connection.handshakeRequest();
         var addresses = runtime.clientAddress();
         Client c = new Client(connection, VertxSocket.of(connection), relay.limits().sendQueueBytes(),
-                addresses.of(request.remoteAddress(), request.headers(addresses.header())));
+                addresses.of(request.remoteAddress(), request.headers(addresses.header())), maxFrameSize);
         connection.userData().put(CLIENT, c);
         relay.opened(c);
     }
@@ -77,12 +86,19 @@ public class RelayEndpoint {
         private final AtomicLong pending = new AtomicLong();
         private final AtomicBoolean dropped = new AtomicBoolean();
         private final String address;
+        private final int maxFrameSize;
+        /** The last subscription's {@code ["EVENT",<id>,} as UTF-8: a REQ's stored events share it. */
+        private volatile EventPrefix prefix;
 
-        Client(WebSocketConnection ws, WebSocketBase socket, long budget, String address) {
+        Client(WebSocketConnection ws, WebSocketBase socket, long budget, String address, int maxFrameSize) {
             this.ws = ws;
             this.socket = socket;
             this.budget = budget;
             this.address = address;
+            this.maxFrameSize = maxFrameSize;
+        }
+
+        private record EventPrefix(String subscriptionId, byte[] bytes) {
         }
 
         @Override
@@ -102,10 +118,54 @@ public class RelayEndpoint {
 
         @Override
         public boolean send(String text) {
+            long size = text.length();
+            if (!reserve(size)) {
+                return false;
+            }
+            if (socket != null) {
+                socket.writeTextMessage(text).onComplete(r -> pending.addAndGet(-size));
+            } else {
+                ws.sendText(text).subscribe().with(v -> pending.addAndGet(-size), t -> pending.addAndGet(-size));
+            }
+            return true;
+        }
+
+        /**
+         * The event message written into one text frame from the stored JSON's bytes: no decode to a String, no
+         * message String, no re-encode (what {@link #send} costs per event). The frame is the same message byte for
+         * byte; one longer than a frame may be goes through {@link #send}, which Vert.x splits.
+         */
+        @Override
+        public boolean sendEvent(String subscriptionId, byte[] eventJson) {
+            EventPrefix p = prefix;
+            if (p == null || !p.subscriptionId().equals(subscriptionId)) {
+                p = new EventPrefix(subscriptionId, ("[\"EVENT\"," + NostrJson.quote(subscriptionId) + ",")
+                        .getBytes(StandardCharsets.UTF_8));
+                prefix = p;
+            }
+            int length = p.bytes().length + eventJson.length + 1;
+            if (socket == null || length > maxFrameSize) {
+                return Connection.super.sendEvent(subscriptionId, eventJson);
+            }
+            if (!reserve(length)) {
+                return false;
+            }
+            byte[] frame = new byte[length];
+            System.arraycopy(p.bytes(), 0, frame, 0, p.bytes().length);
+            System.arraycopy(eventJson, 0, frame, p.bytes().length, eventJson.length);
+            frame[length - 1] = ']';
+            socket.writeFrame(new WebSocketFrameImpl(WebSocketFrameType.TEXT, frame, true))
+                    .onComplete(r -> pending.addAndGet(-length));
+            return true;
+        }
+
+        /**
+         * Takes {@code size} from the send budget; false when it is spent (the client is then told why and closed).
+         */
+        private boolean reserve(long size) {
             if (dropped.get()) {
                 return false;
             }
-            long size = text.length();
             if (pending.addAndGet(size) > budget) {
                 pending.addAndGet(-size);
                 if (dropped.compareAndSet(false, true)) {
@@ -116,11 +176,6 @@ public class RelayEndpoint {
                             }, t -> LOG.debugf("closing %s: %s", ws.id(), t.toString()));
                 }
                 return false;
-            }
-            if (socket != null) {
-                socket.writeTextMessage(text).onComplete(r -> pending.addAndGet(-size));
-            } else {
-                ws.sendText(text).subscribe().with(v -> pending.addAndGet(-size), t -> pending.addAndGet(-size));
             }
             return true;
         }

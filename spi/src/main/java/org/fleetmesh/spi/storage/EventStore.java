@@ -129,6 +129,15 @@ public interface EventStore extends AutoCloseable {
     interface EventSink {
         /** Returns false to stop the stream. */
         boolean accept(EventId id, String json);
+
+        /**
+         * The same event with its JSON as UTF-8 bytes, for a store that holds them that way: a sink that writes the
+         * event out as bytes (a relay's WebSocket frame) overrides this and skips decoding the JSON to a string and
+         * encoding it back. The array is the sink's to keep. Returns false to stop the stream.
+         */
+        default boolean acceptUtf8(EventId id, byte[] json) {
+            return accept(id, new String(json, java.nio.charset.StandardCharsets.UTF_8));
+        }
     }
 
     /** An event as a live index sees it. */

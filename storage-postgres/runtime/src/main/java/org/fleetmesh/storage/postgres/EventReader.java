@@ -69,7 +69,9 @@ final class EventReader {
         if (sql != null) {
             run("query", sql, rowsAtMost(filter.limit()), rs -> {
                 while (rs.next()) {
-                    if (!sink.accept(new EventId(rs.getBytes(1)), rs.getString(2))) {
+                    // the text column's bytes as the server sent them: UTF-8 (the connection's client_encoding), the
+                    // JSON exactly as stored, without a decode to a String that a relay would encode back
+                    if (!sink.acceptUtf8(new EventId(rs.getBytes(1)), rs.getBytes(2))) {
                         break;
                     }
                 }
