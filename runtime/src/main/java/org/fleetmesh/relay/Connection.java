@@ -27,8 +27,8 @@ public interface Connection {
     /**
      * Queues {@code ["EVENT",<subscriptionId>,<event>]} for an event whose JSON is already UTF-8 bytes (a stored
      * event as the store read it), under the same budget as {@link #send}. The default builds the message as a
-     * string; a WebSocket layer overrides it to write the bytes into the frame as they are. The array is the
-     * connection's to keep.
+     * string; a WebSocket layer overrides it to write the bytes into the frame as they are. The array may be
+     * shared with other connections (a live event's, with every subscriber): read it, never change it.
      */
     default boolean sendEvent(String subscriptionId, byte[] eventJson) {
         return send(RelayMessages.event(subscriptionId, new String(eventJson, java.nio.charset.StandardCharsets.UTF_8)));

@@ -134,12 +134,13 @@ final class FanOut implements Ingest.FanOutSink, AutoCloseable {
 
     private void deliver(Event e, long seq) {
         boolean isPrivate = Visibility.PRIVATE_KINDS.contains(e.kind());
+        Subscription.Live live = new Subscription.Live(e); // its UTF-8 JSON is encoded once, for every subscriber
         for (Subscription s : index.matching(e)) {
             if (seq <= s.liveAfter || (isPrivate && !Visibility.visibleTo(e, s.owner.authenticated))) {
                 continue;
             }
             try {
-                if (!s.offerLive(e)) {
+                if (!s.offerLive(live)) {
                     overflowed(s);
                 }
             } catch (RuntimeException ex) {

@@ -71,8 +71,32 @@ final class Subscription {
         return !cancelled && connection.sendEvent(id, json);
     }
 
-    /** Returns false when the event would overflow the held-back events: the caller closes the subscription. */
-    boolean offerLive(Event e) {
+    /** A live event as the fan-out hands it to its subscribers: the JSON's UTF-8 bytes made once, when first needed. */
+    static final class Live {
+        final Event event;
+        private byte[] utf8;
+
+        Live(Event event) {
+            this.event = event;
+        }
+
+        /** Shared by every subscriber of this event: read only. */
+        byte[] utf8() {
+            byte[] b = utf8;
+            if (b == null) {
+                b = event.json().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                utf8 = b;
+            }
+            return b;
+        }
+    }
+
+    /**
+     * A live event for this subscription: sent, or held back during the stored phase. Returns false when it would
+     * overflow the held-back events: the caller closes the subscription.
+     */
+    boolean offerLive(Live live) {
+        Event e = live.event;
         if (cancelled) {
             return true;
         }
@@ -88,7 +112,7 @@ final class Subscription {
                 return true;
             }
         }
-        connection.send(RelayMessages.event(id, e.json()));
+        connection.sendEvent(id, live.utf8());
         return true;
     }
 
