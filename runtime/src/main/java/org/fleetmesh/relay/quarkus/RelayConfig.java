@@ -82,9 +82,25 @@ public interface RelayConfig {
     @WithDefault("0")
     long createdAtLowerSkew();
 
-    /** Characters queued to one client before it is dropped as too slow. */
+    /**
+     * Bytes queued to one client before it is dropped as too slow (each message is charged its length plus
+     * {@link org.fleetmesh.relay.SendBudget#MESSAGE_OVERHEAD}).
+     */
     @WithDefault("8388608")
     long sendQueueBytes();
+
+    /**
+     * Bytes queued to all clients together past which a client holding more than its fair share is dropped as too slow;
+     * 0: a quarter of the JVM's maximum heap.
+     */
+    @WithDefault("0")
+    long sendQueueTotalBytes();
+
+    /** The send budget these settings make: one per node. */
+    default org.fleetmesh.relay.SendBudget sendBudget() {
+        long total = sendQueueTotalBytes() > 0 ? sendQueueTotalBytes() : Runtime.getRuntime().maxMemory() / 4;
+        return new org.fleetmesh.relay.SendBudget(sendQueueBytes(), total);
+    }
 
     /** Events waiting to be committed before new ones are refused with rate-limited. */
     @WithDefault("50000")

@@ -3,10 +3,10 @@ package org.fleetmesh.relay.quarkus;
 import org.fleetmesh.relay.Connection;
 import org.fleetmesh.relay.Relay;
 import org.fleetmesh.relay.RelayMessages;
+import org.fleetmesh.relay.SendBudget;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 import jakarta.inject.Inject;
 
@@ -46,7 +46,7 @@ public class RelayEndpoint {
         Relay relay = runtime.relay();
         var request = connection.handshakeRequest();
         var addresses = runtime.clientAddress();
-        Client c = new Client(connection, VertxSocket.of(connection), relay.limits().sendQueueBytes(),
+        Client c = new Client(connection, VertxSocket.of(connection), runtime.sendBudget().open(),
                 addresses.of(request.remoteAddress(), request.headers(addresses.header())), maxFrameSize);
         connection.userData().put(CLIENT, c);
         relay.opened(c);
@@ -75,22 +75,23 @@ public class RelayEndpoint {
     }
 
     /**
-     * websockets-next has no outbound backpressure, so each client gets a budget of queued
-     * characters; a client that lets it overflow is told why and disconnected.
+     * websockets-next has no outbound backpressure, so each client draws on the node's {@link SendBudget}: bytes
+     * queued for it, and its fair share of what is queued to all clients; a client that overflows it is told why and
+     * disconnected.
      */
     static final class Client implements Connection {
         private final WebSocketConnection ws;
         /** The Vert.x socket under {@link #ws}, written directly (see {@link VertxSocket}), or null: through {@link #ws}. */
         private final WebSocketBase socket;
-        private final long budget;
-        private final AtomicLong pending = new AtomicLong();
+        private final SendBudget.Account budget;
         private final AtomicBoolean dropped = new AtomicBoolean();
         private final String address;
         private final int maxFrameSize;
         /** The last subscription's {@code ["EVENT",<id>,} as UTF-8: a REQ's stored events share it. */
         private volatile EventPrefix prefix;
 
-        Client(WebSocketConnection ws, WebSocketBase socket, long budget, String address, int maxFrameSize) {
+        Client(WebSocketConnection ws, WebSocketBase socket, SendBudget.Account budget, String address,
+                int maxFrameSize) {
             this.ws = ws;
             this.socket = socket;
             this.budget = budget;
@@ -118,14 +119,15 @@ public class RelayEndpoint {
 
         @Override
         public boolean send(String text) {
-            long size = text.length();
-            if (!reserve(size)) {
+            // a message's UTF-8 length is at most 3 bytes per char; Latin-1 text (nearly every message) is 1:1
+            long cost = SendBudget.charge(text.length());
+            if (!reserve(cost)) {
                 return false;
             }
             if (socket != null) {
-                socket.writeTextMessage(text).onComplete(r -> pending.addAndGet(-size));
+                socket.writeTextMessage(text).onComplete(r -> budget.release(cost));
             } else {
-                ws.sendText(text).subscribe().with(v -> pending.addAndGet(-size), t -> pending.addAndGet(-size));
+                ws.sendText(text).subscribe().with(v -> budget.release(cost), t -> budget.release(cost));
             }
             return true;
         }
@@ -147,7 +149,8 @@ public class RelayEndpoint {
             if (socket == null || length > maxFrameSize) {
                 return Connection.super.sendEvent(subscriptionId, eventJson);
             }
-            if (!reserve(length)) {
+            long cost = SendBudget.charge(length);
+            if (!reserve(cost)) {
                 return false;
             }
             byte[] frame = new byte[length];
@@ -155,21 +158,22 @@ public class RelayEndpoint {
             System.arraycopy(eventJson, 0, frame, p.bytes().length, eventJson.length);
             frame[length - 1] = ']';
             socket.writeFrame(new WebSocketFrameImpl(WebSocketFrameType.TEXT, frame, true))
-                    .onComplete(r -> pending.addAndGet(-length));
+                    .onComplete(r -> budget.release(cost));
             return true;
         }
 
         /**
-         * Takes {@code size} from the send budget; false when it is spent (the client is then told why and closed).
+         * Takes {@code cost} from the send budget; false when this client's share is spent (it is then told why and
+         * closed).
          */
-        private boolean reserve(long size) {
+        private boolean reserve(long cost) {
             if (dropped.get()) {
                 return false;
             }
-            if (pending.addAndGet(size) > budget) {
-                pending.addAndGet(-size);
+            if (!budget.reserve(cost)) {
                 if (dropped.compareAndSet(false, true)) {
-                    LOG.infof("dropping slow client %s: %d characters unsent", ws.id(), pending.get());
+                    LOG.infof("dropping slow client %s: %d bytes unsent (%d queued to all clients)", ws.id(),
+                            budget.pending(), budget.queuedByAll());
                     ws.sendText(RelayMessages.notice("error: you are reading too slowly; closing the connection"))
                             .onTermination().call(() -> ws.close(new CloseReason(1008, "send queue overflow")))
                             .subscribe().with(v -> {

@@ -39,10 +39,27 @@ public class RelayRuntime {
     String clientLimits;
 
     private volatile Relay relay;
+    private volatile org.fleetmesh.relay.SendBudget sendBudget;
     private volatile ClientAddress clientAddress;
 
     void onStart(@Observes StartupEvent e) {
         relay();
+    }
+
+    /** What the node may hold queued for its clients (one for all WebSocket connections). */
+    public org.fleetmesh.relay.SendBudget sendBudget() {
+        org.fleetmesh.relay.SendBudget b = sendBudget;
+        if (b == null) {
+            synchronized (this) {
+                b = sendBudget;
+                if (b == null) {
+                    b = config.sendBudget();
+                    LOG.debugf("send budget: %d bytes per client, %d over all", b.perConnection(), b.total());
+                    sendBudget = b;
+                }
+            }
+        }
+        return b;
     }
 
     public Relay relay() {
