@@ -98,18 +98,12 @@ final class Queries {
                 store.query(f, now, reader, new EventStore.EventSink() {
                     @Override
                     public boolean accept(EventId id, String json) {
-                        if (sub.isCancelled()) {
-                            return false;
-                        }
-                        return !sent.add(id) || sub.sendStored(json);
+                        return !sub.isCancelled() && (!sent.add(id) || sub.sendStored(json));
                     }
 
                     @Override
-                    public boolean acceptUtf8(EventId id, byte[] json) {
-                        if (sub.isCancelled()) {
-                            return false;
-                        }
-                        return !sent.add(id) || sub.sendStored(json); // as read: no decode, no re-encode
+                    public boolean acceptUtf8(EventId id, byte[] json) { // as read: no decode, no re-encode
+                        return !sub.isCancelled() && (!sent.add(id) || sub.sendStored(json));
                     }
                 });
             }

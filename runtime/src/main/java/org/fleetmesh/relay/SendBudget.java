@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What the node may hold queued for its clients to read, per connection and over all of them (docs/spec/relay.md,
- * "Client limits"; docs/OPERATING.md "Slow readers").
+ * "REQ, CLOSE, COUNT"; docs/OPERATING.md "Slow readers").
  *
  * <p>A message handed to the WebSocket layer stays in memory until the client's socket takes it. A connection's own
  * bound alone does not bound the node: a hundred connections that subscribe to a busy stream and read nothing may each
