@@ -53,11 +53,26 @@ class HeapTrimTest {
     void theIdleBoundNeedsGrowthAndAHeapAboveTheFloor() {
         HeapTrim trim = new HeapTrim(POLICY);
         trim.next(at(0, 100, 48, 33, 120));
+        trim.collected(Decision.BUSY, at(0, 100, 33, 33, 120)); // past the first trim after start-up
         assertEquals(Decision.NONE, trim.next(at(20, 100, 48, 33, 120)), "15 MiB above the live data");
         assertEquals(Decision.IDLE, trim.next(at(22, 100, 49, 33, 120)), "16 MiB above it");
         HeapTrim small = new HeapTrim(POLICY);
         small.next(at(0, 100, 50, 0, 64));
         assertEquals(Decision.NONE, small.next(at(20, 100, 50, 0, 64)), "a heap at the floor is left alone");
+    }
+
+    @Test
+    void theFirstQuietReadingAfterStartTrimsWhateverTheGrowth() {
+        HeapTrim trim = new HeapTrim(POLICY);
+        trim.next(at(0, 100, 40, 30, 70)); // the JVM's own full collection during boot saw 30 MiB
+        assertEquals(Decision.NONE, trim.next(at(8, 100, 40, 30, 70)), "not yet quiet for 10 s");
+        assertEquals(Decision.IDLE, trim.next(at(10, 100, 40, 30, 70)), "10 MiB grown, but the first: collected");
+        trim.collected(Decision.IDLE, at(10, 100, 33, 33, 66));
+        assertEquals(Decision.NONE, trim.next(at(80, 100, 48, 33, 70)), "after it, the growth rule: 15 MiB is not 16");
+        assertEquals(Decision.IDLE, trim.next(at(82, 100, 49, 33, 70)), "16 MiB is");
+        HeapTrim small = new HeapTrim(POLICY);
+        small.next(at(0, 100, 40, 0, 64));
+        assertEquals(Decision.NONE, small.next(at(20, 100, 40, 0, 64)), "the first one too needs a heap above the floor");
     }
 
     @Test

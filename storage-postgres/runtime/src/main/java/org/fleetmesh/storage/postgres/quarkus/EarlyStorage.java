@@ -55,8 +55,12 @@ public final class EarlyStorage {
             }
             taken = true;
         }
+        long t0 = System.nanoTime();
         try {
-            return f.get(); // not bounded here: EmbeddedCluster bounds its own start (2 min) and JDBC its connects
+            // not bounded here: EmbeddedCluster bounds its own start (2 min) and JDBC its connects
+            PostgresStorage s = f.get();
+            LOG.debugf("the boot waited %d ms for the storage", (System.nanoTime() - t0) / 1_000_000);
+            return s;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for the event store", e);
