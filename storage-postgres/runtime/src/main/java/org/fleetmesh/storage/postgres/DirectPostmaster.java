@@ -1,0 +1,221 @@
+package org.fleetmesh.storage.postgres;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+
+import org.jboss.logging.Logger;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+
+/**
+ * Starts the embedded cluster's postmaster itself, without zonky, when zonky started this cluster before with the
+ * same PostgreSQL bundle (docs/OPERATING.md "Fast start").
+ *
+ * <p>
+ * Zonky's start costs about 0.5 s of the node's boot before PostgreSQL runs at all (measured on 2 cores): per JVM it
+ * runs a shell script to name the Linux distribution and, as root, {@code unshare} twice to see whether it needs a user
+ * namespace; per start it reads and MD5s its whole ~10 MB binary archive to find the directory it unpacked it to; then
+ * {@code pg_ctl -w start} polls for readiness every 100 ms, and a JDBC connection every further 100 ms. After a start
+ * through zonky the cluster records where the binary it ran lives, and which bundle it came from
+ * ({@value #RECORD_FILE}); the next start of that cluster runs that binary with the same settings, in its own session
+ * ({@code setsid}, as {@code pg_ctl} does: a terminal's Ctrl-C reaches the node, which then stops PostgreSQL, not
+ * PostgreSQL directly), in a user namespace when run as root (as zonky does: PostgreSQL refuses to run as root), and
+ * waits for {@code postmaster.pid} to say {@code ready}, checking every 5 ms.
+ *
+ * <p>
+ * Anything unexpected (no record, another bundle on the class path, a missing binary, a cluster zonky must still
+ * secure, a postmaster that exits) returns empty, and the caller starts through zonky as before. Stopping is the same
+ * for both: SIGINT to the pid in {@code postmaster.pid} by the last user ({@link EmbeddedCluster}).
+ */
+final class DirectPostmaster {
+    private static final Logger LOG = Logger.getLogger(DirectPostmaster.class);
+
+    /** In the node's data dir: {@code bundle=<zonky's binary archive URL>} and {@code bin=<its unpacked bin dir>}. */
+    static final String RECORD_FILE = "pg.binaries";
+
+    /** The one bundle this path knows (zonky's name for Linux on x86-64); elsewhere zonky always starts. */
+    private static final String BUNDLE = "postgres-linux-x86_64.txz";
+
+    private static final long POLL_NANOS = 5_000_000;
+
+    private DirectPostmaster() {
+    }
+
+    /** The bundle on the class path: the URL of zonky's archive (its jar's name carries the version), or empty. */
+    static Optional<String> bundle() {
+        URL u = EmbeddedPostgres.class.getClassLoader().getResource(BUNDLE);
+        return u == null ? Optional.empty() : Optional.of(u.toString());
+    }
+
+    /** After zonky started the cluster: records the running postmaster's binary and the bundle, for the next start. */
+    static void record(Path dataDir, Path pgDir) {
+        Path file = dataDir.resolve(RECORD_FILE);
+        try {
+            Optional<String> bundle = bundle();
+            Optional<EmbeddedCluster.PidFile> pf = EmbeddedCluster.readPidFile(pgDir);
+            Path exe = pf.isPresent() ? Path.of("/proc", Long.toString(pf.get().pid()), "exe") : null;
+            if (bundle.isEmpty() || exe == null || !Files.exists(exe)) {
+                Files.deleteIfExists(file);
+                return;
+            }
+            Path bin = exe.toRealPath().getParent();
+            if (bin == null || !bin.getFileName().toString().equals("bin")) {
+                Files.deleteIfExists(file);
+                return;
+            }
+            Path tmp = dataDir.resolve(RECORD_FILE + ".tmp");
+            Files.writeString(tmp, "bundle=" + bundle.get() + "\nbin=" + bin + "\n", StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException | RuntimeException e) {
+            LOG.debugf(e, "could not record the PostgreSQL binary in %s", file);
+        }
+    }
+
+    /** The bin dir recorded for {@code dataDir}, if the record is for the bundle on the class path and still there. */
+    static Optional<Path> recordedBin(Path dataDir) {
+        Path file = dataDir.resolve(RECORD_FILE);
+        if (!Files.isRegularFile(file)) {
+            return Optional.empty();
+        }
+        String bundle = null;
+        String bin = null;
+        try {
+            for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+                if (line.startsWith("bundle=")) {
+                    bundle = line.substring("bundle=".length());
+                } else if (line.startsWith("bin=")) {
+                    bin = line.substring("bin=".length());
+                }
+            }
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        if (bundle == null || bin == null || !bundle().map(bundle::equals).orElse(false)) {
+            return Optional.empty(); // another PostgreSQL bundle now: zonky unpacks it
+        }
+        Path dir = Path.of(bin);
+        return Files.isExecutable(dir.resolve("postgres")) ? Optional.of(dir) : Optional.empty();
+    }
+
+    /**
+     * Starts the postmaster of the secured, initialised cluster in {@code pgDir} with {@code settings} on a free port
+     * and waits until it accepts connections; empty when this path does not apply or the start failed (nothing of it
+     * is left running then).
+     */
+    static OptionalInt start(Path dataDir, Path pgDir, Map<String, String> settings, Duration wait) {
+        if (!Files.exists(pgDir.resolve("postgresql.conf")) || !EmbeddedCluster.isSecured(pgDir)) {
+            return OptionalInt.empty();
+        }
+        Optional<Path> bin = recordedBin(dataDir);
+        if (bin.isEmpty()) {
+            return OptionalInt.empty();
+        }
+        List<String> cmd = new ArrayList<>();
+        Optional<Path> setsid = tool("setsid");
+        setsid.ifPresent(p -> cmd.add(p.toString()));
+        if (isRoot()) {
+            Optional<Path> unshare = tool("unshare");
+            if (unshare.isEmpty()) {
+                return OptionalInt.empty();
+            }
+            cmd.add(unshare.get().toString());
+            cmd.add("-U");
+        }
+        int port;
+        try {
+            port = freePort();
+        } catch (IOException e) {
+            return OptionalInt.empty();
+        }
+        cmd.add(bin.get().resolve("postgres").toString());
+        cmd.add("-D");
+        cmd.add(pgDir.toString());
+        cmd.add("-p");
+        cmd.add(Integer.toString(port));
+        settings.forEach((k, v) -> {
+            cmd.add("-c");
+            cmd.add(k + "=" + v);
+        });
+        long t0 = System.nanoTime();
+        Process p;
+        try {
+            EmbeddedCluster.writeHba(pgDir);
+            File log = pgDir.resolveSibling(EmbeddedCluster.LOG_FILE).toFile();
+            p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
+        } catch (IOException | RuntimeException e) {
+            LOG.debugf(e, "direct start of PostgreSQL in %s failed: starting through zonky", pgDir);
+            return OptionalInt.empty();
+        }
+        long deadline = t0 + wait.toNanos();
+        while (true) {
+            Optional<EmbeddedCluster.PidFile> pf = EmbeddedCluster.readPidFile(pgDir);
+            if (pf.isPresent() && pf.get().pid() == p.pid() && pf.get().status().equals("ready")) {
+                LOG.debugf("PostgreSQL (pid %d) ready in %d ms, started directly", p.pid(), (System.nanoTime() - t0) / 1_000_000);
+                return OptionalInt.of(port);
+            }
+            if (!p.isAlive()) {
+                LOG.warnf("PostgreSQL in %s exited at its start (code %d, see %s): starting through zonky", pgDir,
+                        p.exitValue(), pgDir.resolveSibling(EmbeddedCluster.LOG_FILE));
+                return OptionalInt.empty();
+            }
+            if (System.nanoTime() > deadline) {
+                LOG.warnf("PostgreSQL in %s not ready within %d s: stopping it, starting through zonky", pgDir,
+                        wait.toSeconds());
+                p.destroy(); // SIGTERM: smart shutdown
+                try {
+                    if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                        p.destroyForcibly();
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return OptionalInt.empty();
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(POLL_NANOS);
+        }
+    }
+
+    private static Optional<Path> tool(String name) {
+        for (String dir : new String[] { "/usr/bin", "/bin", "/usr/sbin", "/sbin" }) {
+            Path p = Path.of(dir, name);
+            if (Files.isExecutable(p)) {
+                return Optional.of(p);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Effective uid 0 (from /proc/self/status: this path is for Linux only). */
+    private static boolean isRoot() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.UTF_8)) {
+                if (line.startsWith("Uid:")) {
+                    String[] f = line.substring(4).trim().split("\\s+");
+                    return f.length > 1 && f[1].equals("0");
+                }
+            }
+        } catch (IOException e) {
+            // no procfs: treat as not root; a root start then fails and zonky starts
+        }
+        return false;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
