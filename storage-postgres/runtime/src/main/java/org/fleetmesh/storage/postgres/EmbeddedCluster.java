@@ -577,9 +577,19 @@ public final class EmbeddedCluster implements AutoCloseable {
         LOG.infof("PostgreSQL (pid %d) stopped", pid);
     }
 
+    /**
+     * Sends SIG{@code sig} to {@code pid}. Through the shell's own {@code kill} where there is a {@code /bin/sh} (the
+     * container image has no {@code kill} program, only dash, whose {@code kill} is a builtin), else the program.
+     */
     private static void signal(long pid, String sig) throws IOException {
+        if (!sig.matches("[A-Z]+")) {
+            throw new IllegalArgumentException("signal " + sig);
+        }
+        List<String> cmd = Files.isExecutable(Path.of("/bin/sh"))
+                ? List.of("/bin/sh", "-c", "kill -" + sig + " " + pid)
+                : List.of("kill", "-" + sig, Long.toString(pid));
         try {
-            Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(pid)).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             p.getInputStream().readAllBytes();
             p.waitFor(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
