@@ -27,7 +27,9 @@ import org.fleetmesh.spi.storage.Reader;
  * server as one statement text before a single Sync, so they are one implicit transaction; the local
  * timeout covers the read and ends with it. A read that may return more (no limit, a large one, a
  * NIP-77 enumeration) streams through a cursor in an explicit transaction: set_config (BEGIN travels
- * with it), the read ({@code fetchSize} rows per round trip), rollback.
+ * with it), the read ({@code fetchSize} rows per round trip), rollback. A read whose best plan does not depend on
+ * its values ({@link SqlFilter#oneBestPlan}) also sets {@code plan_cache_mode = force_generic_plan} locally, in the
+ * same statement as the timeout.
  */
 final class EventReader {
     private static final int FETCH_SIZE = 256;
@@ -38,11 +40,15 @@ final class EventReader {
     static final int ONE_SHOT_MAX_ROWS = FETCH_SIZE;
     /** PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout (or a cancel request). */
     private static final String QUERY_CANCELED = "57014";
+    /** For the rest of the transaction (the read): plan once per connection, whatever the parameters. */
+    private static final String GENERIC = "set_config('plan_cache_mode', 'force_generic_plan', true)";
 
     private final DataSource ds;
     private final Duration statementTimeout;
     /** Sent ahead of every read in the same statement text: empty when there is no timeout. */
     private final String timeoutPrefix;
+    /** Sent ahead of a read to be planned generically ({@link SqlFilter.Sql#generic}): the timeout and the plan mode. */
+    private final String genericPrefix;
 
     /** @param statementTimeout zero: no timeout */
     EventReader(DataSource ds, Duration statementTimeout) {
@@ -53,6 +59,9 @@ final class EventReader {
         this.statementTimeout = statementTimeout;
         this.timeoutPrefix = statementTimeout.isZero() ? ""
                 : "select set_config('statement_timeout', '" + statementTimeout.toMillis() + "ms', true);\n";
+        this.genericPrefix = "select " + (statementTimeout.isZero() ? ""
+                : "set_config('statement_timeout', '" + statementTimeout.toMillis() + "ms', true), ")
+                + GENERIC + ";\n";
     }
 
     Duration statementTimeout() {
@@ -156,10 +165,11 @@ final class EventReader {
         if (!c.getAutoCommit()) {
             c.setAutoCommit(true);
         }
-        try (PreparedStatement ps = c.prepareStatement(timeoutPrefix + sql.text())) {
+        String prefix = sql.generic() ? genericPrefix : timeoutPrefix;
+        try (PreparedStatement ps = c.prepareStatement(prefix + sql.text())) {
             SqlFilter.bind(c, ps, sql.params());
             boolean isResult = ps.execute();
-            if (!timeoutPrefix.isEmpty()) {
+            if (!prefix.isEmpty()) {
                 isResult = ps.getMoreResults(); // past set_config's row, to the read's
             }
             if (!isResult) {
@@ -178,9 +188,15 @@ final class EventReader {
     private void streamed(Connection c, SqlFilter.Sql sql, int fetchSize, Rows rows) throws SQLException {
         c.setAutoCommit(false);
         try {
+            // one round trip for the settings, whichever there are
             if (!statementTimeout.isZero()) {
-                try (PreparedStatement t = c.prepareStatement("select set_config('statement_timeout', ?, true)")) {
+                try (PreparedStatement t = c.prepareStatement("select set_config('statement_timeout', ?, true)"
+                        + (sql.generic() ? ", " + GENERIC : ""))) {
                     t.setString(1, statementTimeout.toMillis() + "ms");
+                    t.executeQuery().close();
+                }
+            } else if (sql.generic()) {
+                try (PreparedStatement t = c.prepareStatement("select " + GENERIC)) {
                     t.executeQuery().close();
                 }
             }

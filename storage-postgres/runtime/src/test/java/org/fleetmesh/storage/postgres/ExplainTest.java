@@ -142,4 +142,169 @@ class ExplainTest extends PgFixture {
         assertIndexed("latest, limit", f(null, null, null, Map.of(), null, null, 10), SqlFilter.Mode.QUERY,
                 SqlFilter.Mode.ENUMERATE);
     }
+
+    /**
+     * The plan PostgreSQL caches for {@code sql} when told to plan generically, as the reader runs a statement whose
+     * best plan does not depend on its values: PREPARE with the parameters' types, EXPLAIN EXECUTE.
+     */
+    static String genericPlan(SqlFilter.Sql sql) throws Exception {
+        StringBuilder types = new StringBuilder();
+        StringBuilder values = new StringBuilder();
+        for (Object p : sql.params()) {
+            String type;
+            String literal;
+            if (p instanceof Long l) {
+                type = "bigint";
+                literal = l.toString();
+            } else if (p instanceof Integer n) {
+                type = "int4";
+                literal = n.toString();
+            } else if (p instanceof byte[] b) {
+                type = "bytea";
+                literal = "'\\x" + java.util.HexFormat.of().formatHex(b) + "'";
+            } else if (p instanceof SqlFilter.Arr a && a.type().equals("int4")) {
+                type = "int4[]";
+                literal = "array" + java.util.Arrays.toString(a.values()) + "::int4[]";
+            } else {
+                throw new IllegalArgumentException("no literal for " + p);
+            }
+            types.append(types.length() == 0 ? "" : ", ").append(type);
+            values.append(values.length() == 0 ? "" : ", ").append(literal);
+        }
+        StringBuilder text = new StringBuilder();
+        int n = 0;
+        for (char ch : sql.text().toCharArray()) {
+            if (ch == '?') {
+                text.append('$').append(++n);
+            } else {
+                text.append(ch);
+            }
+        }
+        StringBuilder plan = new StringBuilder();
+        try (Connection c = store.dataSource().getConnection(); java.sql.Statement st = c.createStatement()) {
+            st.execute("set plan_cache_mode = force_generic_plan");
+            st.execute("prepare g (" + types + ") as " + text);
+            try (ResultSet rs = st.executeQuery("explain execute g(" + values + ")")) {
+                while (rs.next()) {
+                    plan.append(rs.getString(1)).append('\n');
+                }
+            } finally {
+                st.execute("deallocate g");
+                st.execute("reset plan_cache_mode");
+            }
+        }
+        return plan.toString();
+    }
+
+    @Test
+    void onlyReadsWithOneBestPlanArePlannedGenerically() {
+        long since = 1_600_100_000L;
+        Set<PubKey> one = Set.of(AUTHORS.get(3));
+        SqlFilter.Mode q = SqlFilter.Mode.QUERY;
+        assertTrue(SqlFilter.build(f(null, null, Set.of(1), Map.of(), null, null, 100), NOW, q).generic(), "one kind");
+        assertTrue(SqlFilter.build(f(null, null, null, Map.of(), null, null, 20), NOW, q).generic(), "the latest");
+        // the best plan depends on the values: left to the plan cache
+        assertFalse(SqlFilter.build(f(null, null, Set.of(1), Map.of(), since, since + 7200, 100), NOW, q).generic(),
+                "one kind, a window");
+        assertFalse(SqlFilter.build(f(null, null, null, Map.of(), since, since + 7200, 500), NOW, q).generic(), "a window");
+        assertFalse(SqlFilter.build(f(null, null, null, Map.of(), since, null, 500), NOW, q).generic(), "since");
+        assertFalse(SqlFilter.build(f(null, null, Set.of(1, 7), Map.of(), null, null, 100), NOW, q).generic(), "kinds");
+        assertFalse(SqlFilter.build(f(null, one, null, Map.of(), null, null, 100), NOW, q).generic(), "an author");
+        assertFalse(SqlFilter.build(f(Set.of(EVENTS.get(1).id()), null, null, Map.of(), null, null, 5), NOW, q).generic(),
+                "ids");
+        assertFalse(SqlFilter.build(f(null, null, Set.of(1), Map.of("t", Set.of("topic1")), null, null, 10), NOW, q)
+                .generic(), "a tag");
+        assertFalse(SqlFilter.build(f(null, null, Set.of(1), Map.of(), null, null, null), NOW, q).generic(), "no limit");
+        assertFalse(SqlFilter.build(f(null, null, Set.of(1), Map.of(), null, null, 100), NOW, SqlFilter.Mode.ENUMERATE)
+                .generic(), "an enumeration");
+        // the kind and the limit are written out, so the generic plan is made for them; the time stays a parameter
+        SqlFilter.Sql kind = SqlFilter.build(f(null, null, Set.of(1), Map.of(), null, null, 100), NOW, q);
+        assertTrue(kind.text().endsWith(" limit 100") && kind.text().contains("e.kind = 1 "), kind.text());
+        assertTrue(kind.params().equals(List.of(NOW)), kind.params().toString());
+        // elsewhere the limit stays a parameter: with it the plan cache keeps planning each execution for its values
+        SqlFilter.Sql window = SqlFilter.build(f(null, null, Set.of(1), Map.of(), since, since + 60, 100), NOW, q);
+        assertTrue(window.text().endsWith(" limit ?") && window.params().contains(100), window.text());
+    }
+
+    @Test
+    void theGenericPlansReadByIndexAndStopAtTheLimit() throws Exception {
+        // many: more matches than the limit, so the plan must read in index order and stop there (no full sort)
+        record Case(String what, Filter f, String index, boolean many) {
+        }
+        // as an unauthenticated reader (the gated-kind rule adds its condition), like a relay's anonymous client
+        org.fleetmesh.spi.storage.Reader anonymous = org.fleetmesh.spi.storage.Reader.of(Set.of(4, 1059), Set.of());
+        for (Case k : List.of(
+                // kind 1 is over half the store: walking the newest events and skipping the others is as good (and
+                // what a plan for the value picks); a rare kind must be read by its own index, never by that walk
+                new Case("one common kind", f(null, null, Set.of(1), Map.of(), null, null, 100),
+                        "event_(kind|created_at)_idx", true),
+                new Case("one rare kind", f(null, null, Set.of(30), Map.of(), null, null, 100), "event_kind_idx", false),
+                new Case("a kind of one event in nine", f(null, null, Set.of(1111), Map.of(), null, null, 5),
+                        "event_(kind|created_at)_idx", true),
+                new Case("the latest", f(null, null, null, Map.of(), null, null, 20), "event_created_at_idx", true))) {
+            SqlFilter.Sql sql = SqlFilter.build(k.f(), NOW, SqlFilter.Mode.QUERY, anonymous);
+            assertTrue(sql.generic(), k.what());
+            String plan = genericPlan(sql);
+            assertTrue(java.util.regex.Pattern.compile("(Index Scan using|Bitmap Index Scan on) " + k.index() + " ")
+                    .matcher(plan).find(), k.what() + ":\n" + plan);
+            assertFalse(plan.contains("Seq Scan"), k.what() + ":\n" + plan);
+            assertTrue(plan.startsWith("Limit"), k.what() + ":\n" + plan);
+            if (k.many()) {
+                assertFalse(plan.contains("Bitmap"), k.what() + ":\n" + plan);
+                assertFalse(plan.replace("Incremental Sort  (", "").contains("Sort  ("), k.what() + ": a full sort\n" + plan);
+            }
+        }
+    }
+
+    @Test
+    void theReaderRunsThemWithGenericPlansAndLeavesTheRestToThePlanCache() throws Exception {
+        Filter kind = f(null, null, Set.of(7), Map.of(), null, null, 37);
+        Filter author = f(null, Set.of(AUTHORS.get(11)), null, Map.of(), null, null, 37);
+        List<EventId> expected = null;
+        for (int i = 0; i < 12; i++) {
+            List<EventId> got = ids(kind);
+            assertTrue(got.size() == 37, got.toString());
+            if (expected != null) {
+                assertTrue(expected.equals(got), "the same answer every time");
+            }
+            expected = got;
+            ids(author);
+        }
+        // the newest 37 of kind 7, newest first (ties: lowest id), as a scan of every event says
+        List<EventId> scan = EVENTS.stream().filter(e -> e.kind() == 7)
+                .sorted(java.util.Comparator.comparingLong(Event::createdAt).reversed()
+                        .thenComparing(e -> e.id().hex()))
+                .limit(37).map(Event::id).toList();
+        assertTrue(scan.equals(expected), "kind 7, limit 37: " + expected + " against " + scan);
+        // every connection of the pool: what its session has prepared (pgjdbc names a statement from its fifth use)
+        long kindGeneric = 0;
+        long kindCustom = 0;
+        long authorCustom = 0;
+        List<Connection> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                held.add(store.dataSource().getConnection());
+            }
+            for (Connection c : held) {
+                try (java.sql.Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                        "select statement, generic_plans, custom_plans from pg_prepared_statements")) {
+                    while (rs.next()) {
+                        String text = rs.getString(1);
+                        if (text.contains("e.kind = 7 ") && text.endsWith("limit 37")) {
+                            kindGeneric += rs.getLong(2);
+                            kindCustom += rs.getLong(3);
+                        } else if (text.contains("e.pubkey = $1") && text.contains("limit $")) {
+                            authorCustom += rs.getLong(3);
+                        }
+                    }
+                }
+            }
+        } finally {
+            for (Connection c : held) {
+                c.close();
+            }
+        }
+        assertTrue(kindGeneric > 0 && kindCustom == 0, "one kind: generic " + kindGeneric + ", custom " + kindCustom);
+        assertTrue(authorCustom > 0, "an author's read is planned per execution at first (the plan cache's own rule)");
+    }
 }
