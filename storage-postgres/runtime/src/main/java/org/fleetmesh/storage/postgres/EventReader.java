@@ -165,7 +165,7 @@ final class EventReader {
         if (!c.getAutoCommit()) {
             c.setAutoCommit(true);
         }
-        String prefix = sql.generic() ? genericPrefix : timeoutPrefix;
+        String prefix = generic(c, sql) ? genericPrefix : timeoutPrefix;
         try (PreparedStatement ps = c.prepareStatement(prefix + sql.text())) {
             SqlFilter.bind(c, ps, sql.params());
             boolean isResult = ps.execute();
@@ -189,13 +189,14 @@ final class EventReader {
         c.setAutoCommit(false);
         try {
             // one round trip for the settings, whichever there are
+            boolean generic = generic(c, sql);
             if (!statementTimeout.isZero()) {
                 try (PreparedStatement t = c.prepareStatement("select set_config('statement_timeout', ?, true)"
-                        + (sql.generic() ? ", " + GENERIC : ""))) {
+                        + (generic ? ", " + GENERIC : ""))) {
                     t.setString(1, statementTimeout.toMillis() + "ms");
                     t.executeQuery().close();
                 }
-            } else if (sql.generic()) {
+            } else if (generic) {
                 try (PreparedStatement t = c.prepareStatement("select " + GENERIC)) {
                     t.executeQuery().close();
                 }
@@ -211,6 +212,25 @@ final class EventReader {
             EventWriter.resetAutoCommit(c);
         }
     }
+
+    /**
+     * Whether {@code sql} runs under {@link #GENERIC}: when it asks to and the server has {@code plan_cache_mode}
+     * (PostgreSQL 12 and later; on an older external server every read is planned as the plan cache chooses).
+     */
+    private boolean generic(Connection c, SqlFilter.Sql sql) throws SQLException {
+        if (!sql.generic()) {
+            return false;
+        }
+        Boolean known = planCacheMode;
+        if (known == null) {
+            known = c.getMetaData().getDatabaseMajorVersion() >= 12;
+            planCacheMode = known;
+        }
+        return known;
+    }
+
+    /** Whether the server has {@code plan_cache_mode}; null until the first read that would use it. */
+    private volatile Boolean planCacheMode;
 
     /** A read of at most {@code limit} rows; unbounded ({@code null}): streamed. */
     private static int rowsAtMost(Integer limit) {

@@ -129,4 +129,55 @@ class StatementTimeoutTest extends PgFixture {
             throw new IllegalStateException(ex);
         }
     }
+
+    /**
+     * A read planned once per connection (SqlFilter.oneBestPlan) sets the timeout and the plan mode in one statement:
+     * the timeout still cancels it, both settings end with it, and without a timeout the read runs with the plan mode
+     * alone.
+     */
+    @Test
+    void aReadPlannedOnceIsCancelledLikeAnyOtherAndLeavesNoSettingBehind() throws Exception {
+        truncate();
+        Event e = Ev.ev(Ev.author(), NOW - 1, 7, "x");
+        store.save(List.of(e));
+        Filter oneKind = new Filter(null, null, java.util.Set.of(7), java.util.Map.of(), null, null, 10);
+        Filter manyKind = new Filter(null, null, java.util.Set.of(7), java.util.Map.of(), null, null, 1000); // streamed
+        try (PostgresStore timed = new PostgresStore(store.dataSource(), store.dataSource()::getConnection,
+                Duration.ofMillis(300)); Connection locker = store.dataSource().getConnection()) {
+            timed.statisticsRefresh().join(60_000);
+            locker.setAutoCommit(false);
+            try (Statement s = locker.createStatement()) {
+                s.execute("lock table event in access exclusive mode");
+            }
+            assertThrows(QueryTimeoutException.class, () -> timed.query(oneKind, NOW, Reader.operator(), (id, json) -> true));
+            assertThrows(QueryTimeoutException.class, () -> timed.query(manyKind, NOW, Reader.operator(), (id, json) -> true));
+            locker.rollback();
+            assertEquals(List.of(e.id()), ids(timed, oneKind, NOW));
+            assertEquals(List.of(e.id()), ids(timed, manyKind, NOW));
+        }
+        try (PostgresStore untimed = new PostgresStore(store.dataSource(), store.dataSource()::getConnection, Duration.ZERO)) {
+            untimed.statisticsRefresh().join(60_000);
+            assertEquals(List.of(e.id()), ids(untimed, oneKind, NOW));
+            assertEquals(List.of(e.id()), ids(untimed, manyKind, NOW));
+        }
+        // every pooled connection is back to the server's settings
+        List<Connection> held = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 4; i++) {
+                held.add(store.dataSource().getConnection());
+            }
+            for (Connection c : held) {
+                try (Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("select current_setting('statement_timeout'), current_setting('plan_cache_mode')")) {
+                    rs.next();
+                    assertEquals("0", rs.getString(1));
+                    assertEquals("auto", rs.getString(2));
+                }
+            }
+        } finally {
+            for (Connection c : held) {
+                c.close();
+            }
+        }
+    }
 }
