@@ -45,10 +45,10 @@ final class EventReader {
 
     private final DataSource ds;
     private final Duration statementTimeout;
-    /** Sent ahead of every read in the same statement text: empty when there is no timeout. */
-    private final String timeoutPrefix;
-    /** Sent ahead of a read to be planned generically ({@link SqlFilter.Sql#generic}): the timeout and the plan mode. */
-    private final String genericPrefix;
+    /** A read's settings for its own transaction, one {@code select} of set_config calls: empty when there are none. */
+    private final String settings;
+    /** The settings of a read planned generically ({@link SqlFilter.Sql#generic}): the timeout and the plan mode. */
+    private final String genericSettings;
 
     /** @param statementTimeout zero: no timeout */
     EventReader(DataSource ds, Duration statementTimeout) {
@@ -57,11 +57,10 @@ final class EventReader {
         }
         this.ds = ds;
         this.statementTimeout = statementTimeout;
-        this.timeoutPrefix = statementTimeout.isZero() ? ""
-                : "select set_config('statement_timeout', '" + statementTimeout.toMillis() + "ms', true);\n";
-        this.genericPrefix = "select " + (statementTimeout.isZero() ? ""
-                : "set_config('statement_timeout', '" + statementTimeout.toMillis() + "ms', true), ")
-                + GENERIC + ";\n";
+        String timeout = statementTimeout.isZero() ? null
+                : "set_config('statement_timeout', '" + statementTimeout.toMillis() + "ms', true)";
+        this.settings = timeout == null ? "" : "select " + timeout;
+        this.genericSettings = "select " + (timeout == null ? "" : timeout + ", ") + GENERIC;
     }
 
     Duration statementTimeout() {
@@ -165,11 +164,11 @@ final class EventReader {
         if (!c.getAutoCommit()) {
             c.setAutoCommit(true);
         }
-        String prefix = generic(c, sql) ? genericPrefix : timeoutPrefix;
-        try (PreparedStatement ps = c.prepareStatement(prefix + sql.text())) {
+        String set = settings(c, sql);
+        try (PreparedStatement ps = c.prepareStatement(set.isEmpty() ? sql.text() : set + ";\n" + sql.text())) {
             SqlFilter.bind(c, ps, sql.params());
             boolean isResult = ps.execute();
-            if (!prefix.isEmpty()) {
+            if (!set.isEmpty()) {
                 isResult = ps.getMoreResults(); // past set_config's row, to the read's
             }
             if (!isResult) {
@@ -188,16 +187,9 @@ final class EventReader {
     private void streamed(Connection c, SqlFilter.Sql sql, int fetchSize, Rows rows) throws SQLException {
         c.setAutoCommit(false);
         try {
-            // one round trip for the settings, whichever there are
-            boolean generic = generic(c, sql);
-            if (!statementTimeout.isZero()) {
-                try (PreparedStatement t = c.prepareStatement("select set_config('statement_timeout', ?, true)"
-                        + (generic ? ", " + GENERIC : ""))) {
-                    t.setString(1, statementTimeout.toMillis() + "ms");
-                    t.executeQuery().close();
-                }
-            } else if (generic) {
-                try (PreparedStatement t = c.prepareStatement("select " + GENERIC)) {
+            String set = settings(c, sql);
+            if (!set.isEmpty()) {
+                try (PreparedStatement t = c.prepareStatement(set)) {
                     t.executeQuery().close();
                 }
             }
@@ -214,19 +206,20 @@ final class EventReader {
     }
 
     /**
-     * Whether {@code sql} runs under {@link #GENERIC}: when it asks to and the server has {@code plan_cache_mode}
-     * (PostgreSQL 12 and later; on an older external server every read is planned as the plan cache chooses).
+     * The settings {@code sql} runs under: with {@link #GENERIC} when it asks for it and the server has
+     * {@code plan_cache_mode} (PostgreSQL 12 and later; on an older external server every read is planned as the plan
+     * cache chooses).
      */
-    private boolean generic(Connection c, SqlFilter.Sql sql) throws SQLException {
+    private String settings(Connection c, SqlFilter.Sql sql) throws SQLException {
         if (!sql.generic()) {
-            return false;
+            return settings;
         }
         Boolean known = planCacheMode;
         if (known == null) {
             known = c.getMetaData().getDatabaseMajorVersion() >= 12;
             planCacheMode = known;
         }
-        return known;
+        return known ? genericSettings : settings;
     }
 
     /** Whether the server has {@code plan_cache_mode}; null until the first read that would use it. */

@@ -199,7 +199,8 @@ final class SqlFilter {
      * events, a rare one must be read by {@code event_kind_idx}). PostgreSQL's plan cache would plan such a read five
      * times per connection before it tried a generic plan, and with the limit as a parameter never ({@code LIMIT $n}
      * is costed as 10 % of the rows, so a custom plan always looks cheaper): 0.15-0.3 ms of a 1 ms REQ
-     * (docs/BENCHMARKS.md, "Generic plans"). Such a read runs under {@code plan_cache_mode = force_generic_plan}.
+     * (docs/BENCHMARKS.md, "Eighth session: planned once, the newest of a kind"). Such a read runs under
+     * {@code plan_cache_mode = force_generic_plan}.
      * A time range is a parameter whose value does change the best plan (a generic plan assumes a narrow window, and
      * would read a month-wide one whole to sort it), and so do author lists, kind lists, ids and tag values: those
      * reads are left as they are, to the plan cache's own choice. A client can make a distinct statement text per kind

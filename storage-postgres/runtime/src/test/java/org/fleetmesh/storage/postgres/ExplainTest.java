@@ -277,34 +277,22 @@ class ExplainTest extends PgFixture {
                 .limit(37).map(Event::id).toList();
         assertTrue(scan.equals(expected), "kind 7, limit 37: " + expected + " against " + scan);
         // every connection of the pool: what its session has prepared (pgjdbc names a statement from its fifth use)
-        long kindGeneric = 0;
-        long kindCustom = 0;
-        long authorCustom = 0;
-        List<Connection> held = new ArrayList<>();
-        try {
-            for (int i = 0; i < 4; i++) {
-                held.add(store.dataSource().getConnection());
-            }
-            for (Connection c : held) {
-                try (java.sql.Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
-                        "select statement, generic_plans, custom_plans from pg_prepared_statements")) {
-                    while (rs.next()) {
-                        String text = rs.getString(1);
-                        if (text.contains("e.kind = 7 ") && text.endsWith("limit 37")) {
-                            kindGeneric += rs.getLong(2);
-                            kindCustom += rs.getLong(3);
-                        } else if (text.contains("e.pubkey = $1") && text.contains("limit $")) {
-                            authorCustom += rs.getLong(3);
-                        }
+        long[] plans = new long[3]; // one kind: generic, custom; an author: custom
+        onEveryPooledConnection(c -> {
+            try (java.sql.Statement st = c.createStatement(); ResultSet rs = st.executeQuery(
+                    "select statement, generic_plans, custom_plans from pg_prepared_statements")) {
+                while (rs.next()) {
+                    String text = rs.getString(1);
+                    if (text.contains("e.kind = 7 ") && text.endsWith("limit 37")) {
+                        plans[0] += rs.getLong(2);
+                        plans[1] += rs.getLong(3);
+                    } else if (text.contains("e.pubkey = $1") && text.contains("limit $")) {
+                        plans[2] += rs.getLong(3);
                     }
                 }
             }
-        } finally {
-            for (Connection c : held) {
-                c.close();
-            }
-        }
-        assertTrue(kindGeneric > 0 && kindCustom == 0, "one kind: generic " + kindGeneric + ", custom " + kindCustom);
-        assertTrue(authorCustom > 0, "an author's read is planned per execution at first (the plan cache's own rule)");
+        });
+        assertTrue(plans[0] > 0 && plans[1] == 0, "one kind: generic " + plans[0] + ", custom " + plans[1]);
+        assertTrue(plans[2] > 0, "an author's read is planned per execution at first (the plan cache's own rule)");
     }
 }

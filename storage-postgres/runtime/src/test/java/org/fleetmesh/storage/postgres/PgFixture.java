@@ -15,6 +15,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** One embedded cluster per test class, in a temporary data dir. */
 abstract class PgFixture {
     static final long NOW = 1_700_000_000L;
+    /** The connections of {@link #store}'s pool. */
+    static final int POOL_SIZE = 4;
 
     @TempDir
     static Path dataDir;
@@ -24,7 +26,7 @@ abstract class PgFixture {
     @BeforeAll
     static void startCluster() throws Exception {
         cluster = EmbeddedCluster.start(dataDir);
-        store = PostgresStore.open(cluster.jdbcUrl(), cluster.user(), cluster.password(), 4);
+        store = PostgresStore.open(cluster.jdbcUrl(), cluster.user(), cluster.password(), POOL_SIZE);
     }
 
     @AfterAll
@@ -43,6 +45,31 @@ abstract class PgFixture {
         org.flywaydb.core.Flyway.configure(cl).dataSource(ds).table(Migrations.HISTORY_TABLE)
                 .resourceProvider(new Migrations.ListedResources(cl)).javaMigrationClassProvider(List::of)
                 .target(target).load().migrate();
+    }
+
+    @FunctionalInterface
+    interface OnConnection {
+        void run(Connection c) throws Exception;
+    }
+
+    /**
+     * Holds every connection of {@link #store}'s pool at once and runs {@code action} on each: every backend of the
+     * pool exactly once (what a session holds, its settings and prepared statements, is per backend).
+     */
+    static void onEveryPooledConnection(OnConnection action) throws Exception {
+        List<Connection> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < POOL_SIZE; i++) {
+                held.add(store.dataSource().getConnection());
+            }
+            for (Connection c : held) {
+                action.run(c);
+            }
+        } finally {
+            for (Connection c : held) {
+                c.close();
+            }
+        }
     }
 
     static void sql(String... statements) throws Exception {

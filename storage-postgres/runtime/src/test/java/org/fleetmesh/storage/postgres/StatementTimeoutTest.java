@@ -35,10 +35,7 @@ class StatementTimeoutTest extends PgFixture {
                 Duration.ofMillis(300)); Connection locker = store.dataSource().getConnection()) {
             // its statistics refresh holds a pooled connection while it runs: done before the pool is counted below
             timed.statisticsRefresh().join(60_000);
-            locker.setAutoCommit(false);
-            try (Statement s = locker.createStatement()) {
-                s.execute("lock table event in access exclusive mode");
-            }
+            lockEvents(locker);
             QueryTimeoutException q = assertThrows(QueryTimeoutException.class,
                     () -> timed.query(Filter.ALL, NOW, Reader.operator(), (id, json) -> true));
             assertEquals(Duration.ofMillis(300), q.timeout());
@@ -70,10 +67,7 @@ class StatementTimeoutTest extends PgFixture {
             List<String> before = new java.util.ArrayList<>();
             timed.query(limited, NOW, Reader.operator(), (id, json) -> before.add(json));
             assertEquals(List.of(e.json()), before, "the set_config's row is not taken for the read's");
-            locker.setAutoCommit(false);
-            try (Statement s = locker.createStatement()) {
-                s.execute("lock table event in access exclusive mode");
-            }
+            lockEvents(locker);
             // bounded, so a read that carried no timeout fails the test instead of waiting for the lock forever
             QueryTimeoutException q = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThrows(
                     QueryTimeoutException.class, () -> timed.query(limited, NOW, Reader.operator(), (id, json) -> true)));
@@ -82,23 +76,13 @@ class StatementTimeoutTest extends PgFixture {
                     () -> assertThrows(QueryTimeoutException.class, () -> timed.count(Filter.ALL, NOW)));
             locker.rollback();
         }
-        // no pooled connection kept the timeout: hold every one of them (the fixture's pool has 4) at once
-        List<Connection> all = new java.util.ArrayList<>();
-        try {
-            for (int i = 0; i < 4; i++) {
-                all.add(store.dataSource().getConnection());
+        // no pooled connection kept the timeout
+        onEveryPooledConnection(c -> {
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("show statement_timeout")) {
+                rs.next();
+                assertEquals("0", rs.getString(1));
             }
-            for (Connection c : all) {
-                try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("show statement_timeout")) {
-                    rs.next();
-                    assertEquals("0", rs.getString(1));
-                }
-            }
-        } finally {
-            for (Connection c : all) {
-                c.close();
-            }
-        }
+        });
     }
 
     @Test
@@ -106,16 +90,21 @@ class StatementTimeoutTest extends PgFixture {
         truncate();
         try (PostgresStore timed = new PostgresStore(store.dataSource(), store.dataSource()::getConnection,
                 Duration.ofMillis(200)); Connection locker = store.dataSource().getConnection()) {
-            locker.setAutoCommit(false);
-            try (Statement s = locker.createStatement()) {
-                s.execute("lock table event in access exclusive mode");
-            }
+            lockEvents(locker);
             Event e = Ev.ev(Ev.author(), NOW - 1, 1, "waits");
             CompletableFuture<List<SaveOutcome>> save = CompletableFuture.supplyAsync(() -> timed.save(List.of(e)));
             // the writer has been blocked for longer than the read timeout
             SharedDatabaseTest.await("a writer blocked for 600 ms", () -> blockedLongerThan(600));
             locker.rollback();
             assertEquals(List.of(SaveOutcome.STORED), save.get(30, TimeUnit.SECONDS));
+        }
+    }
+
+    /** Takes a lock that every read and write of event waits for, until {@code locker} rolls back. */
+    private static void lockEvents(Connection locker) throws Exception {
+        locker.setAutoCommit(false);
+        try (Statement s = locker.createStatement()) {
+            s.execute("lock table event in access exclusive mode");
         }
     }
 
@@ -145,12 +134,12 @@ class StatementTimeoutTest extends PgFixture {
         try (PostgresStore timed = new PostgresStore(store.dataSource(), store.dataSource()::getConnection,
                 Duration.ofMillis(300)); Connection locker = store.dataSource().getConnection()) {
             timed.statisticsRefresh().join(60_000);
-            locker.setAutoCommit(false);
-            try (Statement s = locker.createStatement()) {
-                s.execute("lock table event in access exclusive mode");
+            lockEvents(locker);
+            // bounded, so a read that carried no timeout fails the test instead of waiting for the lock forever
+            for (Filter f : List.of(oneKind, manyKind)) {
+                assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThrows(QueryTimeoutException.class,
+                        () -> timed.query(f, NOW, Reader.operator(), (id, json) -> true)));
             }
-            assertThrows(QueryTimeoutException.class, () -> timed.query(oneKind, NOW, Reader.operator(), (id, json) -> true));
-            assertThrows(QueryTimeoutException.class, () -> timed.query(manyKind, NOW, Reader.operator(), (id, json) -> true));
             locker.rollback();
             assertEquals(List.of(e.id()), ids(timed, oneKind, NOW));
             assertEquals(List.of(e.id()), ids(timed, manyKind, NOW));
@@ -161,23 +150,13 @@ class StatementTimeoutTest extends PgFixture {
             assertEquals(List.of(e.id()), ids(untimed, manyKind, NOW));
         }
         // every pooled connection is back to the server's settings
-        List<Connection> held = new java.util.ArrayList<>();
-        try {
-            for (int i = 0; i < 4; i++) {
-                held.add(store.dataSource().getConnection());
+        onEveryPooledConnection(c -> {
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                    "select current_setting('statement_timeout'), current_setting('plan_cache_mode')")) {
+                rs.next();
+                assertEquals("0", rs.getString(1));
+                assertEquals("auto", rs.getString(2));
             }
-            for (Connection c : held) {
-                try (Statement s = c.createStatement();
-                        ResultSet rs = s.executeQuery("select current_setting('statement_timeout'), current_setting('plan_cache_mode')")) {
-                    rs.next();
-                    assertEquals("0", rs.getString(1));
-                    assertEquals("auto", rs.getString(2));
-                }
-            }
-        } finally {
-            for (Connection c : held) {
-                c.close();
-            }
-        }
+        });
     }
 }

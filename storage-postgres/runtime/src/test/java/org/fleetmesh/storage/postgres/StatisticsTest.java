@@ -60,26 +60,16 @@ class StatisticsTest extends PgFixture {
      * Sends the collector the insert counts the pool's backends still hold. A PostgreSQL 14 backend reports its table
      * counters when it goes idle, but at most every 500 ms (PGSTAT_STAT_INTERVAL); counts it could not send wait for
      * its next statement. Left there, the inserts of the batch can reach the collector after the ANALYZE and make the
-     * table stale again (a CI run failed so: the ANALYZE counted, event and tag stale for 45 s). So: hold every
-     * connection of the pool, wait past the interval, and run a statement on each.
+     * table stale again (a CI run failed so: the ANALYZE counted, event and tag stale for 45 s). So: wait past the
+     * interval, and run a statement on every connection of the pool.
      */
     private static void flushPendingCounters() throws Exception {
-        List<Connection> held = new ArrayList<>();
-        try {
-            for (int i = 0; i < 4; i++) {
-                held.add(store.dataSource().getConnection());
+        Thread.sleep(600);
+        onEveryPooledConnection(c -> {
+            try (Statement s = c.createStatement()) {
+                s.execute("select 1");
             }
-            Thread.sleep(600);
-            for (Connection c : held) {
-                try (Statement s = c.createStatement()) {
-                    s.execute("select 1");
-                }
-            }
-        } finally {
-            for (Connection c : held) {
-                c.close();
-            }
-        }
+        });
         Thread.sleep(200); // the collector takes its messages over UDP, asynchronously
     }
 
