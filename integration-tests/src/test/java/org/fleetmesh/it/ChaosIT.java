@@ -80,6 +80,8 @@ class ChaosIT {
     static final int SAMPLER = 0;
     /** The node the flooder links to. */
     static final int FLOOD_TARGET = 1;
+    /** How long past the fault phase the flooder goes on if the target has not quarantined it yet. */
+    static final int FLOOD_AFTER_SECONDS = 120;
     /** Buys compute from the cheater and re-executes every job. */
     static final int BUYER = 3;
     /** The cheating compute worker; a full mesh node otherwise. */
@@ -313,7 +315,7 @@ class ChaosIT {
                     }
                 }
             }
-            MeshPeer flooder = flood.get(120, TimeUnit.SECONDS);
+            MeshPeer flooder = flood.get(FLOOD_AFTER_SECONDS + 60, TimeUnit.SECONDS);
             int[] jobs = compute.get(300, TimeUnit.SECONDS);
             long chaosSeconds = (System.nanoTime() - chaosStart) / 1_000_000_000L;
             note("fault phase over: " + ok.size() + " events answered OK true, " + okFalse.get() + " OK false, "
@@ -670,7 +672,7 @@ class ChaosIT {
     /**
      * A peer with fresh keys links to the flood target (the real handshake and custody exchange) and sends frames of
      * 100 events as fast as the node answers, far past its grant, until the node ends the link quarantined. A kill of
-     * the node meanwhile: it links again and goes on.
+     * the node meanwhile: it links again and goes on, past the end of the fault phase if need be.
      */
     MeshPeer flood(Vertx vertx, long until) throws Exception {
         AtomicLong accepted = new AtomicLong();
@@ -682,7 +684,9 @@ class ChaosIT {
         int batch = 0;
         int identities = 0;
         long t = Keys.now() - 60;
-        long deadline = Math.max(until, System.nanoTime() + TimeUnit.SECONDS.toNanos(60));
+        // a flooder does not stop when the faults do: a target killed late in the phase (or twice in a row, each
+        // restart slowed by the others' load) may give it its first full window only after the phase ends
+        long deadline = until + TimeUnit.SECONDS.toNanos(FLOOD_AFTER_SECONDS);
         MeshPeer peer = null;
         while (!quarantinedSeen.get() && System.nanoTime() < deadline) {
             try {
