@@ -130,7 +130,7 @@ public class StoreReads {
 
     static final HexFormat HEX = HexFormat.of();
 
-    /** The event's JSON from its columns, as the SQL of {@code SqlFilter.json} builds it. */
+    /** The event's JSON from its columns, by the SQL rule of docs/spec/storage.md ("Compact rows"). */
     static String json(byte[] id, byte[] pubkey, long createdAt, int kind, String body, byte[] sig) {
         StringBuilder b = new StringBuilder(body.length() + 300);
         b.append("{\"id\":\"");

@@ -1,5 +1,6 @@
 package org.fleetmesh.storage.postgres;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -77,14 +78,26 @@ final class EventReader {
         if (sql != null) {
             run("query", sql, rowsAtMost(filter.limit()), rs -> {
                 while (rs.next()) {
-                    // the text column's bytes as the server sent them: UTF-8 (the connection's client_encoding), the
-                    // JSON exactly as stored, without a decode to a String that a relay would encode back
-                    if (!sink.acceptUtf8(new EventId(rs.getBytes(1)), rs.getBytes(2))) {
+                    // SqlFilter.columns: the text columns' bytes as the server sent them (UTF-8, the connection's
+                    // client_encoding), never decoded to a String that a relay would encode back
+                    if (!sink.acceptUtf8(new EventId(rs.getBytes(1)), json(rs, 1))) {
                         break;
                     }
                 }
             });
         }
+    }
+
+    /**
+     * The event's JSON, UTF-8, from the row's {@link SqlFilter#columns} starting at column {@code first}: the bytes of
+     * its {@code json} on a legacy row, else built by {@link StoredJson} (the text columns' bytes as the server sent
+     * them, UTF-8 in the connection's client_encoding, never decoded to a String).
+     */
+    static byte[] json(ResultSet rs, int first) throws SQLException {
+        byte[] legacy = rs.getBytes(first + 6);
+        return legacy != null ? legacy
+                : StoredJson.utf8(rs.getBytes(first), rs.getBytes(first + 1), rs.getLong(first + 2),
+                        rs.getInt(first + 3), rs.getBytes(first + 4), rs.getBytes(first + 5));
     }
 
     long count(List<Filter> filters, long now, Reader reader) {
@@ -116,12 +129,13 @@ final class EventReader {
         if (limit <= 0) {
             return;
         }
-        SqlFilter.Sql sql = new SqlFilter.Sql("select e.seq, e.id, " + SqlFilter.json("e")
+        SqlFilter.Sql sql = new SqlFilter.Sql("select e.seq, " + SqlFilter.columns("e")
                 + " from event e where e.seq > ? order by e.seq limit ?",
                 List.of(afterSeq, limit));
         run("scan", sql, rowsAtMost(limit), rs -> {
             while (rs.next()) {
-                if (!sink.accept(rs.getLong(1), new EventId(rs.getBytes(2)), rs.getString(3))) {
+                String json = new String(json(rs, 2), StandardCharsets.UTF_8);
+                if (!sink.accept(rs.getLong(1), new EventId(rs.getBytes(2)), json)) {
                     break;
                 }
             }

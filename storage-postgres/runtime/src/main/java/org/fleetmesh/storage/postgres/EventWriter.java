@@ -121,7 +121,7 @@ final class EventWriter {
 
     /**
      * What a row keeps of {@code Event.json()} (V11): the tags array, {@code ,"content":} and the content string; the
-     * rest is rebuilt from the columns by {@link SqlFilter#json}.
+     * rest is rebuilt from the columns by {@link StoredJson}.
      */
     static String body(Event e) {
         String j = e.json();

@@ -298,13 +298,14 @@ final class SiblingFeed {
         if (!ids.isEmpty()) {
             long now = System.currentTimeMillis() / 1000;
             try (Connection c = ds.getConnection();
-                    PreparedStatement ps = c.prepareStatement("select e.id, " + SqlFilter.json("e")
+                    PreparedStatement ps = c.prepareStatement("select " + SqlFilter.columns("e")
                             + " from event e where e.id = any(?) and (e.expires_at is null or e.expires_at > ?)")) {
                 ps.setArray(1, c.createArrayOf("bytea", ids.toArray(new byte[0][])));
                 ps.setLong(2, now);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        found.put(new EventId(rs.getBytes(1)), rs.getString(2));
+                        found.put(new EventId(rs.getBytes(1)),
+                                new String(EventReader.json(rs, 1), java.nio.charset.StandardCharsets.UTF_8));
                     }
                 }
             } catch (SQLException e) {

@@ -94,14 +94,13 @@ final class SqlFilter {
     }
 
     /**
-     * The event's JSON as stored by {@link EventWriter}, on alias {@code a}: rebuilt from the columns and the stored
-     * {@code body} (tags, content) and {@code sig} (V11), byte for byte {@code Event.json()}; a legacy row whose JSON
-     * could not be split keeps it in {@code json}.
+     * What a QUERY returns on alias {@code a}, in this order: {@code id, pubkey, created_at, kind, body, sig, json}
+     * ({@code json} is null except on a legacy row). The reader builds the JSON from them ({@link StoredJson}), which
+     * costs PostgreSQL nothing (docs/spec/storage.md, "Compact rows", gives the same rule as SQL).
      */
-    static String json(String a) {
-        return "coalesce(" + a + ".json, '{\"id\":\"' || encode(" + a + ".id, 'hex') || '\",\"pubkey\":\"' || encode(" + a
-                + ".pubkey, 'hex') || '\",\"created_at\":' || " + a + ".created_at || ',\"kind\":' || " + a
-                + ".kind || ',\"tags\":' || " + a + ".body || ',\"sig\":\"' || encode(" + a + ".sig, 'hex') || '\"}')";
+    static String columns(String a) {
+        return a + ".id, " + a + ".pubkey, " + a + ".created_at, " + a + ".kind, " + a + ".body, " + a + ".sig, " + a
+                + ".json";
     }
 
     /** The statement as the operator (sees everything), or null when nothing stored can match. */
@@ -231,7 +230,7 @@ final class SqlFilter {
             case COUNT -> sql = "select count(*) from event e" + w;
             case IDS -> sql = "select e.id from event e" + w;
             case QUERY -> {
-                sql = "select e.id, " + json("e") + " from event e" + w + " order by e.created_at desc, e.id";
+                sql = "select " + columns("e") + " from event e" + w + " order by e.created_at desc, e.id";
                 if (generic) {
                     sql += " limit " + limit.intValue(); // written out: the generic plan is costed for this limit
                 } else if (limit != null) {
@@ -360,7 +359,7 @@ final class SqlFilter {
             params.add(values(driverValues));
         }
         StringBuilder inner = new StringBuilder();
-        inner.append(single && mode == Mode.QUERY ? "select e.id, " + json("e") : "select e.id, t.created_at")
+        inner.append(single && mode == Mode.QUERY ? "select " + columns("e") : "select e.id, t.created_at")
                 .append(" from tag t join event e on e.seq = t.event_seq where t.name = ? and t.value = ")
                 .append(single ? "?" : "d.v");
         params.add(driverTag);
@@ -397,7 +396,7 @@ final class SqlFilter {
         String sql;
         if (mode == Mode.QUERY) {
             // cut to the limit before fetching the JSON
-            sql = "select e.id, " + json("e") + " from (select c.id, c.created_at from (" + candidates + ") c"
+            sql = "select " + columns("e") + " from (select c.id, c.created_at from (" + candidates + ") c"
                     + " order by c.created_at desc, c.id limit ?) c join event e on e.id = c.id"
                     + " order by c.created_at desc, c.id";
             params.add(limit);
