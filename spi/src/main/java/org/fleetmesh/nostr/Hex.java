@@ -16,6 +16,18 @@ public final class Hex {
         return new String(out);
     }
 
+    /**
+     * Writes {@code bytes} as lower-case hex, one ASCII byte per digit, into {@code out} from {@code at}; returns the
+     * position after the last digit (for building UTF-8 text without a String).
+     */
+    public static int encode(byte[] bytes, byte[] out, int at) {
+        for (byte b : bytes) {
+            out[at++] = (byte) DIGITS[(b >> 4) & 0xf];
+            out[at++] = (byte) DIGITS[b & 0xf];
+        }
+        return at;
+    }
+
     /** Decodes lower-case hex of exactly {@code length} bytes; NIP-01 ids and keys are lower-case. */
     public static byte[] decode(String hex, int length) {
         if (hex == null || hex.length() != length * 2) {

@@ -20,6 +20,14 @@ class HexTest {
     }
 
     @Test
+    void encodesIntoBytesAtAnOffset() {
+        byte[] out = "[............]".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        int end = Hex.encode(new byte[] { 0, 1, 0x7f, (byte) 0x80, (byte) 0xab, (byte) 0xff }, out, 1);
+        assertEquals(13, end);
+        assertEquals("[00017f80abff]", new String(out, java.nio.charset.StandardCharsets.US_ASCII));
+    }
+
+    @Test
     void encodesEmpty() {
         assertEquals("", Hex.encode(new byte[0]));
     }

@@ -1,5 +1,7 @@
 package org.fleetmesh.storage.postgres;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -304,8 +306,7 @@ final class SiblingFeed {
                 ps.setLong(2, now);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
-                        found.put(new EventId(rs.getBytes(1)),
-                                new String(EventReader.json(rs, 1), java.nio.charset.StandardCharsets.UTF_8));
+                        found.put(new EventId(rs.getBytes(1)), new String(EventReader.json(rs, 1), UTF_8));
                     }
                 }
             } catch (SQLException e) {

@@ -2,19 +2,19 @@ package org.fleetmesh.storage.postgres;
 
 import java.nio.charset.StandardCharsets;
 
+import org.fleetmesh.nostr.Hex;
+
 /**
  * A stored event's wire JSON, as UTF-8, from the columns of its row (V11: {@code id}, {@code pubkey},
  * {@code created_at}, {@code kind}, {@code body}, {@code sig}): byte for byte {@code Event.json()}, the same text
  * the SQL rule of docs/spec/storage.md ("Compact rows") builds. Built here rather than in the statement because
- * PostgreSQL's
- * {@code encode(..., 'hex')} and text concatenations cost about 2.6-3.7 µs a row on this machine (a 500-event read
- * spent 1.3 ms of its 4 ms on them; docs/BENCHMARKS.md "Ninth session"), where a table lookup here is a small fraction
- * of that, and the binary columns travel in half the bytes.
+ * PostgreSQL's {@code encode(..., 'hex')} and text concatenations cost about 2.6-3.7 µs a row on this machine (a
+ * 500-event read spent 1.3 ms of its 4 ms on them; docs/BENCHMARKS.md "Ninth session"), where a table lookup here is
+ * a small fraction of that, and the binary columns travel in half the bytes.
  *
  * <p>Pure: bytes and values in, bytes out.
  */
 final class StoredJson {
-    private static final byte[] DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ID = ascii("{\"id\":\"");
     private static final byte[] PUBKEY = ascii("\",\"pubkey\":\"");
     private static final byte[] CREATED_AT = ascii("\",\"created_at\":");
@@ -42,9 +42,9 @@ final class StoredJson {
         byte[] kindText = ascii(Integer.toString(kind));
         byte[] out = new byte[FIXED + created.length + kindText.length + body.length];
         int p = put(out, 0, ID);
-        p = hex(out, p, id);
+        p = Hex.encode(id, out, p);
         p = put(out, p, PUBKEY);
-        p = hex(out, p, pubkey);
+        p = Hex.encode(pubkey, out, p);
         p = put(out, p, CREATED_AT);
         p = put(out, p, created);
         p = put(out, p, KIND);
@@ -52,7 +52,7 @@ final class StoredJson {
         p = put(out, p, TAGS);
         p = put(out, p, body);
         p = put(out, p, SIG);
-        p = hex(out, p, sig);
+        p = Hex.encode(sig, out, p);
         put(out, p, END);
         return out;
     }
@@ -60,14 +60,6 @@ final class StoredJson {
     private static int put(byte[] out, int at, byte[] part) {
         System.arraycopy(part, 0, out, at, part.length);
         return at + part.length;
-    }
-
-    private static int hex(byte[] out, int at, byte[] bytes) {
-        for (byte b : bytes) {
-            out[at++] = DIGITS[(b >> 4) & 0xf];
-            out[at++] = DIGITS[b & 0xf];
-        }
-        return at;
     }
 
     private static byte[] ascii(String s) {
