@@ -6,7 +6,8 @@
 #        bench/startup.sh --compare [runs] [baseline-app-dir]
 #          docs/BENCHMARKS.md "Start and footprint (issue 18)": today's main (its launcher and its build, copied:
 #          $BASE_APP or the given dir, default /work/main/meshnode-app/target/quarkus-app; its launcher from git
-#          $BASE_REV, default main) against this checkout's, on JDK 17 and 25, with and without the AOT cache, each on a
+#          $BASE_REV, default main) against this checkout's, on JDK 17 and 25, with and without the class archive (the
+#          AOT cache on 25, a CDS archive on 17), each on a
 #          fresh and on an existing data dir; the variants alternate within each of `runs` rounds (default 5), medians.
 #          Per start: seconds to ready, the JVM's CPU seconds by then (user+system: contention on a shared machine
 #          stretches the wall time but hardly the CPU), and after $IDLE s idle (default 5) the JVM's RSS and PSS and
@@ -61,22 +62,24 @@ J17="${J17:-$(readlink -f "$(command -v java)")}"
 WORK=$(mktemp -d "${BENCH_DIR:-/tmp}/startup-compare.XXXXXX")
 "$ROOT/meshnode" build
 # frozen copies: a rebuild elsewhere cannot change them mid-run
-cp -r "$BASE_APP" "$WORK/base-app"; rm -f "$WORK/base-app"/meshnode.aot*
-cp -r "$ROOT/meshnode-app/target/quarkus-app" "$WORK/new-app"; rm -f "$WORK/new-app"/meshnode.aot*
+cp -r "$BASE_APP" "$WORK/base-app"; rm -f "$WORK/base-app"/meshnode.aot* "$WORK/base-app"/meshnode.jsa*
+cp -r "$ROOT/meshnode-app/target/quarkus-app" "$WORK/new-app"; rm -f "$WORK/new-app"/meshnode.aot* "$WORK/new-app"/meshnode.jsa*
 mkdir -p "$WORK/base" "$WORK/new" "$WORK/jdk25-path"
 git -C "$ROOT" show "${BASE_REV:-main}:meshnode" > "$WORK/base/meshnode"; chmod +x "$WORK/base/meshnode"
 cp "$ROOT/meshnode" "$WORK/new/meshnode"
 ln -s "$J25" "$WORK/jdk25-path/java"  # the baseline launcher runs `java` from the PATH
-# the AOT cache of the new build, trained once (not timed)
+# the AOT cache (JDK 25) and the CDS archive (JDK 17) of the new build, trained once each (not timed)
 MESHNODE_APP="$WORK/new-app" MESHNODE_JAVA="$J25" "$WORK/new/meshnode" aot
+MESHNODE_APP="$WORK/new-app" MESHNODE_JAVA="$J17" "$WORK/new/meshnode" aot
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -1); load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-VARIANTS=(base-17 base-25 new-17 new-25 new-25-aot)
+VARIANTS=(base-17 base-25 new-17 new-17-cds new-25 new-25-aot)
 launch() {  # variant data-dir
   case "$1" in
     base-17)    start_one "$WORK/base/meshnode" "$2" MESHNODE_APP="$WORK/base-app" ;;
     base-25)    start_one "$WORK/base/meshnode" "$2" MESHNODE_APP="$WORK/base-app" PATH="$WORK/jdk25-path:$PATH" ;;
-    new-17)     start_one "$WORK/new/meshnode" "$2" MESHNODE_APP="$WORK/new-app" MESHNODE_JAVA="$J17" ;;
+    new-17)     start_one "$WORK/new/meshnode" "$2" MESHNODE_APP="$WORK/new-app" MESHNODE_JAVA="$J17" MESHNODE_AOT=off ;;
+    new-17-cds) start_one "$WORK/new/meshnode" "$2" MESHNODE_APP="$WORK/new-app" MESHNODE_JAVA="$J17" ;;
     new-25)     start_one "$WORK/new/meshnode" "$2" MESHNODE_APP="$WORK/new-app" MESHNODE_JAVA="$J25" MESHNODE_AOT=off ;;
     new-25-aot) start_one "$WORK/new/meshnode" "$2" MESHNODE_APP="$WORK/new-app" MESHNODE_JAVA="$J25" ;;
   esac

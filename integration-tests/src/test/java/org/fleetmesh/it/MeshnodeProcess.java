@@ -138,6 +138,12 @@ public final class MeshnodeProcess implements AutoCloseable {
             // MESHNODE_JAVA in the env picks the JVM, as it does for the launcher; else the tests' own
             cmd.add(env.getOrDefault("MESHNODE_JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString()));
             cmd.add("-Xmx512m");
+            // JAVA_OPTS in the env adds JVM options, as it does for the launcher (space-separated)
+            for (String opt : env.getOrDefault("JAVA_OPTS", "").trim().split("\\s+")) {
+                if (!opt.isEmpty()) {
+                    cmd.add(opt);
+                }
+            }
             cmd.add("-jar");
             cmd.add((app != null ? app : appDir()).resolve("quarkus-run.jar").toAbsolutePath().toString());
             ProcessBuilder pb = new ProcessBuilder(cmd)
