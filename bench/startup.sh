@@ -76,8 +76,9 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}
 VARIANTS=(base-17 base-25 new-17 new-17-cds new-25 new-25-aot)
 launch() {  # variant data-dir
   case "$1" in
-    base-17)    start_one "$WORK/base/meshnode" "$2" MESHNODE_APP="$WORK/base-app" ;;
-    base-25)    start_one "$WORK/base/meshnode" "$2" MESHNODE_APP="$WORK/base-app" PATH="$WORK/jdk25-path:$PATH" ;;
+    # MESHNODE_JAVA for a baseline launcher that prefers JDK 25 by itself (since issue 18), PATH for an older one
+    base-17)    start_one "$WORK/base/meshnode" "$2" MESHNODE_APP="$WORK/base-app" MESHNODE_JAVA="$J17" ;;
+    base-25)    start_one "$WORK/base/meshnode" "$2" MESHNODE_APP="$WORK/base-app" MESHNODE_JAVA="$J25" PATH="$WORK/jdk25-path:$PATH" ;;
     new-17)     start_one "$WORK/new/meshnode" "$2" MESHNODE_APP="$WORK/new-app" MESHNODE_JAVA="$J17" MESHNODE_AOT=off ;;
     new-17-cds) start_one "$WORK/new/meshnode" "$2" MESHNODE_APP="$WORK/new-app" MESHNODE_JAVA="$J17" ;;
     new-25)     start_one "$WORK/new/meshnode" "$2" MESHNODE_APP="$WORK/new-app" MESHNODE_JAVA="$J25" MESHNODE_AOT=off ;;
