@@ -28,6 +28,7 @@ class HeapTrimIT {
 
     /** Java 25, where the launcher prefers it: its serial collector grows the old generation instead of collecting. */
     private static final Path JAVA_25 = Path.of("/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+    private static final double MIB = 1024 * 1024;
 
     @Test
     void quietAndBusyTrimsCollectTheOldGeneration() throws Exception {
@@ -83,22 +84,49 @@ class HeapTrimIT {
     }
 
     /**
-     * With the launcher's own JVM options and the default trim settings, the first idle trim after start-up gives back
-     * what booting left in the old generation (20-25 MiB of garbage in a heap of about 40), so an idle node does not
-     * keep it. Java 25 only (17's serial collector collects the old generation itself).
+     * With the launcher's own JVM options and the default trim settings, an idle node does not keep what booting left in
+     * its old generation: the first quiet reading after start-up runs one trim whatever the growth when the heap is
+     * above the trim floor (24 MiB), and none when it is not. With the fast-jar packaging of the time, booting left
+     * 20-25 MiB of garbage in a heap of about 40 that only this rule gave back; since the aot-jar packaging the boot
+     * leaves a heap at about the floor, and either way the idle node ends with a small heap. Java 25 only (17's serial
+     * collector collects the old generation itself).
      */
     @Test
-    void theFirstQuietTrimAfterStartShrinksTheHeap() throws Exception {
+    void anIdleNodeKeepsNoBootGarbage() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(JAVA_25), "no Java 25 at " + JAVA_25);
         Matcher flags = Pattern.compile("(?m)^RELAY_JVM=\"([^\"]+)\"")
                 .matcher(Files.readString(MeshnodeProcess.projectRoot().resolve("meshnode")));
         assertTrue(flags.find(), "the launcher's RELAY_JVM line");
+        long floorMib = 24; // MemoryConfig's default
         try (MeshnodeProcess node = MeshnodeProcess.start("heaptrim-boot", Map.of(
                 "MESHNODE_JAVA", JAVA_25.toString(), "JAVA_TOOL_OPTIONS", flags.group(1)))) {
-            List<Trim> quiet = awaitTrims(node, "quiet", 1, Duration.ofSeconds(60));
-            Trim first = quiet.get(0);
-            assertTrue(first.committedAfter() < first.committedBefore() && first.oldAfter() < first.oldBefore(),
-                    "the heap shrank: " + first);
+            long start = System.nanoTime();
+            long deadline = start + Duration.ofSeconds(60).toNanos();
+            // quiet after 10 s (the default window), readings every 2 s: a trim is due by about 12 s after ready
+            long settled = start + Duration.ofSeconds(20).toNanos();
+            double committedMib = Double.NaN;
+            while (System.nanoTime() < deadline) {
+                if (trims(node).stream().anyMatch(t -> t.why().equals("quiet"))) {
+                    break;
+                }
+                if (System.nanoTime() > settled) {
+                    committedMib = Metrics.scrape(node).value("jvm_memory_committed_bytes", "area=\"heap\"") / MIB;
+                    if (committedMib <= floorMib) {
+                        break; // at the floor: no trim is due, and none is needed
+                    }
+                }
+                Thread.sleep(200);
+            }
+            List<Trim> quiet = trims(node).stream().filter(t -> t.why().equals("quiet")).toList();
+            if (quiet.isEmpty()) {
+                assertTrue(committedMib <= floorMib, "no quiet trim in 60 s, and the heap is above the floor: "
+                        + committedMib + " MiB committed\n" + node.logTail(30));
+            } else {
+                // the old generation may read a MiB more after it (a serial full collection moves the young generation's
+                // live objects there) and the heap grow a little (MinHeapFreeRatio=10): never to where booting left it
+                Trim first = quiet.get(0);
+                assertTrue(first.committedAfter() <= 32, "an idle heap after the first trim: " + first);
+            }
         }
     }
 
