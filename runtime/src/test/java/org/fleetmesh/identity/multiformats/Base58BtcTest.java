@@ -62,6 +62,39 @@ class Base58BtcTest {
         }
     }
 
+    @Test
+    void encodesAsTheTextbookAlgorithmDoesForEveryLength() {
+        Random random = new Random(256);
+        for (int n = 0; n < 1500; n++) {
+            byte[] bytes = new byte[n < 1000 ? n % 70 : random.nextInt(2400)];
+            random.nextBytes(bytes);
+            for (int i = 0; i < bytes.length && i < 3 && random.nextInt(3) == 0; i++) {
+                bytes[i] = 0; // leading zero bytes: leading '1's
+            }
+            if (n % 97 == 0) {
+                java.util.Arrays.fill(bytes, (byte) 0); // nothing but zeros
+            }
+            assertEquals(referenceEncode(bytes), Base58Btc.encode(bytes), HexFormat.of().formatHex(bytes));
+        }
+    }
+
+    /** The textbook encode (repeated division of the whole number by 58), which the limb encode must equal. */
+    private static String referenceEncode(byte[] bytes) {
+        int zeros = 0;
+        while (zeros < bytes.length && bytes[zeros] == 0) {
+            zeros++;
+        }
+        java.math.BigInteger v = new java.math.BigInteger(1, bytes);
+        java.math.BigInteger base = java.math.BigInteger.valueOf(58);
+        StringBuilder digits = new StringBuilder();
+        while (v.signum() > 0) {
+            java.math.BigInteger[] qr = v.divideAndRemainder(base);
+            digits.append(Base58Btc.ALPHABET.charAt(qr[1].intValue()));
+            v = qr[0];
+        }
+        return "1".repeat(zeros) + digits.reverse();
+    }
+
     /** The textbook decode (one digit at a time into bytes), which the limb decode must equal. */
     private static byte[] reference(String text) {
         int zeros = 0;
