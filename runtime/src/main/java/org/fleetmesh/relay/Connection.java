@@ -33,4 +33,23 @@ public interface Connection {
     default boolean sendEvent(String subscriptionId, byte[] eventJson) {
         return send(RelayMessages.event(subscriptionId, new String(eventJson, java.nio.charset.StandardCharsets.UTF_8)));
     }
+
+    /**
+     * The bytes this connection's event message puts before the event's JSON for this subscription, when it frames
+     * events in place ({@link #sendEvent(String, byte[], int, int)}); 0 when it does not (the default).
+     */
+    default int eventHeadroom(String subscriptionId) {
+        return 0;
+    }
+
+    /**
+     * {@link #sendEvent(String, byte[])} for JSON at {@code buf[offset, offset + length)} in an array that is this
+     * connection's to keep and write: with {@link #eventHeadroom} bytes before the JSON and one after it, a WebSocket
+     * layer writes the message's prefix and closing bracket around the JSON and sends the array as the frame. The
+     * default copies the JSON out.
+     */
+    default boolean sendEvent(String subscriptionId, byte[] buf, int offset, int length) {
+        return sendEvent(subscriptionId, offset == 0 && length == buf.length ? buf
+                : java.util.Arrays.copyOfRange(buf, offset, offset + length));
+    }
 }

@@ -87,6 +87,7 @@ final class Queries {
         Set<EventId> sent = new HashSet<>(); // several filters may match one event: each is sent once
         long now = nowSeconds.getAsLong();
         Reader reader = Visibility.readerOf(state);
+        int headroom = sub.storedHeadroom(); // the event message's prefix: the store builds each JSON inside its frame
         try {
             for (Filter f : sub.filters) {
                 if (sub.isCancelled()) {
@@ -104,6 +105,21 @@ final class Queries {
                     @Override
                     public boolean acceptUtf8(EventId id, byte[] json) { // as read: no decode, no re-encode
                         return !sub.isCancelled() && (!sent.add(id) || sub.sendStored(json));
+                    }
+
+                    @Override
+                    public int headroom() {
+                        return headroom;
+                    }
+
+                    @Override
+                    public int tailroom() {
+                        return headroom > 0 ? 1 : 0; // the message's closing bracket
+                    }
+
+                    @Override
+                    public boolean acceptUtf8(EventId id, byte[] buf, int offset, int length) {
+                        return !sub.isCancelled() && (!sent.add(id) || sub.sendStored(buf, offset, length));
                     }
                 });
             }

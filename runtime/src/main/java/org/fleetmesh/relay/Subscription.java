@@ -71,6 +71,16 @@ final class Subscription {
         return !cancelled && connection.sendEvent(id, json);
     }
 
+    /** The bytes before the JSON that {@link #sendStored(byte[], int, int)} can frame the event in place with. */
+    int storedHeadroom() {
+        return connection.eventHeadroom(id);
+    }
+
+    /** {@link #sendStored(byte[])} for JSON at {@code buf[offset, offset + length)}, framed in place when it can be. */
+    synchronized boolean sendStored(byte[] buf, int offset, int length) {
+        return !cancelled && connection.sendEvent(id, buf, offset, length);
+    }
+
     /** A live event as the fan-out hands it to its subscribers: the JSON's UTF-8 bytes made once, when first needed. */
     static final class Live {
         final Event event;

@@ -139,12 +139,7 @@ public class RelayEndpoint {
          */
         @Override
         public boolean sendEvent(String subscriptionId, byte[] eventJson) {
-            EventPrefix p = prefix;
-            if (p == null || !p.subscriptionId().equals(subscriptionId)) {
-                p = new EventPrefix(subscriptionId, ("[\"EVENT\"," + NostrJson.quote(subscriptionId) + ",")
-                        .getBytes(StandardCharsets.UTF_8));
-                prefix = p;
-            }
+            EventPrefix p = prefix(subscriptionId);
             int length = p.bytes().length + eventJson.length + 1;
             if (socket == null || length > maxFrameSize) {
                 return Connection.super.sendEvent(subscriptionId, eventJson);
@@ -158,6 +153,45 @@ public class RelayEndpoint {
             System.arraycopy(eventJson, 0, frame, p.bytes().length, eventJson.length);
             frame[length - 1] = ']';
             socket.writeFrame(new WebSocketFrameImpl(WebSocketFrameType.TEXT, frame, true))
+                    .onComplete(r -> budget.release(cost));
+            return true;
+        }
+
+        private EventPrefix prefix(String subscriptionId) {
+            EventPrefix p = prefix;
+            if (p == null || !p.subscriptionId().equals(subscriptionId)) {
+                p = new EventPrefix(subscriptionId, ("[\"EVENT\"," + NostrJson.quote(subscriptionId) + ",")
+                        .getBytes(StandardCharsets.UTF_8));
+                prefix = p;
+            }
+            return p;
+        }
+
+        @Override
+        public int eventHeadroom(String subscriptionId) {
+            return socket == null ? 0 : prefix(subscriptionId).bytes().length;
+        }
+
+        /**
+         * The event message framed in place: the store built the JSON with {@link #eventHeadroom} bytes free before
+         * it and one after, so the prefix and the closing bracket are written around it and the array is the frame
+         * (one array and one copy per event fewer than {@link #sendEvent(String, byte[])}).
+         */
+        @Override
+        public boolean sendEvent(String subscriptionId, byte[] buf, int offset, int length) {
+            EventPrefix p = prefix(subscriptionId);
+            byte[] head = p.bytes();
+            if (socket == null || offset != head.length || buf.length != offset + length + 1
+                    || buf.length > maxFrameSize) {
+                return Connection.super.sendEvent(subscriptionId, buf, offset, length);
+            }
+            long cost = SendBudget.charge(buf.length);
+            if (!reserve(cost)) {
+                return false;
+            }
+            System.arraycopy(head, 0, buf, 0, head.length);
+            buf[buf.length - 1] = ']';
+            socket.writeFrame(new WebSocketFrameImpl(WebSocketFrameType.TEXT, buf, true))
                     .onComplete(r -> budget.release(cost));
             return true;
         }

@@ -138,6 +138,30 @@ public interface EventStore extends AutoCloseable {
         default boolean acceptUtf8(EventId id, byte[] json) {
             return accept(id, new String(json, java.nio.charset.StandardCharsets.UTF_8));
         }
+
+        /**
+         * Bytes the sink wants free before the JSON in the array {@link #acceptUtf8(EventId, byte[], int, int)}
+         * hands it: a relay frames each event as {@code ["EVENT","<subscription>",<event>]}, and a store that builds
+         * the JSON itself can build it inside that frame, one array per event instead of two. 0 by default.
+         */
+        default int headroom() {
+            return 0;
+        }
+
+        /** Bytes the sink wants free after the JSON (the frame's closing bracket); 0 by default. */
+        default int tailroom() {
+            return 0;
+        }
+
+        /**
+         * The event's JSON as UTF-8 at {@code buf[offset, offset + length)}, with at least {@link #headroom()} bytes
+         * before it and {@link #tailroom()} after it that the sink may overwrite: the array is the sink's to keep.
+         * The default hands the JSON alone to {@link #acceptUtf8(EventId, byte[])}. Returns false to stop the stream.
+         */
+        default boolean acceptUtf8(EventId id, byte[] buf, int offset, int length) {
+            return acceptUtf8(id, offset == 0 && length == buf.length ? buf
+                    : java.util.Arrays.copyOfRange(buf, offset, offset + length));
+        }
     }
 
     /** An event as a live index sees it. */

@@ -76,11 +76,15 @@ final class EventReader {
     void query(Filter filter, long now, Reader reader, EventSink sink) {
         SqlFilter.Sql sql = SqlFilter.build(filter, now, SqlFilter.Mode.QUERY, reader);
         if (sql != null) {
+            int head = sink.headroom();
+            int tail = sink.tailroom();
             run("query", sql, rowsAtMost(filter.limit()), rs -> {
                 while (rs.next()) {
                     // SqlFilter.columns: the text columns' bytes as the server sent them (UTF-8, the connection's
-                    // client_encoding), never decoded to a String that a relay would encode back
-                    if (!sink.acceptUtf8(new EventId(rs.getBytes(1)), json(rs, 1))) {
+                    // client_encoding), never decoded to a String that a relay would encode back; built with the
+                    // room the sink asked for around it (a relay's frame)
+                    byte[] buf = json(rs, 1, head, tail);
+                    if (!sink.acceptUtf8(new EventId(rs.getBytes(1)), buf, head, buf.length - head - tail)) {
                         break;
                     }
                 }
@@ -94,10 +98,22 @@ final class EventReader {
      * them, UTF-8 in the connection's client_encoding, never decoded to a String).
      */
     static byte[] json(ResultSet rs, int first) throws SQLException {
+        return json(rs, first, 0, 0);
+    }
+
+    /** {@link #json(ResultSet, int)} with {@code head} bytes free before the JSON and {@code tail} after it. */
+    static byte[] json(ResultSet rs, int first, int head, int tail) throws SQLException {
         byte[] legacy = rs.getBytes(first + 6);
-        return legacy != null ? legacy
-                : StoredJson.utf8(rs.getBytes(first), rs.getBytes(first + 1), rs.getLong(first + 2),
-                        rs.getInt(first + 3), rs.getBytes(first + 4), rs.getBytes(first + 5));
+        if (legacy != null) {
+            if (head == 0 && tail == 0) {
+                return legacy;
+            }
+            byte[] out = new byte[head + legacy.length + tail];
+            System.arraycopy(legacy, 0, out, head, legacy.length);
+            return out;
+        }
+        return StoredJson.utf8(head, tail, rs.getBytes(first), rs.getBytes(first + 1), rs.getLong(first + 2),
+                rs.getInt(first + 3), rs.getBytes(first + 4), rs.getBytes(first + 5));
     }
 
     long count(List<Filter> filters, long now, Reader reader) {

@@ -34,27 +34,66 @@ final class StoredJson {
      * @throws IllegalArgumentException when a key or signature is not of its length (a row the writer did not write)
      */
     static byte[] utf8(byte[] id, byte[] pubkey, long createdAt, int kind, byte[] body, byte[] sig) {
+        return utf8(0, 0, id, pubkey, createdAt, kind, body, sig);
+    }
+
+    /**
+     * {@link #utf8(byte[], byte[], long, int, byte[], byte[])} at offset {@code head} of an array with {@code tail}
+     * bytes after the JSON (zeros: a caller's frame around it, {@link EventReader#query}).
+     */
+    static byte[] utf8(int head, int tail, byte[] id, byte[] pubkey, long createdAt, int kind, byte[] body,
+            byte[] sig) {
         if (id.length != 32 || pubkey.length != 32 || sig.length != 64) {
             throw new IllegalArgumentException("not a stored event's row: id " + id.length + ", pubkey " + pubkey.length
                     + ", sig " + sig.length + " bytes");
         }
-        byte[] created = ascii(Long.toString(createdAt));
-        byte[] kindText = ascii(Integer.toString(kind));
-        byte[] out = new byte[FIXED + created.length + kindText.length + body.length];
-        int p = put(out, 0, ID);
+        int createdDigits = digits(createdAt);
+        int kindDigits = digits(kind);
+        byte[] out = new byte[head + FIXED + createdDigits + kindDigits + body.length + tail];
+        int p = put(out, head, ID);
         p = Hex.encode(id, out, p);
         p = put(out, p, PUBKEY);
         p = Hex.encode(pubkey, out, p);
         p = put(out, p, CREATED_AT);
-        p = put(out, p, created);
+        p = decimal(createdAt, createdDigits, out, p);
         p = put(out, p, KIND);
-        p = put(out, p, kindText);
+        p = decimal(kind, kindDigits, out, p);
         p = put(out, p, TAGS);
         p = put(out, p, body);
         p = put(out, p, SIG);
         p = Hex.encode(sig, out, p);
         put(out, p, END);
         return out;
+    }
+
+    /** The characters of {@code v} in decimal, as {@link Long#toString(long)} writes it (a '-' for a negative). */
+    static int digits(long v) {
+        if (v == Long.MIN_VALUE) {
+            return 20;
+        }
+        int n = v < 0 ? 2 : 1;
+        for (long x = Math.abs(v); x >= 10; x /= 10) {
+            n++;
+        }
+        return n;
+    }
+
+    /** Writes {@code v} in decimal ({@code digits} characters, {@link #digits}) at {@code at}; returns the end. */
+    private static int decimal(long v, int digits, byte[] out, int at) {
+        if (v == Long.MIN_VALUE) {
+            return put(out, at, ascii(Long.toString(v)));
+        }
+        int end = at + digits;
+        long x = Math.abs(v);
+        int p = end;
+        do {
+            out[--p] = (byte) ('0' + (int) (x % 10));
+            x /= 10;
+        } while (x != 0);
+        if (v < 0) {
+            out[--p] = '-';
+        }
+        return end;
     }
 
     private static int put(byte[] out, int at, byte[] part) {

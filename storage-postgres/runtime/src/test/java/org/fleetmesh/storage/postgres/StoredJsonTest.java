@@ -74,6 +74,14 @@ class StoredJsonTest extends PgFixture {
 
     /** What the store serves for the filter, id → bytes, read as a relay reads them (acceptUtf8). */
     static Map<EventId, byte[]> served(Filter f) {
+        return served(f, 0, 0);
+    }
+
+    /**
+     * What a query hands a sink that asks for {@code head} bytes of room before each event's JSON and {@code tail}
+     * after it (a relay's frame, {@code EventSink.headroom}): the JSON alone, checked to sit in such an array.
+     */
+    static Map<EventId, byte[]> served(Filter f, int head, int tail) {
         Map<EventId, byte[]> out = new HashMap<>();
         store.query(f, NOW, new org.fleetmesh.spi.storage.EventStore.EventSink() {
             @Override
@@ -83,11 +91,72 @@ class StoredJsonTest extends PgFixture {
 
             @Override
             public boolean acceptUtf8(EventId id, byte[] json) {
+                if (head != 0 || tail != 0) {
+                    throw new AssertionError("a sink that asked for room is handed the array with it");
+                }
                 out.put(id, json);
+                return true;
+            }
+
+            @Override
+            public int headroom() {
+                return head;
+            }
+
+            @Override
+            public int tailroom() {
+                return tail;
+            }
+
+            @Override
+            public boolean acceptUtf8(EventId id, byte[] buf, int offset, int length) {
+                if (head == 0 && tail == 0) {
+                    return org.fleetmesh.spi.storage.EventStore.EventSink.super.acceptUtf8(id, buf, offset, length);
+                }
+                assertEquals(head, offset, "the JSON starts after the room asked for");
+                assertEquals(head + length + tail, buf.length, "and the room after it is there too");
+                for (int i = 0; i < head; i++) {
+                    assertEquals(0, buf[i], "the room is free");
+                }
+                for (int i = head + length; i < buf.length; i++) {
+                    assertEquals(0, buf[i], "the room is free");
+                }
+                out.put(id, java.util.Arrays.copyOfRange(buf, offset, offset + length));
                 return true;
             }
         });
         return out;
+    }
+
+    @Test
+    void theJsonIsBuiltInsideTheRoomAskedFor() {
+        for (Event e : tricky(Ev.author())) {
+            byte[] body = EventWriter.body(e).getBytes(StandardCharsets.UTF_8);
+            byte[] alone = StoredJson.utf8(e.id().toBytes(), e.pubkey().toBytes(), e.createdAt(), e.kind(), body,
+                    e.sig().unsafeBytes());
+            byte[] framed = StoredJson.utf8(12, 3, e.id().toBytes(), e.pubkey().toBytes(), e.createdAt(), e.kind(),
+                    body, e.sig().unsafeBytes());
+            assertEquals(12 + alone.length + 3, framed.length);
+            assertArrayEquals(alone, java.util.Arrays.copyOfRange(framed, 12, 12 + alone.length));
+        }
+    }
+
+    @Test
+    void numbersAreWrittenAsLongToStringWritesThem() {
+        byte[] id = new byte[32];
+        byte[] sig = new byte[64];
+        byte[] body = "[],\"content\":\"\"".getBytes(StandardCharsets.UTF_8);
+        long[] times = { 0, 1, 9, 10, 99, 100, 999_999_999, 1_000_000_000, 1_700_000_000, 4_102_444_800L,
+            Long.MAX_VALUE, -1, -10, Long.MIN_VALUE + 1, Long.MIN_VALUE };
+        int[] kinds = { 0, 1, 7, 9, 10, 999, 1000, 30023, 65535, Integer.MAX_VALUE, -1, Integer.MIN_VALUE };
+        for (long t : times) {
+            for (int k : kinds) {
+                String json = new String(StoredJson.utf8(id, id, t, k, body, sig), StandardCharsets.UTF_8);
+                String want = "\"created_at\":" + t + ",\"kind\":" + k + ",\"tags\":";
+                assertEquals(true, json.contains(want), json + " has " + want);
+                assertEquals(Long.toString(t).length(), StoredJson.digits(t), "digits of " + t);
+            }
+        }
     }
 
     @Test
@@ -115,6 +184,11 @@ class StoredJsonTest extends PgFixture {
         for (Filter f : shapes) {
             Map<EventId, byte[]> got = served(f);
             assertEquals(false, got.isEmpty(), "the shape reads something: " + f);
+            Map<EventId, byte[]> framed = served(f, 19, 1); // as a relay reads: the JSON inside its frame
+            assertEquals(got.keySet(), framed.keySet(), "the same events in a frame: " + f);
+            for (var g : got.entrySet()) {
+                assertArrayEquals(g.getValue(), framed.get(g.getKey()), "the same JSON in a frame: " + f);
+            }
             for (Event e : events) {
                 byte[] b = got.get(e.id());
                 if (b != null) {
@@ -143,6 +217,8 @@ class StoredJsonTest extends PgFixture {
             Map<EventId, byte[]> got = served(f);
             assertEquals(List.of(e.id()), new ArrayList<>(got.keySet()));
             assertEquals(stored, new String(got.get(e.id()), StandardCharsets.UTF_8));
+            Map<EventId, byte[]> framed = served(f, 19, 1);
+            assertEquals(stored, new String(framed.get(e.id()), StandardCharsets.UTF_8), "in a frame too");
         }
     }
 }
