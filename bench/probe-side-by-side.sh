@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# REQ -> EOSE latency of strfry and meshnode side by side with one JDK client (bench/ReqProbe.java: no
+# permessage-deflate), relays alternating within each round, the same seeded filters for both.
+#
+# usage: STRFRY=/tmp/perf/strfry/strfry bench/probe-side-by-side.sh CORPUS WORK [rounds] [warm] [timed]
+#   CORPUS: JSONL from `./meshnode bench corpus --events N` (kinds 1 and 7, e/p tags, created_at from 1,700,000,000)
+#   WORK:   a scratch dir; imported once into WORK/strfry (strfry import) and WORK/meshnode (./meshnode import)
+# strfry runs with the side-by-side tools' configuration (relaybench.py's strfry_conf: TOOLS, default ../shared/tools);
+# meshnode with the launcher's defaults and FLEETMESH_CLIENT_LIMITS=off (one client sending thousands of REQs).
+# One line per round, relay and shape: p50 p90 p99 p99.9 max in ms over `timed` REQs after `warm` untimed ones.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+CORPUS=$(readlink -f "$1"); WORK=$(mkdir -p "$2" && readlink -f "$2"); ROUNDS=${3:-2}; WARM=${4:-3000}; N=${5:-5000}
+STRFRY=${STRFRY:?set STRFRY to a strfry binary}; TOOLS=$(readlink -f "${TOOLS:-$ROOT/../shared/tools}")
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+mkdir -p "$WORK/probe" "$WORK/strfry/db"
+javac -d "$WORK/probe" "$ROOT/bench/ReqProbe.java"
+conf="$WORK/strfry/strfry.conf"
+python3 -c "import sys; sys.path.insert(0, '$TOOLS'); import relaybench; relaybench.strfry_conf('$conf', '$WORK/strfry/db', 0)"
+if [ ! -f "$WORK/strfry/imported" ]; then
+  "$STRFRY" --config="$conf" import < "$CORPUS" > "$WORK/strfry/import.log" 2>&1 && touch "$WORK/strfry/imported"
+fi
+if [ ! -f "$WORK/meshnode.imported" ]; then
+  FLEETMESH_DATA_DIR="$WORK/meshnode" "$ROOT/meshnode" import < "$CORPUS" > "$WORK/meshnode.import.log" 2>&1
+  touch "$WORK/meshnode.imported"
+fi
+python3 - "$CORPUS" "$WORK" <<'PY'
+import json, sys
+pk, e, p = set(), set(), set()
+for line in open(sys.argv[1]):
+    ev = json.loads(line); pk.add(ev['pubkey'])
+    for t in ev['tags']:
+        (e if t[0] == 'e' else p if t[0] == 'p' else set()).add(t[1])
+for name, vals in (('authors', pk), ('e', e), ('p', p)):
+    open(f'{sys.argv[2]}/{name}.txt', 'w').write('\n'.join(sorted(vals)))
+PY
+shapes=(
+  "limit0|{\"kinds\":[1],\"limit\":0}|-"
+  "authors|{\"authors\":[\"%V\"],\"limit\":100}|$WORK/authors.txt"
+  "kinds+until|{\"kinds\":[7],\"until\":%T,\"limit\":100}|-"
+  "#e|{\"#e\":[\"%V\"],\"limit\":100}|$WORK/e.txt"
+  "#p|{\"#p\":[\"%V\"],\"limit\":100}|$WORK/p.txt"
+  "window1h|{\"since\":%T,\"until\":%U,\"limit\":500}|-"
+)
+for r in $(seq 1 "$ROUNDS"); do
+  order="strfry meshnode"; [ $((r % 2)) = 0 ] && order="meshnode strfry"
+  for relay in $order; do
+    port=$(free_port)
+    if [ "$relay" = strfry ]; then
+      sed -i "s/port = [0-9]*/port = $port/" "$conf"
+      (cd "$WORK/strfry" && exec "$STRFRY" --config="$conf" --verbosity=-1 relay > "$WORK/strfry/relay.log" 2>&1) &
+    else
+      (cd "$ROOT" && QUARKUS_HTTP_PORT=$port FLEETMESH_DATA_DIR="$WORK/meshnode" FLEETMESH_CLIENT_LIMITS=off \
+        FLEETMESH_MONITOR_ENABLED=false exec ./meshnode relay > "$WORK/meshnode.relay.log" 2>&1) &
+    fi
+    pid=$!
+    until curl -sf -H 'Accept: application/nostr+json' "http://127.0.0.1:$port/" > /dev/null; do
+      kill -0 $pid 2> /dev/null || { echo "$relay exited; see its log in $WORK" >&2; exit 1; }
+      sleep 0.05
+    done
+    for s in "${shapes[@]}"; do
+      IFS='|' read -r name tmpl vals <<< "$s"
+      res=$(java -XX:+UseSerialGC -Xmx256m -cp "$WORK/probe" ReqProbe "ws://127.0.0.1:$port/" "$tmpl" "$WARM" "$N" "$vals" "$r" 2> /dev/null)
+      echo "round=$r relay=$relay shape=$name $res"
+    done
+    kill $pid; wait $pid 2> /dev/null || true
+    sleep 1
+  done
+done
