@@ -104,8 +104,13 @@ class MeshOverWebSocketTest {
         return URI.create("ws://127.0.0.1:" + server.actualPort() + "/mesh");
     }
 
-    private static <T> T await(java.util.concurrent.CompletionStage<T> stage) throws Exception {
-        return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+    private <T> T await(java.util.concurrent.CompletionStage<T> stage) throws Exception {
+        try {
+            return stage.toCompletableFuture().get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError("no answer in 10 s; the server sent " + serverSent + ", received "
+                    + serverReceived + ", its links " + serverLinks.size(), e);
+        }
     }
 
     @Test
