@@ -5,18 +5,42 @@
 # usage: STRFRY=/tmp/perf/strfry/strfry bench/probe-side-by-side.sh CORPUS WORK [rounds] [warm] [timed]
 #   CORPUS: JSONL from `./meshnode bench corpus --events N` (kinds 1 and 7, e/p tags, created_at from 1,700,000,000)
 #   WORK:   a scratch dir; imported once into WORK/strfry (strfry import) and WORK/meshnode (./meshnode import)
-# strfry runs with the side-by-side tools' configuration (relaybench.py's strfry_conf: TOOLS, default ../shared/tools);
-# meshnode with the launcher's defaults and FLEETMESH_CLIENT_LIMITS=off (one client sending thousands of REQs).
+# strfry runs with the configuration below (the team's side-by-side tools use the same: 3-year-old events accepted,
+# compression on, 500 events a filter at most); meshnode with the launcher's defaults and FLEETMESH_CLIENT_LIMITS=off (one client sending thousands of REQs).
 # One line per round, relay and shape: p50 p90 p99 p99.9 max in ms over `timed` REQs after `warm` untimed ones.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CORPUS=$(readlink -f "$1"); WORK=$(mkdir -p "$2" && readlink -f "$2"); ROUNDS=${3:-2}; WARM=${4:-3000}; N=${5:-5000}
-STRFRY=${STRFRY:?set STRFRY to a strfry binary}; TOOLS=$(readlink -f "${TOOLS:-$ROOT/../shared/tools}")
+STRFRY=${STRFRY:?set STRFRY to a strfry binary}
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 mkdir -p "$WORK/probe" "$WORK/strfry/db"
 javac -d "$WORK/probe" "$ROOT/bench/ReqProbe.java"
 conf="$WORK/strfry/strfry.conf"
-python3 -c "import sys; sys.path.insert(0, '$TOOLS'); import relaybench; relaybench.strfry_conf('$conf', '$WORK/strfry/db', 0)"
+cat > "$conf" <<CONF
+db = "$WORK/strfry/db/"
+dbParams { maxreaders = 256
+  mapsize = 10995116277760
+  noReadAhead = false }
+events { maxEventSize = 65536
+  rejectEventsNewerThanSeconds = 900
+  rejectEventsOlderThanSeconds = 94608000
+  rejectEphemeralEventsOlderThanSeconds = 60
+  ephemeralEventsLifetimeSeconds = 300
+  maxNumTags = 2000
+  maxTagValSize = 1024 }
+relay { bind = "127.0.0.1"
+  port = 0
+  nofiles = 0
+  maxWebsocketPayloadSize = 131072
+  maxReqFilterSize = 200
+  maxFilterLimit = 500
+  maxSubsPerConnection = 200
+  auth { enabled = false }
+  compression { enabled = true
+    slidingWindow = true }
+  logging { invalidEvents = true }
+}
+CONF
 if [ ! -f "$WORK/strfry/imported" ]; then
   "$STRFRY" --config="$conf" import < "$CORPUS" > "$WORK/strfry/import.log" 2>&1 && touch "$WORK/strfry/imported"
 fi

@@ -139,22 +139,14 @@ public class RelayEndpoint {
          */
         @Override
         public boolean sendEvent(String subscriptionId, byte[] eventJson) {
-            EventPrefix p = prefix(subscriptionId);
-            int length = p.bytes().length + eventJson.length + 1;
+            byte[] head = prefix(subscriptionId).bytes();
+            int length = head.length + eventJson.length + 1;
             if (socket == null || length > maxFrameSize) {
                 return Connection.super.sendEvent(subscriptionId, eventJson);
             }
-            long cost = SendBudget.charge(length);
-            if (!reserve(cost)) {
-                return false;
-            }
             byte[] frame = new byte[length];
-            System.arraycopy(p.bytes(), 0, frame, 0, p.bytes().length);
-            System.arraycopy(eventJson, 0, frame, p.bytes().length, eventJson.length);
-            frame[length - 1] = ']';
-            socket.writeFrame(new WebSocketFrameImpl(WebSocketFrameType.TEXT, frame, true))
-                    .onComplete(r -> budget.release(cost));
-            return true;
+            System.arraycopy(eventJson, 0, frame, head.length, eventJson.length);
+            return sendFramed(head, frame);
         }
 
         private EventPrefix prefix(String subscriptionId) {
@@ -179,19 +171,23 @@ public class RelayEndpoint {
          */
         @Override
         public boolean sendEvent(String subscriptionId, byte[] buf, int offset, int length) {
-            EventPrefix p = prefix(subscriptionId);
-            byte[] head = p.bytes();
+            byte[] head = prefix(subscriptionId).bytes();
             if (socket == null || offset != head.length || buf.length != offset + length + 1
                     || buf.length > maxFrameSize) {
                 return Connection.super.sendEvent(subscriptionId, buf, offset, length);
             }
-            long cost = SendBudget.charge(buf.length);
+            return sendFramed(head, buf);
+        }
+
+        /** Writes the message's prefix and closing bracket around the JSON that {@code frame} holds, and sends it. */
+        private boolean sendFramed(byte[] head, byte[] frame) {
+            long cost = SendBudget.charge(frame.length);
             if (!reserve(cost)) {
                 return false;
             }
-            System.arraycopy(head, 0, buf, 0, head.length);
-            buf[buf.length - 1] = ']';
-            socket.writeFrame(new WebSocketFrameImpl(WebSocketFrameType.TEXT, buf, true))
+            System.arraycopy(head, 0, frame, 0, head.length);
+            frame[frame.length - 1] = ']';
+            socket.writeFrame(new WebSocketFrameImpl(WebSocketFrameType.TEXT, frame, true))
                     .onComplete(r -> budget.release(cost));
             return true;
         }
