@@ -23,6 +23,7 @@ import org.fleetmesh.peering.MeshLink;
 import org.fleetmesh.peering.MeshSigner;
 import org.fleetmesh.peering.PeerIdentity;
 import org.fleetmesh.peering.SeenProofs;
+import org.fleetmesh.relay.client.Dialer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -116,7 +117,7 @@ class MeshBoundsIT {
                         });
                 p.link.open();
             }
-            // handlers before connecting: the node sends its first message as soon as the socket opens
+            // handlers before connecting, and Dialer.open: the node sends its first message as soon as the socket opens
             ws.textMessageHandler(m -> {
                 p.count.incrementAndGet();
                 p.received.add(m);
@@ -126,7 +127,7 @@ class MeshBoundsIT {
             });
             ws.closeHandler(v -> p.closed.complete(ws.closeStatusCode() + " " + ws.closeReason()));
             p.ws = ws;
-            ws.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.port()).setURI("/mesh"))
+            Dialer.open(vertx, ws, new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.port()).setURI("/mesh"))
                     .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             if (authenticate) {
                 PeerIdentity peer = p.link.authenticated().toCompletableFuture().get(20, TimeUnit.SECONDS);

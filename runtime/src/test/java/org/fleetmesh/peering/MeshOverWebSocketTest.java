@@ -191,16 +191,17 @@ class MeshOverWebSocketTest {
     }
 
     /**
-     * A plain WebSocket to /mesh, its handlers set before connecting: the node sends MESH-HELLO as soon as the socket
-     * opens, and handlers attached in the connect future's callback can miss it when that callback runs on the test
-     * thread after the event loop has already delivered the frame (CI lost a HELLO that way).
+     * A plain WebSocket to /mesh, its handlers set before connecting and connected with Dialer.open: the node sends
+     * MESH-HELLO as soon as the socket opens, and Vert.x's client can deliver that frame before the handlers are
+     * attached when it connects from a test thread (CI lost a HELLO that way; DialerFirstFrameTest).
      */
     private WebSocket rawConnection(WebSocketClient raw, BlockingQueue<String> received, CompletableFuture<Short> closed)
             throws Exception {
         var ws = raw.webSocket();
         ws.textMessageHandler(received::add);
         ws.closeHandler(v -> closed.complete(ws.closeStatusCode()));
-        return await(ws.connect(server.actualPort(), "127.0.0.1", "/mesh").toCompletionStage());
+        return await(org.fleetmesh.relay.client.Dialer.open(vertx, ws, new io.vertx.core.http.WebSocketConnectOptions()
+                .setPort(server.actualPort()).setHost("127.0.0.1").setURI("/mesh")).toCompletionStage());
     }
 
     @Test
@@ -258,7 +259,8 @@ class MeshOverWebSocketTest {
             ours.receive(m);
         });
         ws.closeHandler(v -> closed.complete(ws.closeStatusCode() + " " + ws.closeReason()));
-        await(ws.connect(server.actualPort(), "127.0.0.1", "/mesh").toCompletionStage());
+        await(org.fleetmesh.relay.client.Dialer.open(vertx, ws, new io.vertx.core.http.WebSocketConnectOptions()
+                .setPort(server.actualPort()).setHost("127.0.0.1").setURI("/mesh")).toCompletionStage());
         await(ours.authenticated());
         MeshLink theirs = serverLinks.get(0);
         await(theirs.authenticated());

@@ -7,11 +7,17 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import io.vertx.core.http.ClientWebSocket;
+import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
 import io.vertx.core.http.WebSocketClientOptions;
 import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.impl.VertxInternal;
 
 /**
  * The node's one WebSocket client for outbound connections (to a relay's {@code /}, a peer's {@code /mesh}):
@@ -109,7 +115,7 @@ public final class Dialer implements AutoCloseable {
     public OutboundConnection dial(URI url, Function<OutboundConnection, OutboundConnection.Handler> handlerFor) {
         WebSocketConnectOptions connect = connectOptions(url);
         OutboundConnection c = new OutboundConnection(client.webSocket(), options.sendBudget());
-        c.connect(connect, handlerFor.apply(c));
+        c.connect(ws -> open(vertx, ws, connect), handlerFor.apply(c));
         return c;
     }
 
@@ -122,6 +128,29 @@ public final class Dialer implements AutoCloseable {
             return java.util.concurrent.CompletableFuture.failedFuture(e);
         }
         return c.opened().thenApply(v -> c);
+    }
+
+    /**
+     * Connects {@code ws}, whose handlers are already set, so that they see every frame, including those the
+     * other side sends the moment the WebSocket opens (a relay's NIP-42 AUTH, a peer's MESH-HELLO). Vert.x 4.5's
+     * client opens the WebSocket paused, resumes it (which schedules the delivery of the frames already read, on
+     * the connection's event loop) and only then completes the connect future, whose listener attaches the
+     * handlers. When that future belongs to another context than the connection's (a caller on a test, worker or
+     * scheduler thread), the listener runs as a later task, possibly after the delivery: frames read together with
+     * the 101 response met no handler and were dropped, in a few per cent of connections (DialerFirstFrameTest).
+     * Connecting on an event-loop context makes it the connection's context too, and the future then completes on
+     * it synchronously, handlers in place before any delivery. Use this for every outbound WebSocket.
+     */
+    public static Future<WebSocket> open(Vertx vertx, ClientWebSocket ws, WebSocketConnectOptions options) {
+        Context current = Vertx.currentContext();
+        if (current != null && current.isEventLoopContext() && Context.isOnEventLoopThread()
+                && current.owner() == vertx) {
+            return ws.connect(options);
+        }
+        Context context = ((VertxInternal) vertx).createEventLoopContext();
+        Promise<WebSocket> opened = Promise.promise();
+        context.runOnContext(v -> ws.connect(options).onComplete(opened));
+        return opened.future();
     }
 
     public static WebSocketConnectOptions connectOptions(URI url) {

@@ -3,9 +3,11 @@ package org.fleetmesh.relay.client;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
+import io.vertx.core.Future;
 import io.vertx.core.http.ClientWebSocket;
-import io.vertx.core.http.WebSocketConnectOptions;
+import io.vertx.core.http.WebSocket;
 
 /**
  * One outbound WebSocket connection. Text messages arrive whole on the {@link Handler} (on the connection's event
@@ -40,7 +42,8 @@ public final class OutboundConnection {
         this.budget = budget;
     }
 
-    void connect(WebSocketConnectOptions options, Handler handler) {
+    /** Sets the handlers, then opens the connection with {@code opener} (Dialer#open). */
+    void connect(Function<ClientWebSocket, Future<WebSocket>> opener, Handler handler) {
         this.handler = handler;
         ws.textMessageHandler(handler::onText);
         ws.closeHandler(v -> ended("the other side closed the connection" + (ws.closeStatusCode() != null
@@ -48,7 +51,7 @@ public final class OutboundConnection {
                         ? " " + ws.closeReason() : "") + ")"
                 : "")));
         ws.exceptionHandler(t -> ended("connection error: " + t));
-        ws.connect(options).onSuccess(w -> opened.complete(null)).onFailure(t -> {
+        opener.apply(ws).onSuccess(w -> opened.complete(null)).onFailure(t -> {
             opened.completeExceptionally(t);
             ended("could not connect: " + t.getMessage());
         });
