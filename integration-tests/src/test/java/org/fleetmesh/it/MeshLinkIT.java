@@ -24,6 +24,7 @@ import org.fleetmesh.peering.MeshSigner;
 import org.fleetmesh.peering.PeerIdentity;
 import org.fleetmesh.peering.Refusal;
 import org.fleetmesh.peering.SeenProofs;
+import org.fleetmesh.relay.client.Dialer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -102,7 +103,7 @@ class MeshLinkIT {
             }
         });
         ws.closeHandler(v -> closed.complete(ws.closeStatusCode()));
-        ws.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.port()).setURI("/mesh"))
+        Dialer.open(vertx, ws, new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.port()).setURI("/mesh"))
                 .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         String err = firstAfterHello.get(10, TimeUnit.SECONDS);
         assertTrue(err.startsWith("[\"MESH-ERR\",\"malformed:"), err);
@@ -155,7 +156,7 @@ class MeshLinkIT {
             link.receive(m);
         });
         ws.closeHandler(v -> closed.complete(ws.closeStatusCode() + " " + ws.closeReason()));
-        ws.connect(new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.port()).setURI("/mesh"))
+        Dialer.open(vertx, ws, new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.port()).setURI("/mesh"))
                 .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         String reason = "invalid: the proof is bound to " + PeerIdentity.shortForm(us.did()) + ", not to this node's DID";
         assertEquals("[\"MESH-ERR\",\"" + reason + "\"]", err.get(20, TimeUnit.SECONDS));
