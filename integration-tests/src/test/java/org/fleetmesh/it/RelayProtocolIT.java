@@ -152,6 +152,15 @@ class RelayProtocolIT {
             List<JsonNode> got = c.query("big", FilterSpec.of().ids(e));
             assertEquals(1, got.size());
             assertSameEvent(e, got.get(0));
+            // between small ones in one stored read: its continuation frames stay together and in order
+            Event before = k.note(now() - 10, "before");
+            Event after = k.note(now() + 10, "after");
+            c.publishAndWait(before).assertAccepted();
+            c.publishAndWait(after).assertAccepted();
+            assertIdsInOrder(c.query("big-mixed", FilterSpec.of().authors(k)), after, e, before);
+            assertEquals("[\"EVENT\",\"big-mixed\"," + e.json() + "]", c.rawMessages().stream()
+                    .filter(m -> m.startsWith("[\"EVENT\",\"big-mixed\"") && m.length() > 100_000).findFirst()
+                    .orElseThrow(), "the long message is the event's exact text");
         }
     }
 
