@@ -138,15 +138,12 @@ public final class Dialer implements AutoCloseable {
      * handlers. When that future belongs to another context than the connection's (a caller on a test, worker or
      * scheduler thread), the listener runs as a later task, possibly after the delivery: frames read together with
      * the 101 response met no handler and were dropped, in a few per cent of connections (DialerFirstFrameTest).
-     * Connecting on an event-loop context makes it the connection's context too, and the future then completes on
-     * it synchronously, handlers in place before any delivery. Use this for every outbound WebSocket.
+     * Connecting from a plain event-loop context of its own makes that the connection's context too, and the future
+     * then completes on it synchronously, handlers in place before any delivery. (Always a new one, even on an event
+     * loop: the caller's may be a duplicated context, whose listeners Vert.x also defers.) Use this for every outbound
+     * WebSocket.
      */
     public static Future<WebSocket> open(Vertx vertx, ClientWebSocket ws, WebSocketConnectOptions options) {
-        Context current = Vertx.currentContext();
-        if (current != null && current.isEventLoopContext() && Context.isOnEventLoopThread()
-                && current.owner() == vertx) {
-            return ws.connect(options);
-        }
         Context context = ((VertxInternal) vertx).createEventLoopContext();
         Promise<WebSocket> opened = Promise.promise();
         context.runOnContext(v -> ws.connect(options).onComplete(opened));

@@ -130,14 +130,17 @@ class DialerFirstFrameTest {
     }
 
     @Test
-    void fromAWorkerThreadAndAnEventLoop() throws Exception {
+    void fromAWorkerThreadAnEventLoopAndADuplicatedContext() throws Exception {
         List<CompletableFuture<String>> runs = new ArrayList<>();
         for (int i = 0; i < CONNECTIONS / 2; i++) {
             CompletableFuture<CompletableFuture<String>> started = new CompletableFuture<>();
-            if (i % 2 == 0) {
+            if (i % 3 == 0) {
                 vertx.executeBlocking(() -> dialOnce(), false).onSuccess(started::complete);
-            } else {
+            } else if (i % 3 == 1) {
                 vertx.runOnContext(v -> started.complete(dialOnce()));
+            } else { // a duplicated context, as Quarkus runs its handlers on
+                ((io.vertx.core.impl.ContextInternal) vertx.getOrCreateContext()).duplicate()
+                        .runOnContext(v -> started.complete(dialOnce()));
             }
             runs.add(started.get(10, TimeUnit.SECONDS));
             if (i % 10 == 9) {
