@@ -7,11 +7,23 @@
 #   WORK:   a scratch dir; imported once into WORK/strfry (strfry import) and WORK/meshnode (./meshnode import)
 # strfry runs with the configuration below (the team's side-by-side tools use the same: 3-year-old events accepted,
 # compression on, 500 events a filter at most); meshnode with the launcher's defaults and FLEETMESH_CLIENT_LIMITS=off (one client sending thousands of REQs).
-# One line per round, relay and shape: p50 p90 p99 p99.9 max in ms over `timed` REQs after `warm` untimed ones.
+# One line per round, relay and shape: p50 p90 p99 p99.9 max in ms over `timed` REQs after `warm` untimed ones, and
+# the CPU the relay used per REQ over all warm + timed REQs (ms; /proc/PID/stat, 10 ms ticks): strfry's process; the
+# meshnode JVM, and separately its PostgreSQL (the postmaster and its backends).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 CORPUS=$(readlink -f "$1"); WORK=$(mkdir -p "$2" && readlink -f "$2"); ROUNDS=${3:-2}; WARM=${4:-3000}; N=${5:-5000}
 STRFRY=${STRFRY:?set STRFRY to a strfry binary}
+cpu_of() { awk '{print $14 + $15 + $16 + $17}' "/proc/$1/stat" 2> /dev/null || echo 0; }
+db_cpu() {  # meshnode's PostgreSQL: the postmaster (with its exited children) and its live backends
+  local pm t=0 c
+  pm=$(head -1 "$WORK/meshnode/pg/postmaster.pid" 2> /dev/null || true)
+  [ -n "$pm" ] || { echo 0; return; }
+  t=$(cpu_of "$pm")
+  for c in $(ps -o pid= --ppid "$pm" || true); do t=$((t + $(cpu_of "$c"))); done
+  echo "$t"
+}
+per_req() { awk -v t="$1" -v n="$2" 'BEGIN {printf "%.3f", t * 10 / n}'; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 mkdir -p "$WORK/probe" "$WORK/strfry/db"
 javac -d "$WORK/probe" "$ROOT/bench/ReqProbe.java"
@@ -84,8 +96,12 @@ for r in $(seq 1 "$ROUNDS"); do
     done
     for s in "${shapes[@]}"; do
       IFS='|' read -r name tmpl vals <<< "$s"
+      c0=$(cpu_of $pid); d0=$(db_cpu)
       res=$(java -XX:+UseSerialGC -Xmx256m -cp "$WORK/probe" ReqProbe "ws://127.0.0.1:$port/" "$tmpl" "$WARM" "$N" "$vals" "$r" 2> /dev/null)
-      echo "round=$r relay=$relay shape=$name $res"
+      c1=$(cpu_of $pid); d1=$(db_cpu)
+      cpu="cpu/req $(per_req $((c1 - c0)) $((WARM + N))) ms"
+      [ "$relay" = meshnode ] && cpu="$cpu + postgres $(per_req $((d1 - d0)) $((WARM + N))) ms"
+      echo "round=$r relay=$relay shape=$name $res $cpu"
     done
     kill $pid; wait $pid 2> /dev/null || true
     sleep 1
