@@ -21,6 +21,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
+import org.fleetmesh.relay.client.Dialer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,6 +31,7 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.http.WebSocket;
 import io.vertx.core.http.WebSocketClient;
+import io.vertx.core.http.WebSocketConnectOptions;
 
 /**
  * The handshake over real WebSockets on a free loopback port: a Quarkus-free Vert.x server wires a responder
@@ -200,7 +202,7 @@ class MeshOverWebSocketTest {
         var ws = raw.webSocket();
         ws.textMessageHandler(received::add);
         ws.closeHandler(v -> closed.complete(ws.closeStatusCode()));
-        return await(org.fleetmesh.relay.client.Dialer.open(vertx, ws, new io.vertx.core.http.WebSocketConnectOptions()
+        return await(Dialer.open(vertx, ws, new WebSocketConnectOptions()
                 .setPort(server.actualPort()).setHost("127.0.0.1").setURI("/mesh")).toCompletionStage());
     }
 
@@ -259,7 +261,7 @@ class MeshOverWebSocketTest {
             ours.receive(m);
         });
         ws.closeHandler(v -> closed.complete(ws.closeStatusCode() + " " + ws.closeReason()));
-        await(org.fleetmesh.relay.client.Dialer.open(vertx, ws, new io.vertx.core.http.WebSocketConnectOptions()
+        await(Dialer.open(vertx, ws, new WebSocketConnectOptions()
                 .setPort(server.actualPort()).setHost("127.0.0.1").setURI("/mesh")).toCompletionStage());
         await(ours.authenticated());
         MeshLink theirs = serverLinks.get(0);
