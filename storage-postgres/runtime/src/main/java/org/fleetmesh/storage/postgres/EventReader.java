@@ -73,7 +73,29 @@ final class EventReader {
         void read(ResultSet rs) throws SQLException;
     }
 
+    /** The events' JSON the tag-index reads take instead of the rows; null: off. Set before the first read. */
+    private volatile EventCache cache;
+
+    void cache(EventCache cache) {
+        this.cache = cache == null || cache.budget() == 0 ? null : cache;
+    }
+
+    EventCache cache() {
+        return cache;
+    }
+
+    /** Reads answered from the tag index and the cache (for tests and metrics). */
+    final java.util.concurrent.atomic.LongAdder tagIndexReads = new java.util.concurrent.atomic.LongAdder();
+
     void query(Filter filter, long now, Reader reader, EventSink sink) {
+        EventCache c = cache;
+        if (c != null) {
+            TagIndexRead read = TagIndexRead.plan(filter, reader);
+            if (read != null && fromTagIndex(read, c, now, sink)) {
+                tagIndexReads.increment();
+                return;
+            }
+        }
         SqlFilter.Sql sql = SqlFilter.build(filter, now, SqlFilter.Mode.QUERY, reader);
         if (sql != null) {
             int head = sink.headroom();
@@ -90,6 +112,91 @@ final class EventReader {
                 }
             });
         }
+    }
+
+    /**
+     * {@code read} answered from the tag index, the events' JSON from {@code cache} and, for those it lacks, from one
+     * fetch by seq (which fills it). Both statements are bounded (an index-only scan of at most {@code limit + 1}
+     * entries; at most {@code limit} lookups by the primary key's twin {@code event_seq_idx}) and run without the
+     * read timeout's {@code set_config}, which would cost a statement of its own. Returns false, having sent nothing,
+     * when the full statement must answer instead ({@link TagIndexRead#answer}, or an event removed between the two
+     * statements).
+     */
+    private boolean fromTagIndex(TagIndexRead read, EventCache cache, long now, EventSink sink) {
+        long[] seqs = new long[read.limit + 1];
+        long[] createdAt = new long[read.limit + 1];
+        int[] n = new int[1];
+        run("tag index read", read.tagScan, 0, rs -> {
+            while (rs.next()) {
+                seqs[n[0]] = rs.getLong(1);
+                createdAt[n[0]] = rs.getLong(2);
+                n[0]++;
+            }
+        });
+        int m = read.rowsToSend(createdAt, n[0]);
+        if (m < 0) {
+            return false;
+        }
+        int head = sink.headroom();
+        int tail = sink.tailroom();
+        EventCache.Entry[] entries = new EventCache.Entry[m];
+        int missing = 0;
+        for (int i = 0; i < m; i++) {
+            // each copied out into an array with the sink's room around it: the frame it will be sent in
+            EventCache.Entry e = cache.get(seqs[i], head, tail);
+            if (e != null && e.createdAt() != createdAt[i]) {
+                // not this row's event: a seq used again (a table emptied and its sequence restarted under a running
+                // node); the row is the truth
+                cache.remove(seqs[i]);
+                e = null;
+            }
+            entries[i] = e;
+            if (e == null) {
+                missing++;
+            }
+        }
+        if (missing > 0) {
+            long[] want = new long[missing];
+            for (int i = 0, j = 0; i < m; i++) {
+                if (entries[i] == null) {
+                    want[j++] = seqs[i];
+                }
+            }
+            java.util.Map<Long, EventCache.Entry> fetched = new java.util.HashMap<>(missing * 2);
+            run("fetch by seq", TagIndexRead.fetch(want), 0, rs -> {
+                while (rs.next()) {
+                    long seq = rs.getLong(1);
+                    long expires = rs.getLong(2);
+                    if (rs.wasNull()) {
+                        expires = Long.MAX_VALUE;
+                    }
+                    byte[] buf = json(rs, 3, head, tail);
+                    EventCache.Entry e = new EventCache.Entry(buf, head, buf.length - head - tail, rs.getLong(5),
+                            expires);
+                    fetched.put(seq, e);
+                    cache.put(seq, e);
+                }
+            });
+            for (int i = 0; i < m; i++) {
+                if (entries[i] == null) {
+                    EventCache.Entry e = fetched.get(seqs[i]);
+                    if (e == null || e.createdAt() != createdAt[i]) {
+                        return false; // removed since the scan
+                    }
+                    entries[i] = e;
+                }
+            }
+        }
+        EventCache.Entry[] out = TagIndexRead.answer(createdAt, entries, m, now);
+        if (out == null) {
+            return false;
+        }
+        for (EventCache.Entry e : out) {
+            if (!sink.acceptUtf8(new EventId(StoredJson.id(e.buf(), e.offset())), e.buf(), e.offset(), e.length())) {
+                break;
+            }
+        }
+        return true;
     }
 
     /**
@@ -168,12 +275,15 @@ final class EventReader {
     }
 
     /**
-     * Runs {@code sql} under the statement timeout. {@code rows} &gt; 0: the result has at most that many rows
+     * Runs {@code sql} under the statement timeout. {@code rows} 0: a statement bounded by its own shape (at most
+     * {@link #ONE_SHOT_MAX_ROWS} rows through an index), run as it is, without the timeout; &gt; 0: the result has at most that many rows
      * (fetched whole when at most {@link #ONE_SHOT_MAX_ROWS}); &lt; 0: unbounded, streamed {@code -rows} at a time.
      */
     private void run(String what, SqlFilter.Sql sql, int rows, Rows reader) {
         try (Connection c = ds.getConnection()) {
-            if (rows > 0 && rows <= ONE_SHOT_MAX_ROWS) {
+            if (rows == 0) {
+                bounded(c, sql, reader);
+            } else if (rows > 0 && rows <= ONE_SHOT_MAX_ROWS) {
                 oneShot(c, sql, reader);
             } else {
                 streamed(c, sql, rows < 0 ? -rows : Math.min(rows, FETCH_SIZE), reader);
@@ -207,6 +317,16 @@ final class EventReader {
             try (ResultSet rs = ps.getResultSet()) {
                 rows.read(rs);
             }
+        }
+    }
+
+    /** One round trip, in autocommit, no settings. */
+    private static void bounded(Connection c, SqlFilter.Sql sql, Rows rows) throws SQLException {
+        if (!c.getAutoCommit()) {
+            c.setAutoCommit(true);
+        }
+        try (PreparedStatement ps = sql.prepare(c); ResultSet rs = ps.executeQuery()) {
+            rows.read(rs);
         }
     }
 

@@ -33,7 +33,9 @@ import io.agroal.api.AgroalDataSource;
  * {@code quarkus.datasource.username}, {@code quarkus.datasource.password};
  * {@code fleetmesh.storage.pool-size} [FLEETMESH_STORAGE_POOL_SIZE], default 16 (above the relay's query threads plus its writer);
  * {@code fleetmesh.storage.statement-timeout} [FLEETMESH_STORAGE_STATEMENT_TIMEOUT], default {@code 10s}
- * ({@code 500ms}, {@code 30s}, {@code 2m} or ISO-8601 {@code PT10S}; {@code 0}: none): how long one read may run.
+ * ({@code 500ms}, {@code 30s}, {@code 2m} or ISO-8601 {@code PT10S}; {@code 0}: none): how long one read may run;
+ * {@code fleetmesh.storage.event-cache-mib} [FLEETMESH_STORAGE_EVENT_CACHE_MIB], default 64 ({@code 0}: none): the
+ * events' JSON kept in the JVM for reads answered from the tag index.
  */
 public final class PostgresStorage implements EventStore {
     private static final Logger LOG = Logger.getLogger(PostgresStorage.class);
@@ -46,6 +48,7 @@ public final class PostgresStorage implements EventStore {
     public static final String POOL_SIZE = "fleetmesh.storage.pool-size";
     public static final int DEFAULT_POOL_SIZE = 16;
     public static final String STATEMENT_TIMEOUT = "fleetmesh.storage.statement-timeout";
+    public static final String EVENT_CACHE_MIB = "fleetmesh.storage.event-cache-mib";
 
     private final EmbeddedCluster cluster; // null with an external database
     private final AgroalDataSource pool;
@@ -71,9 +74,15 @@ public final class PostgresStorage implements EventStore {
         int poolSize = c.getOptionalValue(POOL_SIZE, Integer.class).orElse(DEFAULT_POOL_SIZE);
         Duration timeout = nonBlank(c.getOptionalValue(STATEMENT_TIMEOUT, String.class)).map(PostgresStorage::duration)
                 .orElse(PostgresStore.DEFAULT_STATEMENT_TIMEOUT);
-        return openFromConfig(dataDir, nonBlank(c.getOptionalValue(JDBC_URL, String.class)),
+        int cacheMib = c.getOptionalValue(EVENT_CACHE_MIB, Integer.class).orElse(PostgresStore.DEFAULT_EVENT_CACHE_MIB);
+        if (cacheMib < 0) {
+            throw new IllegalArgumentException(EVENT_CACHE_MIB + ": negative: " + cacheMib);
+        }
+        PostgresStorage storage = openFromConfig(dataDir, nonBlank(c.getOptionalValue(JDBC_URL, String.class)),
                 nonBlank(c.getOptionalValue(USERNAME, String.class)), c.getOptionalValue(PASSWORD, String.class),
                 poolSize, timeout);
+        storage.store.eventCacheMib(cacheMib);
+        return storage;
     }
 
     /** Quarkus' duration forms: a number with {@code ms}, {@code s}, {@code m} or {@code h}, a bare number of seconds, or ISO-8601. */

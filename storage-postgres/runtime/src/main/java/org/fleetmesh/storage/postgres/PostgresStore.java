@@ -41,6 +41,8 @@ public final class PostgresStore implements EventStore {
     public static final String REMOVED_CHANNEL = SiblingFeed.REMOVED_CHANNEL;
     /** Default bound on one read statement (reads only; the writer's transactions have none). */
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(10);
+    /** Default bound on the events' JSON kept for reads from the tag index ({@link EventCache}), in MiB. */
+    public static final int DEFAULT_EVENT_CACHE_MIB = 64;
 
     /** Opens connections for the LISTEN connection, which is held for the store's lifetime. */
     @FunctionalInterface
@@ -86,6 +88,7 @@ public final class PostgresStore implements EventStore {
         this.writer = new EventWriter(ds, this::committed);
         this.retries = writer.retries;
         this.reader = new EventReader(ds, statementTimeout);
+        this.reader.cache(new EventCache((long) DEFAULT_EVENT_CACHE_MIB << 20));
         this.removals = new Removals(ds, (c, removed) -> committed(c, List.of(), List.of(), removed));
         Migrations.migrate(ds);
         // a store filled by a bulk load or a restore is planned as what it holds
@@ -192,6 +195,24 @@ public final class PostgresStore implements EventStore {
     @Override
     public List<SaveOutcome> save(List<Event> batch) {
         return writer.save(batch);
+    }
+
+    /**
+     * Bounds the events' JSON kept in this process for reads answered from the tag index to {@code mib} MiB (0: none,
+     * every read is one statement). Replaces what was kept; call before the store serves reads.
+     */
+    public void eventCacheMib(int mib) {
+        if (mib < 0) {
+            throw new IllegalArgumentException("negative event cache size " + mib);
+        }
+        reader.cache(new EventCache((long) mib << 20));
+    }
+
+    /** The bound of {@link #eventCacheMib}, in bytes, and what is held: {bound, bytes, entries, hits, misses, reads}. */
+    public long[] eventCacheStats() {
+        EventCache c = reader.cache();
+        return c == null ? new long[6]
+                : new long[] {c.budget(), c.bytes(), c.size(), c.hits(), c.misses(), reader.tagIndexReads.sum()};
     }
 
     @Override

@@ -29,6 +29,47 @@ final class StoredJson {
     private StoredJson() {
     }
 
+    /** Whether {@code json} begins with {@code {"id":"} and 64 lower-case hex digits, as every stored event's does. */
+    static boolean startsWithId(byte[] buf, int offset, int length) {
+        if (length < ID.length + 64) {
+            return false;
+        }
+        for (int i = 0; i < ID.length; i++) {
+            if (buf[offset + i] != ID[i]) {
+                return false;
+            }
+        }
+        for (int i = ID.length; i < ID.length + 64; i++) {
+            byte b = buf[offset + i];
+            if (!((b >= '0' && b <= '9') || (b >= 'a' && b <= 'f'))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The event's id from JSON that {@link #startsWithId}. Lower-case hex sorts as the bytes it encodes, so
+     * {@link #BY_ID} compares the digits themselves.
+     */
+    static byte[] id(byte[] buf, int offset) {
+        byte[] id = new byte[32];
+        int p = offset + ID.length;
+        for (int i = 0; i < 32; i++) {
+            id[i] = (byte) (nibble(buf[p + 2 * i]) << 4 | nibble(buf[p + 2 * i + 1]));
+        }
+        return id;
+    }
+
+    private static int nibble(byte b) {
+        return b <= '9' ? b - '0' : b - 'a' + 10;
+    }
+
+    /** Cache entries by their events' ids, lowest first (each entry's JSON {@link #startsWithId}). */
+    static final java.util.Comparator<EventCache.Entry> BY_ID = (a, b) -> java.util.Arrays.compare(a.buf(),
+            a.offset() + ID.length, a.offset() + ID.length + 64, b.buf(), b.offset() + ID.length,
+            b.offset() + ID.length + 64);
+
     /**
      * @param body the row's {@code body} as UTF-8 (the tags array, {@code ,"content":} and the content string)
      * @throws IllegalArgumentException when a key or signature is not of its length (a row the writer did not write)
