@@ -74,6 +74,17 @@ class RelayMetricsIT {
             assertEquals(0, after.value("fleetmesh_relay_write_queue_events"));
             assertTrue(after.has("fleetmesh_relay_query_queue_tasks"));
             assertTrue(after.has("fleetmesh_relay_fanout_queue_events"));
+            // one author's newest events, twice: one index answers it (docs/OPERATING.md "The event cache"), the first
+            // time from the event table, the second from the cache
+            double reads = after.value("fleetmesh_store_index_reads_total");
+            double hits = after.value("fleetmesh_store_read_cache_lookups_total", "result=\"hit\"");
+            assertEquals(3, c.query("mine", FilterSpec.of().authors(alice).limit(10)).size());
+            assertEquals(3, c.query("again", FilterSpec.of().authors(alice).limit(10)).size());
+            Metrics read = Metrics.scrape(node);
+            assertEquals(2, read.value("fleetmesh_store_index_reads_total") - reads, read.text());
+            assertEquals(3, read.value("fleetmesh_store_read_cache_lookups_total", "result=\"hit\"") - hits);
+            assertEquals(64 << 20, read.value("fleetmesh_store_read_cache_limit_bytes"));
+            assertTrue(read.value("fleetmesh_store_read_cache_events") >= 3);
             for (String name : DOCUMENTED) {
                 assertTrue(after.has(name), name + " (docs/OPERATING.md) is exported");
             }

@@ -68,6 +68,22 @@ public class RelayMetrics {
                     .description("Client messages refused rate-limited by the client limits (per address and pubkey)")
                     .register(registry);
         }
+        org.fleetmesh.spi.storage.EventStore store = runtime.store();
+        if (store.readCacheStats() != null) {
+            Gauge.builder("fleetmesh.store.read.cache.limit", store, s -> s.readCacheStats()[0]).baseUnit("bytes")
+                    .description("What the store's read cache may hold (fleetmesh.storage.event-cache-mib)")
+                    .register(registry);
+            Gauge.builder("fleetmesh.store.read.cache.size", store, s -> s.readCacheStats()[1]).baseUnit("bytes")
+                    .description("What the store's read cache holds").register(registry);
+            Gauge.builder("fleetmesh.store.read.cache.events", store, s -> s.readCacheStats()[2])
+                    .description("Events the store's read cache holds").register(registry);
+            FunctionCounter.builder("fleetmesh.store.read.cache.lookups", store, s -> s.readCacheStats()[3])
+                    .tag("result", "hit").description("Events looked up in the store's read cache").register(registry);
+            FunctionCounter.builder("fleetmesh.store.read.cache.lookups", store, s -> s.readCacheStats()[4])
+                    .tag("result", "miss").description("Events looked up in the store's read cache").register(registry);
+            FunctionCounter.builder("fleetmesh.store.index.reads", store, s -> s.readCacheStats()[5])
+                    .description("Reads answered from one index and the read cache").register(registry);
+        }
         Gauge.builder("fleetmesh.relay.fanout.queue", relay, Relay::fanOutQueued).baseUnit("events")
                 .description("Events waiting for live fan-out").register(registry);
         FunctionCounter.builder("fleetmesh.relay.committed", relay, r -> r.writeStats()[0]).baseUnit("events")

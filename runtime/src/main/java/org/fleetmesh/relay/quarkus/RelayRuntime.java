@@ -25,6 +25,11 @@ public class RelayRuntime {
     @Inject
     EventStore store;
 
+    /** The configured store (through the bean: its fields are not the client proxy's). */
+    EventStore store() {
+        return store;
+    }
+
     @Inject
     RelayConfig config;
 

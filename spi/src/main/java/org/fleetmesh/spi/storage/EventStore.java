@@ -106,6 +106,14 @@ public interface EventStore extends AutoCloseable {
     }
 
     /**
+     * What the store keeps in memory to answer reads, for the relay's metrics: {@code {bytes allowed, bytes held,
+     * events held, lookups found, lookups missed, reads answered with it}}; null when it keeps nothing of the kind.
+     */
+    default long[] readCacheStats() {
+        return null;
+    }
+
+    /**
      * The highest sequence number of a stored event, or higher (0 when none): {@code scan(lastSequence(), ...)}
      * returns only events committed after the call.
      */

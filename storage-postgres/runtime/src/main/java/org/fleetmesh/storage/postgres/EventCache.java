@@ -3,11 +3,11 @@ package org.fleetmesh.storage.postgres;
 import java.nio.ByteBuffer;
 
 /**
- * A bounded in-process copy of stored events' JSON, keyed by {@code event.seq}, for the reads that the tag index alone
- * can answer ({@link TagIndexRead}). An event's {@code seq} is never reused and its JSON never changes, so an entry can
+ * A bounded in-process copy of stored events' JSON, keyed by {@code event.seq}, for the reads that one index alone
+ * can answer ({@link IndexRead}). An event's {@code seq} is never reused and its JSON never changes, so an entry can
  * only be stale by naming an event that has since been removed, and a read never reaches such an entry: it looks up
- * only the seqs the tag index returned in the same statement, and an event's tag rows are deleted in the transaction
- * that deletes it. (A seq used again, after a table was emptied and its sequence restarted under a running node, is
+ * only the seqs an index scan returned just before (the scan reads the live index of {@code event} itself, or
+ * {@code tag}, whose rows are deleted in the transaction that deletes their event). (A seq used again, after a table was emptied and its sequence restarted under a running node, is
  * caught by the reader: the entry's {@code created_at} is compared with the tag row's.)
  *
  * <p>Memory is the budget and no more, outside the Java heap: a ring of direct-memory chunks of {@link #CHUNK} bytes,

@@ -84,15 +84,15 @@ final class EventReader {
         return cache;
     }
 
-    /** Reads answered from the tag index and the cache (for tests and metrics). */
-    final java.util.concurrent.atomic.LongAdder tagIndexReads = new java.util.concurrent.atomic.LongAdder();
+    /** Reads answered from one index and the cache (for tests and metrics). */
+    final java.util.concurrent.atomic.LongAdder indexReads = new java.util.concurrent.atomic.LongAdder();
 
     void query(Filter filter, long now, Reader reader, EventSink sink) {
         EventCache c = cache;
         if (c != null) {
-            TagIndexRead read = TagIndexRead.plan(filter, reader);
-            if (read != null && fromTagIndex(read, c, now, sink)) {
-                tagIndexReads.increment();
+            IndexRead read = IndexRead.plan(filter, reader);
+            if (read != null && fromIndex(read, c, now, sink)) {
+                indexReads.increment();
                 return;
             }
         }
@@ -115,18 +115,18 @@ final class EventReader {
     }
 
     /**
-     * {@code read} answered from the tag index, the events' JSON from {@code cache} and, for those it lacks, from one
+     * {@code read} answered from one index, the events' JSON from {@code cache} and, for those it lacks, from one
      * fetch by seq (which fills it). Both statements are bounded (an index-only scan of at most {@code limit + 1}
-     * entries; at most {@code limit} lookups by the primary key's twin {@code event_seq_idx}) and run without the
-     * read timeout's {@code set_config}, which would cost a statement of its own. Returns false, having sent nothing,
-     * when the full statement must answer instead ({@link TagIndexRead#answer}, or an event removed between the two
+     * entries; at most {@code limit} lookups by {@code event_seq_idx}) and run under the driver's timeout rather than
+     * the {@code set_config} of the ordinary reads, which costs a statement of its own. Returns false, having sent nothing,
+     * when the full statement must answer instead ({@link IndexRead#answer}, or an event removed between the two
      * statements).
      */
-    private boolean fromTagIndex(TagIndexRead read, EventCache cache, long now, EventSink sink) {
+    private boolean fromIndex(IndexRead read, EventCache cache, long now, EventSink sink) {
         long[] seqs = new long[read.limit + 1];
         long[] createdAt = new long[read.limit + 1];
         int[] n = new int[1];
-        run("tag index read", read.tagScan, 0, rs -> {
+        run("index read", read.scan, 0, rs -> {
             while (rs.next()) {
                 seqs[n[0]] = rs.getLong(1);
                 createdAt[n[0]] = rs.getLong(2);
@@ -163,7 +163,7 @@ final class EventReader {
                 }
             }
             java.util.Map<Long, EventCache.Entry> fetched = new java.util.HashMap<>(missing * 2);
-            run("fetch by seq", TagIndexRead.fetch(want), 0, rs -> {
+            run("fetch by seq", IndexRead.fetch(want), 0, rs -> {
                 while (rs.next()) {
                     long seq = rs.getLong(1);
                     long expires = rs.getLong(2);
@@ -187,7 +187,7 @@ final class EventReader {
                 }
             }
         }
-        EventCache.Entry[] out = TagIndexRead.answer(createdAt, entries, m, now);
+        EventCache.Entry[] out = IndexRead.answer(createdAt, entries, m, now);
         if (out == null) {
             return false;
         }
@@ -276,7 +276,8 @@ final class EventReader {
 
     /**
      * Runs {@code sql} under the statement timeout. {@code rows} 0: a statement bounded by its own shape (at most
-     * {@link #ONE_SHOT_MAX_ROWS} rows through an index), run as it is, without the timeout; &gt; 0: the result has at most that many rows
+     * {@link #ONE_SHOT_MAX_ROWS} rows through an index), one round trip under the driver's timeout ({@link #bounded});
+     * &gt; 0: the result has at most that many rows
      * (fetched whole when at most {@link #ONE_SHOT_MAX_ROWS}); &lt; 0: unbounded, streamed {@code -rows} at a time.
      */
     private void run(String what, SqlFilter.Sql sql, int rows, Rows reader) {
@@ -320,13 +321,27 @@ final class EventReader {
         }
     }
 
-    /** One round trip, in autocommit, no settings. */
-    private static void bounded(Connection c, SqlFilter.Sql sql, Rows rows) throws SQLException {
+    /**
+     * One round trip, in autocommit, no settings: the read timeout is the driver's (a timer that sends PostgreSQL a
+     * cancel request when it fires, the same SQLSTATE 57014 as {@code statement_timeout}), which costs no statement.
+     * A scan of a few index entries can still wait on a lock (a table locked by a migration or an operator).
+     */
+    private void bounded(Connection c, SqlFilter.Sql sql, Rows rows) throws SQLException {
         if (!c.getAutoCommit()) {
             c.setAutoCommit(true);
         }
-        try (PreparedStatement ps = sql.prepare(c); ResultSet rs = ps.executeQuery()) {
-            rows.read(rs);
+        try (PreparedStatement ps = sql.prepare(c)) {
+            if (!statementTimeout.isZero()) {
+                long ms = statementTimeout.toMillis();
+                if (ps.isWrapperFor(org.postgresql.jdbc.PgStatement.class)) {
+                    ps.unwrap(org.postgresql.jdbc.PgStatement.class).setQueryTimeoutMs(ms);
+                } else {
+                    ps.setQueryTimeout((int) Math.max(1, (ms + 999) / 1000));
+                }
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                rows.read(rs);
+            }
         }
     }
 

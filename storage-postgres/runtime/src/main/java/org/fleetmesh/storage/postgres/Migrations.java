@@ -30,7 +30,8 @@ public final class Migrations {
     /** Every migration, in order. Add new files here as well as under {@link #LOCATION}. */
     static final List<String> FILES = List.of("V1__events.sql", "V2__ledger.sql", "V3__peers.sql", "V4__link_ledger.sql",
             "V5__delivery.sql", "V6__peer_federate.sql", "V7__shards.sql", "V8__findings.sql",
-            "V9__compute_jobs.sql", "V10__cashu_wallet.sql", "V11__compact_events.sql", "V12__peer_rotation.sql");
+            "V9__compute_jobs.sql", "V10__cashu_wallet.sql", "V11__compact_events.sql", "V12__peer_rotation.sql",
+            "V13__covering_indexes.sql");
 
     /** Flyway's history table, kept apart from any other Flyway user of the same schema. */
     public static final String HISTORY_TABLE = "fleetmesh_schema_history";

@@ -35,7 +35,7 @@ import io.agroal.api.AgroalDataSource;
  * {@code fleetmesh.storage.statement-timeout} [FLEETMESH_STORAGE_STATEMENT_TIMEOUT], default {@code 10s}
  * ({@code 500ms}, {@code 30s}, {@code 2m} or ISO-8601 {@code PT10S}; {@code 0}: none): how long one read may run;
  * {@code fleetmesh.storage.event-cache-mib} [FLEETMESH_STORAGE_EVENT_CACHE_MIB], default 64 ({@code 0}: none): the
- * events' JSON kept in the JVM for reads answered from the tag index.
+ * events' JSON kept in the JVM for reads answered from one index.
  */
 public final class PostgresStorage implements EventStore {
     private static final Logger LOG = Logger.getLogger(PostgresStorage.class);
@@ -215,6 +215,11 @@ public final class PostgresStorage implements EventStore {
     @Override
     public int purgeExpired(long now) {
         return store.purgeExpired(now);
+    }
+
+    @Override
+    public long[] readCacheStats() {
+        return store.readCacheStats();
     }
 
     @Override

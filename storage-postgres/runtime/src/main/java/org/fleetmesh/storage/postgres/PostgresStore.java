@@ -41,7 +41,7 @@ public final class PostgresStore implements EventStore {
     public static final String REMOVED_CHANNEL = SiblingFeed.REMOVED_CHANNEL;
     /** Default bound on one read statement (reads only; the writer's transactions have none). */
     public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(10);
-    /** Default bound on the events' JSON kept for reads from the tag index ({@link EventCache}), in MiB. */
+    /** Default bound on the events' JSON kept for reads from one index ({@link EventCache}), in MiB. */
     public static final int DEFAULT_EVENT_CACHE_MIB = 64;
 
     /** Opens connections for the LISTEN connection, which is held for the store's lifetime. */
@@ -198,7 +198,7 @@ public final class PostgresStore implements EventStore {
     }
 
     /**
-     * Bounds the events' JSON kept in this process for reads answered from the tag index to {@code mib} MiB (0: none,
+     * Bounds the events' JSON kept in this process for reads answered from one index to {@code mib} MiB (0: none,
      * every read is one statement). Replaces what was kept; call before the store serves reads.
      */
     public void eventCacheMib(int mib) {
@@ -212,7 +212,12 @@ public final class PostgresStore implements EventStore {
     public long[] eventCacheStats() {
         EventCache c = reader.cache();
         return c == null ? new long[6]
-                : new long[] {c.budget(), c.bytes(), c.size(), c.hits(), c.misses(), reader.tagIndexReads.sum()};
+                : new long[] {c.budget(), c.bytes(), c.size(), c.hits(), c.misses(), reader.indexReads.sum()};
+    }
+
+    @Override
+    public long[] readCacheStats() {
+        return reader.cache() == null ? null : eventCacheStats();
     }
 
     @Override

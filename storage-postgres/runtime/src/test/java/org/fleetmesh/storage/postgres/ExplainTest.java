@@ -256,8 +256,58 @@ class ExplainTest extends PgFixture {
         }
     }
 
+    /**
+     * The reads the event cache serves ({@link IndexRead}) are one index-only scan each, in the index's order (no sort),
+     * for the operator and for a reader whose gated kinds are excluded by a condition on the entry's kind: V13's
+     * covering indexes hold what the scan returns.
+     */
+    @Test
+    void theCachedShapesAreIndexOnlyScans() throws Exception {
+        sql("vacuum event", "vacuum tag"); // index-only scans need the visibility map
+        String p = AUTHORS.get(4).hex();
+        Map<String, Filter> shapes = new java.util.LinkedHashMap<>();
+        shapes.put("one #p value", f(null, null, null, Map.of("p", Set.of(p)), null, null, 100));
+        shapes.put("one #p value, kinds, a window", f(null, null, Set.of(1, 7), Map.of("p", Set.of(p)),
+                1_600_000_000L, 1_600_200_000L, 50));
+        shapes.put("one author", f(null, Set.of(AUTHORS.get(3)), null, Map.of(), null, null, 100));
+        shapes.put("one author, one kind", f(null, Set.of(AUTHORS.get(3)), Set.of(1), Map.of(), null, null, 100));
+        shapes.put("one kind, until", f(null, null, Set.of(7), Map.of(), null, 1_600_200_000L, 100));
+        shapes.put("a window", f(null, null, null, Map.of(), 1_600_100_000L, 1_600_103_600L, 200));
+        shapes.put("the newest", f(null, null, null, Map.of(), null, null, 20));
+        for (org.fleetmesh.spi.storage.Reader who : List.of(org.fleetmesh.spi.storage.Reader.operator(),
+                org.fleetmesh.spi.storage.Reader.of(Set.of(4, 1059), Set.of()))) {
+            for (Map.Entry<String, Filter> shape : shapes.entrySet()) {
+                IndexRead read = IndexRead.plan(shape.getValue(), who);
+                assertTrue(read != null, shape.getKey() + ": one index answers it");
+                StringBuilder plan = new StringBuilder();
+                try (Connection c = store.dataSource().getConnection();
+                        PreparedStatement ps = c.prepareStatement("explain " + read.scan.text())) {
+                    SqlFilter.bind(c, ps, read.scan.params());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            plan.append(rs.getString(1)).append('\n');
+                        }
+                    }
+                }
+                assertTrue(plan.toString().contains("Index Only Scan"), shape.getKey() + ":\n" + plan);
+                assertFalse(plan.toString().contains("Sort"), shape.getKey() + ": no sort\n" + plan);
+            }
+        }
+        assertTrue(IndexRead.plan(f(null, Set.copyOf(AUTHORS.subList(0, 2)), null, Map.of(), null, null, 10),
+                org.fleetmesh.spi.storage.Reader.operator()) == null, "two authors: the ordinary statement");
+    }
+
     @Test
     void theReaderRunsThemWithGenericPlansAndLeavesTheRestToThePlanCache() throws Exception {
+        store.eventCacheMib(0); // the ordinary statements (with the cache, one index answers these two: IndexReadTest)
+        try {
+            ordinaryStatementsPlanned();
+        } finally {
+            store.eventCacheMib(PostgresStore.DEFAULT_EVENT_CACHE_MIB);
+        }
+    }
+
+    private void ordinaryStatementsPlanned() throws Exception {
         Filter kind = f(null, null, Set.of(7), Map.of(), null, null, 37);
         Filter author = f(null, Set.of(AUTHORS.get(11)), null, Map.of(), null, null, 37);
         List<EventId> expected = null;

@@ -1,0 +1,154 @@
+package org.fleetmesh.storage.postgres;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+import org.fleetmesh.nostr.Filter;
+import org.fleetmesh.spi.storage.Reader;
+
+/**
+ * A read that one index alone answers, its events' JSON then taken from the {@link EventCache} (docs/spec/storage.md
+ * "Reads from an index"): a filter with a limit and no {@code ids}, and either one single-letter tag of one value
+ * ({@code tag_value_idx}: {@code (name, value, created_at desc, event_seq) include (kind)}), optionally {@code kinds};
+ * or no tag, at most one author and at most one kind (the ordering indexes of {@code event}, which since V13 carry
+ * {@code seq}, and {@code kind} where it is not a key); {@code since} and {@code until} either way. The statement is an
+ * index-only scan of at most {@code limit + 1} entries, whatever the table holds.
+ *
+ * <p>Pure: the statements to send, and {@link #answer} decides from the rows and the entries what to send, or that the
+ * read must be the full statement after all (a tie on {@code created_at} across the limit, which NIP-01 breaks by the
+ * lowest id and an index does not; an expired event the full statement would skip and replace).
+ */
+final class IndexRead {
+    /** The scan: {@code seq, created_at}, newest first, {@link #limit} + 1 rows at most. */
+    final SqlFilter.Sql scan;
+    final int limit;
+
+    private IndexRead(SqlFilter.Sql scan, int limit) {
+        this.scan = scan;
+        this.limit = limit;
+    }
+
+    /**
+     * The read of {@code f} for {@code reader} from one index, or null when the filter asks for more than an index
+     * entry holds (or is better left to {@link SqlFilter}).
+     */
+    static IndexRead plan(Filter f, Reader reader) {
+        Integer limit = f.limit();
+        if (limit == null || limit < 1 || limit >= EventReader.ONE_SHOT_MAX_ROWS || f.ids() != null
+                || f.tags().size() > 1 || f.matchesNothingStored()) {
+            return null;
+        }
+        Set<Integer> gated = Set.of();
+        if (!reader.seesAll()) {
+            gated = new TreeSet<>(reader.privateKinds());
+            if (f.kinds() != null) {
+                gated.retainAll(f.kinds());
+            }
+            if (!gated.isEmpty() && !reader.pubkeys().isEmpty()) {
+                return null; // "addressed to or written by the reader" needs the event's pubkey and p tags
+            }
+        }
+        List<Object> params = new ArrayList<>();
+        StringBuilder sql;
+        String a; // the alias whose created_at and kind the conditions name
+        if (f.tags().size() == 1) {
+            Map.Entry<String, Set<String>> tag = f.tags().entrySet().iterator().next();
+            if (tag.getKey().length() != 1 || tag.getValue().size() != 1 || f.authors() != null) {
+                return null;
+            }
+            a = "t";
+            sql = new StringBuilder("select t.event_seq, t.created_at from tag t where t.name = ? and t.value = ?");
+            params.add(tag.getKey());
+            params.add(TextKeys.valueBytes(TextKeys.key(tag.getValue().iterator().next())));
+        } else {
+            if ((f.authors() != null && f.authors().size() != 1) || (f.kinds() != null && f.kinds().size() != 1)) {
+                return null; // several: a merge of ranges, the ordinary statement's business
+            }
+            a = "e";
+            sql = new StringBuilder("select e.seq, e.created_at from event e where true");
+            if (f.authors() != null) {
+                sql.append(" and e.pubkey = ?");
+                params.add(f.authors().iterator().next().toBytes());
+            }
+        }
+        if (f.kinds() != null) {
+            if (f.kinds().size() == 1) {
+                sql.append(" and ").append(a).append(".kind = ?");
+                params.add(f.kinds().iterator().next());
+            } else {
+                sql.append(" and ").append(a).append(".kind = any(?)");
+                params.add(SqlFilter.kinds(f.kinds()));
+            }
+        }
+        if (f.since() != null) {
+            sql.append(" and ").append(a).append(".created_at >= ?");
+            params.add(f.since());
+        }
+        if (f.until() != null) {
+            sql.append(" and ").append(a).append(".created_at <= ?");
+            params.add(f.until());
+        }
+        if (!gated.isEmpty()) {
+            sql.append(" and ").append(a).append(".kind <> all(?)");
+            params.add(SqlFilter.kinds(gated));
+        }
+        // no tie-break: a tie across the limit sends the read to the ordinary statement, and a tie within it is sorted
+        // by id here
+        sql.append(" order by ").append(a).append(".created_at desc limit ?");
+        params.add(limit + 1);
+        return new IndexRead(new SqlFilter.Sql(sql.toString(), params), limit);
+    }
+
+    /**
+     * The statement that fetches the events the cache lacks: {@code seq, expires_at} then {@link SqlFilter#columns}.
+     */
+    static SqlFilter.Sql fetch(long[] seqs) {
+        Long[] boxed = new Long[seqs.length];
+        for (int i = 0; i < seqs.length; i++) {
+            boxed[i] = seqs[i];
+        }
+        return new SqlFilter.Sql("select e.seq, e.expires_at, " + SqlFilter.columns("e")
+                + " from event e where e.seq = any(?)", List.of(new SqlFilter.Arr("int8", boxed)));
+    }
+
+    /** How many of {@code n} scanned rows the read sends, or -1 when a tie straddles the limit. */
+    int rowsToSend(long[] createdAt, int n) {
+        if (n > limit) {
+            return createdAt[limit] == createdAt[limit - 1] ? -1 : limit;
+        }
+        return n;
+    }
+
+    /**
+     * The events to send, in NIP-01 order (newest first, a tie broken by the lowest id), from the first {@code m} rows
+     * of the scan and their cache entries (none null); or null when the full statement must answer: an entry whose
+     * event has expired at {@code now} (the statement would skip it and send the next one), or one whose JSON does not
+     * begin with its id.
+     */
+    static EventCache.Entry[] answer(long[] createdAt, EventCache.Entry[] entries, int m, long now) {
+        EventCache.Entry[] out = new EventCache.Entry[m];
+        for (int i = 0; i < m; i++) {
+            EventCache.Entry e = entries[i];
+            if (e.expiresAt() <= now || !StoredJson.startsWithId(e.buf(), e.offset(), e.length())) {
+                return null;
+            }
+            out[i] = e;
+        }
+        // the index orders a tie by seq; NIP-01 by the lowest id: sort each run of equal created_at by id
+        int start = 0;
+        while (start < m) {
+            int end = start + 1;
+            while (end < m && createdAt[end] == createdAt[start]) {
+                end++;
+            }
+            if (end - start > 1) {
+                java.util.Arrays.sort(out, start, end, StoredJson.BY_ID);
+            }
+            start = end;
+        }
+        return out;
+    }
+}
