@@ -39,6 +39,11 @@ final class EventReader {
      * fetch size, so a read never holds more rows in memory at once than a streamed one does.
      */
     static final int ONE_SHOT_MAX_ROWS = FETCH_SIZE;
+    /**
+     * The JSON a read from one index holds before it sends anything (it decides first whether the index answers): past
+     * this, the read is the ordinary statement, which streams.
+     */
+    static final long INDEX_READ_HELD = 8L << 20;
     /** PostgreSQL's SQLSTATE for a statement cancelled by statement_timeout (or a cancel request). */
     private static final String QUERY_CANCELED = "57014";
     /** For the rest of the transaction (the read): plan once per connection, whatever the parameters. */
@@ -140,6 +145,7 @@ final class EventReader {
         int head = sink.headroom();
         int tail = sink.tailroom();
         EventCache.Entry[] entries = new EventCache.Entry[m];
+        long held = 0; // the JSON held before anything is sent: at most INDEX_READ_HELD, else the ordinary statement
         int missing = 0;
         for (int i = 0; i < m; i++) {
             // each copied out into an array with the sink's room around it: the frame it will be sent in
@@ -153,6 +159,8 @@ final class EventReader {
             entries[i] = e;
             if (e == null) {
                 missing++;
+            } else if ((held += e.length()) > INDEX_READ_HELD) {
+                return false;
             }
         }
         if (missing > 0) {
@@ -163,20 +171,29 @@ final class EventReader {
                 }
             }
             java.util.Map<Long, EventCache.Entry> fetched = new java.util.HashMap<>(missing * 2);
-            run("fetch by seq", IndexRead.fetch(want), 0, rs -> {
-                while (rs.next()) {
-                    long seq = rs.getLong(1);
-                    long expires = rs.getLong(2);
-                    if (rs.wasNull()) {
-                        expires = Long.MAX_VALUE;
+            long[] total = {held};
+            // at most ONE_SHOT_MAX_ROWS events a statement, as a streamed read holds at once
+            for (int from = 0; from < missing; from += ONE_SHOT_MAX_ROWS) {
+                long[] slice = java.util.Arrays.copyOfRange(want, from, Math.min(missing, from + ONE_SHOT_MAX_ROWS));
+                run("fetch by seq", IndexRead.fetch(slice), 0, rs -> {
+                    while (total[0] <= INDEX_READ_HELD && rs.next()) {
+                        long seq = rs.getLong(1);
+                        long expires = rs.getLong(2);
+                        if (rs.wasNull()) {
+                            expires = Long.MAX_VALUE;
+                        }
+                        byte[] buf = json(rs, 3, head, tail);
+                        EventCache.Entry e = new EventCache.Entry(buf, head, buf.length - head - tail, rs.getLong(5),
+                                expires);
+                        fetched.put(seq, e);
+                        cache.put(seq, e);
+                        total[0] += e.length();
                     }
-                    byte[] buf = json(rs, 3, head, tail);
-                    EventCache.Entry e = new EventCache.Entry(buf, head, buf.length - head - tail, rs.getLong(5),
-                            expires);
-                    fetched.put(seq, e);
-                    cache.put(seq, e);
+                });
+                if (total[0] > INDEX_READ_HELD) {
+                    return false;
                 }
-            });
+            }
             for (int i = 0; i < m; i++) {
                 if (entries[i] == null) {
                     EventCache.Entry e = fetched.get(seqs[i]);

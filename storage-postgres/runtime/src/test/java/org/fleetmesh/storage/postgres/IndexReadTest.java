@@ -239,6 +239,41 @@ class IndexReadTest extends PgFixture {
     }
 
     @Test
+    void theLargestLimitAndTooManyBytesToHold() {
+        PubKey a = Ev.author();
+        List<Event> many = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            many.add(ev(a, NOW - 1000 + i, 1, "n" + i, tag("p", P.get(1))));
+        }
+        store.save(many);
+        long n0 = indexReads();
+        Filter f = new Filter(null, null, null, Map.of("p", Set.of(P.get(1))), null, null, 255);
+        List<String> expected = model(many, f, NOW, Reader.operator());
+        assertEquals(expected, read(f, NOW, Reader.operator()), "255 misses, fetched");
+        assertEquals(expected, read(f, NOW, Reader.operator()), "255 hits");
+        assertEquals(n0 + 2, indexReads());
+        Filter more = f.withLimit(256);
+        assertEquals(model(many, more, NOW, Reader.operator()), read(more, NOW, Reader.operator()));
+        assertEquals(n0 + 2, indexReads(), "256: the ordinary statement");
+        // 60 events of 150,000 characters: 9 MB, more than a read holds before it sends
+        PubKey b = Ev.author();
+        List<Event> big = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            big.add(ev(b, NOW - 100 + i, 1, "x".repeat(150_000) + i));
+        }
+        store.save(big);
+        Filter all = new Filter(null, Set.of(b), null, Map.of(), null, null, 100);
+        List<String> bigExpected = model(big, all, NOW, Reader.operator());
+        long n1 = indexReads();
+        assertEquals(bigExpected, read(all, NOW, Reader.operator()));
+        assertEquals(bigExpected, read(all, NOW, Reader.operator()));
+        assertEquals(n1, indexReads(), "the ordinary statement answered both");
+        Filter few = new Filter(null, Set.of(b), null, Map.of(), null, null, 10);
+        assertEquals(model(big, few, NOW, Reader.operator()), read(few, NOW, Reader.operator()));
+        assertEquals(n1 + 1, indexReads(), "1.5 MB: the index answers");
+    }
+
+    @Test
     void theSinkCanStopTheStream() {
         PubKey a = Ev.author();
         List<Event> all = new ArrayList<>();
