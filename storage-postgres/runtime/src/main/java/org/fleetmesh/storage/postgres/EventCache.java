@@ -7,8 +7,9 @@ import java.nio.ByteBuffer;
  * can answer ({@link IndexRead}). An event's {@code seq} is never reused and its JSON never changes, so an entry can
  * only be stale by naming an event that has since been removed, and a read never reaches such an entry: it looks up
  * only the seqs an index scan returned just before (the scan reads the live index of {@code event} itself, or
- * {@code tag}, whose rows are deleted in the transaction that deletes their event). (A seq used again, after a table was emptied and its sequence restarted under a running node, is
- * caught by the reader: the entry's {@code created_at} is compared with the tag row's.)
+ * {@code tag}, whose rows are deleted in the transaction that deletes their event). A seq used again, after a table
+ * was emptied and its sequence restarted under a running node, is caught by the reader: it compares the entry's
+ * {@code created_at} with the scanned row's.
  *
  * <p>Memory is the budget and no more, outside the Java heap: a ring of direct-memory chunks of {@link #CHUNK} bytes,
  * allocated as the ring first reaches them (an idle node holds none), in which each event is one record

@@ -78,7 +78,7 @@ final class EventReader {
         void read(ResultSet rs) throws SQLException;
     }
 
-    /** The events' JSON the tag-index reads take instead of the rows; null: off. Set before the first read. */
+    /** The events' JSON the reads from one index take instead of the rows ({@link IndexRead}); null: off. */
     private volatile EventCache cache;
 
     void cache(EventCache cache) {
@@ -123,8 +123,8 @@ final class EventReader {
      * {@code read} answered from one index, the events' JSON from {@code cache} and, for those it lacks, from one
      * fetch by seq (which fills it). Both statements are bounded (an index-only scan of at most {@code limit + 1}
      * entries; at most {@code limit} lookups by {@code event_seq_idx}) and run under the driver's timeout rather than
-     * the {@code set_config} of the ordinary reads, which costs a statement of its own. Returns false, having sent nothing,
-     * when the full statement must answer instead ({@link IndexRead#answer}, or an event removed between the two
+     * the {@code set_config} of the ordinary reads, which costs a statement of its own. Returns false, having sent
+     * nothing, when the full statement must answer instead ({@link IndexRead#answer}, or an event removed between the two
      * statements).
      */
     private boolean fromIndex(IndexRead read, EventCache cache, long now, EventSink sink) {
@@ -172,27 +172,24 @@ final class EventReader {
             }
             java.util.Map<Long, EventCache.Entry> fetched = new java.util.HashMap<>(missing * 2);
             long[] total = {held};
-            // at most ONE_SHOT_MAX_ROWS events a statement, as a streamed read holds at once
-            for (int from = 0; from < missing; from += ONE_SHOT_MAX_ROWS) {
-                long[] slice = java.util.Arrays.copyOfRange(want, from, Math.min(missing, from + ONE_SHOT_MAX_ROWS));
-                run("fetch by seq", IndexRead.fetch(slice), 0, rs -> {
-                    while (total[0] <= INDEX_READ_HELD && rs.next()) {
-                        long seq = rs.getLong(1);
-                        long expires = rs.getLong(2);
-                        if (rs.wasNull()) {
-                            expires = Long.MAX_VALUE;
-                        }
-                        byte[] buf = json(rs, 3, head, tail);
-                        EventCache.Entry e = new EventCache.Entry(buf, head, buf.length - head - tail, rs.getLong(5),
-                                expires);
-                        fetched.put(seq, e);
-                        cache.put(seq, e);
-                        total[0] += e.length();
+            // at most IndexRead.MAX_LIMIT rows: one round trip, as ONE_SHOT_MAX_ROWS allows
+            run("fetch by seq", IndexRead.fetch(want), 0, rs -> {
+                while (total[0] <= INDEX_READ_HELD && rs.next()) {
+                    long seq = rs.getLong(1);
+                    long expires = rs.getLong(2);
+                    if (rs.wasNull()) {
+                        expires = Long.MAX_VALUE;
                     }
-                });
-                if (total[0] > INDEX_READ_HELD) {
-                    return false;
+                    byte[] buf = json(rs, 3, head, tail);
+                    EventCache.Entry e = new EventCache.Entry(buf, head, buf.length - head - tail, rs.getLong(5),
+                            expires);
+                    fetched.put(seq, e);
+                    cache.put(seq, e);
+                    total[0] += e.length();
                 }
+            });
+            if (total[0] > INDEX_READ_HELD) {
+                return false;
             }
             for (int i = 0; i < m; i++) {
                 if (entries[i] == null) {

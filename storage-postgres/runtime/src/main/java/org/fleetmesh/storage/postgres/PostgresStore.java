@@ -208,16 +208,12 @@ public final class PostgresStore implements EventStore {
         reader.cache(new EventCache((long) mib << 20));
     }
 
-    /** The bound of {@link #eventCacheMib}, in bytes, and what is held: {bound, bytes, entries, hits, misses, reads}. */
-    public long[] eventCacheStats() {
-        EventCache c = reader.cache();
-        return c == null ? new long[6]
-                : new long[] {c.budget(), c.bytes(), c.size(), c.hits(), c.misses(), reader.indexReads.sum()};
-    }
-
+    /** The {@link EventCache}'s bound and contents: {bound, bytes, entries, hits, misses, reads}; null when it is off. */
     @Override
     public long[] readCacheStats() {
-        return reader.cache() == null ? null : eventCacheStats();
+        EventCache c = reader.cache();
+        return c == null ? null
+                : new long[] {c.budget(), c.bytes(), c.size(), c.hits(), c.misses(), reader.indexReads.sum()};
     }
 
     @Override

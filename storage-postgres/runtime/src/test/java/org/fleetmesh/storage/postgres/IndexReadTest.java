@@ -64,7 +64,7 @@ class IndexReadTest extends PgFixture {
     }
 
     private static long indexReads() {
-        return store.eventCacheStats()[5];
+        return store.readCacheStats()[5];
     }
 
     @Test
@@ -191,7 +191,7 @@ class IndexReadTest extends PgFixture {
         Filter f = new Filter(null, null, null, Map.of("p", Set.of(P.get(2))), null, null, 10);
         assertEquals(List.of(v1.id(), note.id(), keep.id()), ids(store, f, NOW));
         assertEquals(List.of(v1.id(), note.id(), keep.id()), ids(store, f, NOW));
-        long cached = store.eventCacheStats()[2];
+        long cached = store.readCacheStats()[2];
         assertTrue(cached >= 3, "cached: " + cached);
         Event v2 = ev(a, NOW - 5, 10002, "", tag("p", P.get(1)));
         store.save(List.of(ev(a, NOW - 1, 5, "", tag("e", note.id().hex())), v2));
