@@ -174,6 +174,8 @@ public final class Cli {
         out.println("""
                 usage: meshnode [relay]                      run the node (default)
                        meshnode import < events.jsonl        store events, one JSON object a line
+                       meshnode import --reorder < events.jsonl   the same, then the events rewritten in time
+                                                             order (after a bulk import; the node stopped)
                        meshnode export [--filter JSON]       write stored events as JSONL, newest first
                        meshnode delete --filter JSON         remove matching stored events (no tombstone)
                        meshnode receipts export --peer <did> [--side received|sent]   a custody receipt chain as JSONL

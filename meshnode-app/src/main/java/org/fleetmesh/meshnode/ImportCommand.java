@@ -38,8 +38,9 @@ public final class ImportCommand {
 
     /** Reads JSONL from stdin; validates like the relay; reports accepted / duplicate / rejected. */
     static int run(String[] args) {
-        if (args.length > 1) {
-            throw new UsageException("import takes no arguments; it reads JSONL from standard input");
+        boolean reorder = args.length == 2 && args[1].equals("--reorder");
+        if (args.length > 2 || (args.length == 2 && !reorder)) {
+            throw new UsageException("import takes no arguments but --reorder; it reads JSONL from standard input");
         }
         MessageParser parser = new MessageParser(MessageParser.Limits.DEFAULT);
         Report report = new Report();
@@ -67,6 +68,14 @@ public final class ImportCommand {
                 }
             }
             flush(ingest, batch, lines, report);
+            if (reorder) {
+                // asked for by the operator, who runs it with the node stopped: a relay serving the same database
+                // would wait for the rewrite; one in the middle of a read makes it give up after a few seconds
+                long t0 = System.nanoTime();
+                boolean done = store.reorderByTime();
+                System.err.printf(java.util.Locale.ROOT, done ? "reordered the stored events by time in %.1f s%n"
+                        : "this storage backend keeps no order to rewrite%n", (System.nanoTime() - t0) / 1e9);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -114,6 +114,17 @@ public interface EventStore extends AutoCloseable {
     }
 
     /**
+     * Rewrites the stored events in {@code created_at} order, for a store that has just taken a bulk import in another
+     * order (a backfill, a corpus): a read of a time window then touches adjacent pages instead of about one page per
+     * event. It holds the events exclusively while it runs (every read and write of them waits), so it is for a store
+     * no relay is serving; it gives up, throwing, rather than wait long for a lock another session holds. Returns false
+     * when the backend keeps no such order.
+     */
+    default boolean reorderByTime() {
+        return false;
+    }
+
+    /**
      * The highest sequence number of a stored event, or higher (0 when none): {@code scan(lastSequence(), ...)}
      * returns only events committed after the call.
      */

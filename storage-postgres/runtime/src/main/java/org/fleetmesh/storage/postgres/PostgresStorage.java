@@ -223,6 +223,11 @@ public final class PostgresStorage implements EventStore {
     }
 
     @Override
+    public boolean reorderByTime() {
+        return store.reorderByTime();
+    }
+
+    @Override
     public boolean sequenced() {
         return store.sequenced();
     }

@@ -216,6 +216,44 @@ public final class PostgresStore implements EventStore {
                 : new long[] {c.budget(), c.bytes(), c.size(), c.hits(), c.misses(), reader.indexReads.sum()};
     }
 
+    /** How long {@link #reorderByTime()} waits for the events' lock before it gives up. */
+    static final Duration REORDER_LOCK_WAIT = Duration.ofSeconds(5);
+
+    /**
+     * {@code CLUSTER event USING event_created_at_idx} (the table rewritten newest first, as the index orders it; seq,
+     * ids and JSON unchanged, so the event cache stays valid), then {@code ANALYZE event} so that the planner learns the
+     * new correlation. Waits at most {@link #REORDER_LOCK_WAIT} for the exclusive lock (SQLSTATE 55P03 otherwise).
+     */
+    @Override
+    public boolean reorderByTime() {
+        return reorderByTime(REORDER_LOCK_WAIT);
+    }
+
+    boolean reorderByTime(Duration lockWait) {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(false);
+            try {
+                s.execute("set local lock_timeout = '" + Math.max(1, lockWait.toMillis()) + "ms'");
+                s.execute("set local statement_timeout = 0");
+                s.execute("cluster event using event_created_at_idx");
+                c.commit();
+            } catch (SQLException e) {
+                EventWriter.rollbackQuietly(c);
+                throw e;
+            } finally {
+                EventWriter.resetAutoCommit(c);
+            }
+            s.execute("analyze event");
+            return true;
+        } catch (SQLException e) {
+            if ("55P03".equals(e.getSQLState())) {
+                throw new IllegalStateException("the events are in use by another session (a running relay?): not"
+                        + " reordered, nothing changed", e);
+            }
+            throw new IllegalStateException("reordering the events failed: " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public void query(Filter filter, long now, Reader who, EventSink sink) {
         reader.query(filter, now, who, sink);
