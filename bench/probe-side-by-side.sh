@@ -4,7 +4,8 @@
 #
 # usage: STRFRY=/tmp/perf/strfry/strfry bench/probe-side-by-side.sh CORPUS WORK [rounds] [warm] [timed]
 #   CORPUS: JSONL from `./meshnode bench corpus --events N` (kinds 1 and 7, e/p tags, created_at from 1,700,000,000)
-#   WORK:   a scratch dir; imported once into WORK/strfry (strfry import) and WORK/meshnode (./meshnode import)
+#   WORK:   a scratch dir; imported once into WORK/strfry (strfry import) and WORK/meshnode (./meshnode import
+#           $IMPORT_ARGS, e.g. IMPORT_ARGS=--reorder)
 # strfry runs with the configuration below (the team's side-by-side tools use the same: 3-year-old events accepted,
 # compression on, 500 events a filter at most); meshnode with the launcher's defaults and FLEETMESH_CLIENT_LIMITS=off (one client sending thousands of REQs).
 # One line per round, relay and shape: p50 p90 p99 p99.9 max in ms over `timed` REQs after `warm` untimed ones, and
@@ -57,7 +58,9 @@ if [ ! -f "$WORK/strfry/imported" ]; then
   "$STRFRY" --config="$conf" import < "$CORPUS" > "$WORK/strfry/import.log" 2>&1 && touch "$WORK/strfry/imported"
 fi
 if [ ! -f "$WORK/meshnode.imported" ]; then
-  FLEETMESH_DATA_DIR="$WORK/meshnode" "$ROOT/meshnode" import < "$CORPUS" > "$WORK/meshnode.import.log" 2>&1
+  # IMPORT_ARGS=--reorder: the imported events rewritten in time order afterwards (docs/OPERATING.md "Import and export")
+  # shellcheck disable=SC2086
+  FLEETMESH_DATA_DIR="$WORK/meshnode" "$ROOT/meshnode" import ${IMPORT_ARGS:-} < "$CORPUS" > "$WORK/meshnode.import.log" 2>&1
   touch "$WORK/meshnode.imported"
 fi
 python3 - "$CORPUS" "$WORK" <<'PY'
