@@ -104,6 +104,12 @@ class ReorderTest extends PgFixture {
         List<Long> after = physicalTimes();
         assertEquals(all.size(), after.size(), "nothing lost");
         assertTrue(newestFirst(after), "the table now holds the events newest first");
+        try (Connection c = store.dataSource().getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("select relpages, relallvisible from pg_class where relname = 'event'")) {
+            rs.next();
+            assertTrue(rs.getInt(1) > 0 && rs.getInt(2) == rs.getInt(1),
+                    "every page all-visible (index-only scans stay index-only): " + rs.getInt(2) + " of " + rs.getInt(1));
+        }
         assertEquals(before, readAll(), "every read answers as before");
         store.eventCacheMib(0);
         try {
