@@ -68,18 +68,23 @@ public final class ImportCommand {
                 }
             }
             flush(ingest, batch, lines, report);
+            report.print(System.err); // what was imported, whatever the reorder does
             if (reorder) {
                 // asked for by the operator, who runs it with the node stopped: a relay serving the same database
                 // would wait for the rewrite; one in the middle of a read makes it give up after a few seconds
                 long t0 = System.nanoTime();
-                boolean done = store.reorderByTime();
-                System.err.printf(java.util.Locale.ROOT, done ? "reordered the stored events by time in %.1f s%n"
-                        : "this storage backend keeps no order to rewrite%n", (System.nanoTime() - t0) / 1e9);
+                try {
+                    boolean done = store.reorderByTime();
+                    System.err.printf(java.util.Locale.ROOT, done ? "reordered the stored events by time in %.1f s%n"
+                            : "this storage backend keeps no order to rewrite%n", (System.nanoTime() - t0) / 1e9);
+                } catch (IllegalStateException e) {
+                    System.err.println("meshnode: " + e.getMessage());
+                    return 1;
+                }
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        report.print(System.err);
         return report.failed > 0 ? 1 : 0;
     }
 
