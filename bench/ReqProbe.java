@@ -7,7 +7,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * Sequential REQ -> EOSE round trips over one WebSocket with the JDK's own client (java.net.http, which offers no
- * permessage-deflate), the filter drawn per REQ from a template: %V a random line of VALUES, %T a random time in the
+ * permessage-deflate), the filter drawn per REQ from a template: %V a random line of VALUES, %10V ten distinct random
+ * lines of VALUES, each in quotes, comma-separated (any count from 1 to 99), %T a random time in the
  * span of `meshnode bench corpus` (1,700,000,000 + up to 996,400 s), %U that time + 3600. Prints p50/p90/p99/p99.9/max
  * in ms of the N timed REQs after WARM untimed ones; the end time and duration of each REQ at or above p99 go to
  * stderr (to set beside a GC log). A single-file program: java bench/ReqProbe.java URL TEMPLATE WARM N [VALUES|-] [SEED]
@@ -32,7 +33,7 @@ public class ReqProbe {
         for (int i = 0; i < warm + n; i++) {
             long t0 = System.nanoTime();
             long tv = 1700000000L + rnd.nextInt(996400);
-            String filter = template.replace("%V", values.get(rnd.nextInt(values.size()))).replace("%T", Long.toString(tv)).replace("%U", Long.toString(tv + 3600));
+            String filter = several(template, values, rnd).replace("%V", values.get(rnd.nextInt(values.size()))).replace("%T", Long.toString(tv)).replace("%U", Long.toString(tv + 3600));
             ws.sendText("[\"REQ\",\"s" + i + "\"," + filter + "]", true).join();
             q.take();
             long dt = System.nanoTime() - t0;
@@ -46,5 +47,20 @@ public class ReqProbe {
         for (int i = 0; i < n; i++) if (t[i] >= thr) slow.append(at[i]).append(':').append(String.format("%.2f", t[i]/1e6)).append(' ');
         System.err.println(slow);
         System.exit(0);
+    }
+
+    /** %NV: N distinct random lines of VALUES, quoted and comma-separated. */
+    static String several(String template, java.util.List<String> values, java.util.Random rnd) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("%([0-9]{1,2})V").matcher(template);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            int k = Integer.parseInt(m.group(1));
+            java.util.LinkedHashSet<String> pick = new java.util.LinkedHashSet<>();
+            while (pick.size() < Math.min(k, values.size())) pick.add(values.get(rnd.nextInt(values.size())));
+            StringBuilder v = new StringBuilder();
+            for (String x : pick) v.append(v.length() == 0 ? "" : ",").append('"').append(x).append('"');
+            m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(v.toString()));
+        }
+        return m.appendTail(out).toString();
     }
 }

@@ -2,7 +2,7 @@
 # REQ -> EOSE latency of strfry and meshnode side by side with one JDK client (bench/ReqProbe.java: no
 # permessage-deflate), relays alternating within each round, the same seeded filters for both.
 #
-# usage: STRFRY=/tmp/perf/strfry/strfry bench/probe-side-by-side.sh CORPUS WORK [rounds] [warm] [timed]
+# usage: [SHAPES="window1h ids10"] STRFRY=/tmp/perf/strfry/strfry bench/probe-side-by-side.sh CORPUS WORK [rounds] [warm] [timed]
 #   CORPUS: JSONL from `./meshnode bench corpus --events N` (kinds 1 and 7, e/p tags, created_at from 1,700,000,000)
 #   WORK:   a scratch dir; imported once into WORK/strfry (strfry import) and WORK/meshnode (./meshnode import
 #           $IMPORT_ARGS, e.g. IMPORT_ARGS=--reorder)
@@ -65,12 +65,12 @@ if [ ! -f "$WORK/meshnode.imported" ]; then
 fi
 python3 - "$CORPUS" "$WORK" <<'PY'
 import json, sys
-pk, e, p = set(), set(), set()
+pk, e, p, ids = set(), set(), set(), set()
 for line in open(sys.argv[1]):
-    ev = json.loads(line); pk.add(ev['pubkey'])
+    ev = json.loads(line); pk.add(ev['pubkey']); ids.add(ev['id'])
     for t in ev['tags']:
         (e if t[0] == 'e' else p if t[0] == 'p' else set()).add(t[1])
-for name, vals in (('authors', pk), ('e', e), ('p', p)):
+for name, vals in (('authors', pk), ('e', e), ('p', p), ('ids', ids)):
     open(f'{sys.argv[2]}/{name}.txt', 'w').write('\n'.join(sorted(vals)))
 PY
 shapes=(
@@ -80,6 +80,7 @@ shapes=(
   "#e|{\"#e\":[\"%V\"],\"limit\":100}|$WORK/e.txt"
   "#p|{\"#p\":[\"%V\"],\"limit\":100}|$WORK/p.txt"
   "window1h|{\"since\":%T,\"until\":%U,\"limit\":500}|-"
+  "ids10|{\"ids\":[%10V]}|$WORK/ids.txt"
 )
 for r in $(seq 1 "$ROUNDS"); do
   order="strfry meshnode"; [ $((r % 2)) = 0 ] && order="meshnode strfry"
@@ -99,6 +100,8 @@ for r in $(seq 1 "$ROUNDS"); do
     done
     for s in "${shapes[@]}"; do
       IFS='|' read -r name tmpl vals <<< "$s"
+      # SHAPES="window1h ids10": only those shapes
+      [ -z "${SHAPES:-}" ] || [[ " $SHAPES " == *" $name "* ]] || continue
       c0=$(cpu_of $pid); d0=$(db_cpu)
       res=$(java -XX:+UseSerialGC -Xmx256m -cp "$WORK/probe" ReqProbe "ws://127.0.0.1:$port/" "$tmpl" "$WARM" "$N" "$vals" "$r" 2> /dev/null)
       c1=$(cpu_of $pid); d1=$(db_cpu)

@@ -105,7 +105,7 @@ final class EventReader {
         if (sql != null) {
             int head = sink.headroom();
             int tail = sink.tailroom();
-            run("query", sql, rowsAtMost(filter.limit()), rs -> {
+            run("query", sql, rowsAtMost(filter), rs -> {
                 while (rs.next()) {
                     // SqlFilter.columns: the text columns' bytes as the server sent them (UTF-8, the connection's
                     // client_encoding), never decoded to a String that a relay would encode back; built with the
@@ -407,5 +407,18 @@ final class EventReader {
     /** A read of at most {@code limit} rows; unbounded ({@code null}): streamed. */
     private static int rowsAtMost(Integer limit) {
         return limit == null ? -FETCH_SIZE : Math.max(1, limit);
+    }
+
+    /**
+     * The most rows a REQ filter's statement can return: its limit, or fewer when it names its events ({@code ids}:
+     * one row per id at most, ids being the key), so that a lookup of ten ids under the relay's default limit of 500 is
+     * one round trip, not a cursor's transaction (docs/BENCHMARKS.md, "Fourteenth session").
+     */
+    static int rowsAtMost(Filter f) {
+        int rows = rowsAtMost(f.limit());
+        if (f.ids() != null && (rows < 0 || f.ids().size() < rows)) {
+            rows = Math.max(1, f.ids().size());
+        }
+        return rows;
     }
 }
