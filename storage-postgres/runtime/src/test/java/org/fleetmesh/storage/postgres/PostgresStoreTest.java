@@ -89,6 +89,33 @@ class PostgresStoreTest extends PgFixture {
         assertEquals(aOnly, PgFixture.ids(new Filter(null, Set.of(a), null, Map.of(), null, null, 4)));
     }
 
+    /**
+     * A filter naming its events by id answers them newest first whatever path its size takes: up to 256 ids in one
+     * round trip (under the relay's default limit of 500 too), more through the cursor; unknown ids add nothing, and a
+     * limit below the ids still cuts at the newest.
+     */
+    @Test
+    void idsAnswerTheSameInOneRoundTripAndStreamed() {
+        PubKey a = Ev.author();
+        List<Event> all = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            all.add(ev(a, NOW - 1000 + (i * 7) % 300, 1, "ids " + i));
+        }
+        store.save(all);
+        Comparator<Event> nip01 = Comparator.comparingLong(Event::createdAt).reversed().thenComparing(Event::id);
+        for (int n : new int[] {1, 10, 256, 257, 300}) {
+            List<Event> some = all.subList(300 - n, 300);
+            Set<EventId> ids = new java.util.HashSet<>(some.stream().map(Event::id).toList());
+            ids.add(new EventId(new byte[32])); // not stored
+            for (Integer limit : new Integer[] {null, 500, 5}) {
+                List<EventId> expected = some.stream().sorted(nip01).limit(limit == null ? n : Math.min(limit, n))
+                        .map(Event::id).toList();
+                assertEquals(expected, PgFixture.ids(new Filter(ids, null, null, Map.of(), null, null, limit)),
+                        n + " ids, limit " + limit);
+            }
+        }
+    }
+
     @Test
     void insertAndDuplicate() {
         PubKey a = Ev.author();
