@@ -25,15 +25,32 @@ public final class Schnorr {
         if (Boolean.getBoolean("fleetmesh.secp256k1.disable-native")) {
             return null;
         }
+        String cache = System.getProperty(Secp256k1Library.CACHE_DIR);
+        if (cache != null && !cache.isBlank() && System.getProperty(Secp256k1Library.LIB_PATH) == null) {
+            java.nio.file.Path dir = Secp256k1Library.useCopyIn(java.nio.file.Path.of(cache));
+            if (dir != null) {
+                try {
+                    return loaded();
+                } catch (Throwable t) {
+                    // e.g. a directory mounted noexec: the library's own loader, from its temporary directory
+                    LOG.debugf("libsecp256k1 from %s: %s; unpacking it as the library does", dir, t);
+                    System.clearProperty(Secp256k1Library.LIB_PATH);
+                }
+            }
+        }
         try {
-            Secp256k1 s = Secp256k1.get();
-            s.secKeyVerify(new byte[] { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                    0, 0, 0, 0, 1 });
-            return s;
+            return loaded();
         } catch (Throwable t) {
             LOG.warnf("libsecp256k1 JNI unavailable (%s); using BouncyCastle for BIP-340, which is slower", t.toString());
             return null;
         }
+    }
+
+    private static Secp256k1 loaded() {
+        Secp256k1 s = Secp256k1.get();
+        s.secKeyVerify(new byte[] { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                0, 0, 0, 1 });
+        return s;
     }
 
     /** Whether libsecp256k1 (JNI) is in use. */
