@@ -165,11 +165,14 @@ class MalformedInputIT {
         Event e = k.note(now(), "hex");
         String id = e.id().hex();
         survives(c -> {
-            // an id that is not lower-case hex cannot be named in an OK
+            // an id that is not lower-case hex is refused in an OK that names it as sent (NIP-01: an EVENT gets an OK)
             c.send("[\"EVENT\"," + e.json().replace(id, id.toUpperCase()) + "]");
-            anyRefusal(c);
+            refusedOk(c, id.toUpperCase());
             c.send("[\"EVENT\"," + e.json().replace(id, id.substring(2)) + "]");
-            anyRefusal(c);
+            refusedOk(c, id.substring(2));
+            // one that is not a string cannot be named: a NOTICE
+            c.send("[\"EVENT\"," + e.json().replace("\"" + id + "\"", "7") + "]");
+            notice(c);
             // a readable id with a bad pubkey or sig: OK false for that id
             c.send("[\"EVENT\"," + e.json().replace(k.pubkey(), "zz" + k.pubkey().substring(2)) + "]");
             refusedOk(c, id);

@@ -326,6 +326,9 @@ public final class Relay implements AutoCloseable {
         String verb = e.verb();
         if (("EVENT".equals(verb) || "AUTH".equals(verb)) && e.eventId() != null) {
             c.send(RelayMessages.ok(e.eventId(), false, e.getMessage()));
+        } else if (("EVENT".equals(verb) || "AUTH".equals(verb)) && e.sentEventId() != null) {
+            // NIP-01: an EVENT gets an OK; a malformed id is echoed as sent (quoted) so the client can match it
+            c.send(RelayMessages.okQuoted(e.sentEventId(), false, e.getMessage()));
         } else if (("REQ".equals(verb) || "COUNT".equals(verb)) && e.subscriptionId() != null) {
             c.send(RelayMessages.closed(e.subscriptionId(), e.getMessage()));
         } else if (verb != null && verb.startsWith("NEG-") && e.subscriptionId() != null) {

@@ -15,6 +15,11 @@ public final class RelayMessages {
         return "[\"OK\",\"" + eventId + "\"," + accepted + "," + NostrJson.quote(message) + "]";
     }
 
+    /** {@code OK} for an id that may not be hex (a malformed one echoed back): quoted as a JSON string. */
+    public static String okQuoted(String eventId, boolean accepted, String message) {
+        return "[\"OK\"," + NostrJson.quote(eventId) + "," + accepted + "," + NostrJson.quote(message) + "]";
+    }
+
     public static String eose(String subscriptionId) {
         return "[\"EOSE\"," + NostrJson.quote(subscriptionId) + "]";
     }

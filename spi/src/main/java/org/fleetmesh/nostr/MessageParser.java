@@ -113,7 +113,7 @@ public final class MessageParser {
 
     /** Reads an event object; the parser is on its START_OBJECT. */
     Event readEvent(JsonParser p, String verb) throws IOException, ProtocolException {
-        String id = null, pubkey = null, content = null, sig = null;
+        String id = null, pubkey = null, content = null, sig = null, sentId = null;
         Long createdAt = null;
         Integer kind = null;
         List<List<String>> tags = null;
@@ -130,8 +130,13 @@ public final class MessageParser {
                 case "id" -> {
                     if (v == JsonToken.VALUE_STRING && Hex.isLowerHex(p.getText(), 64)) {
                         id = p.getText();
-                    } else if (problem == null) {
-                        problem = "invalid: id must be 64 lower-case hex characters";
+                    } else {
+                        if (v == JsonToken.VALUE_STRING && p.getTextLength() <= ProtocolException.MAX_ECHOED_ID) {
+                            sentId = p.getText();
+                        }
+                        if (problem == null) {
+                            problem = "invalid: id must be 64 lower-case hex characters";
+                        }
                     }
                     skip(p, v);
                 }
@@ -196,13 +201,13 @@ public final class MessageParser {
             }
         }
         if (t != JsonToken.END_OBJECT) {
-            throw new ProtocolException(verb, id, null, "invalid: malformed event object");
+            throw new ProtocolException(verb, id, null, "invalid: malformed event object", id == null ? sentId : null);
         }
         if (problem == null) {
             problem = missing(id, pubkey, createdAt, kind, tags, content, sig);
         }
         if (problem != null) {
-            throw new ProtocolException(verb, id, null, problem);
+            throw new ProtocolException(verb, id, null, problem, id == null ? sentId : null);
         }
         return new Event(EventId.ofHex(id), PubKey.ofHex(pubkey), createdAt, kind, tags, content, Signature.ofHex(sig));
     }

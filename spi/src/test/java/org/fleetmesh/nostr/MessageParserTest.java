@@ -393,20 +393,31 @@ class MessageParserTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "upper", "63", "65", "number", "null", "nonhex" })
-    void badIdIsRefusedWithoutAnId(String kind) {
-        String v = switch (kind) {
-            case "upper" -> "\"" + ID.toUpperCase() + "\"";
-            case "63" -> "\"" + ID.substring(1) + "\"";
-            case "65" -> "\"" + ID + "0\"";
-            case "number" -> "1";
-            case "null" -> "null";
-            default -> "\"" + "z" + ID.substring(1) + "\"";
+    @ValueSource(strings = { "upper", "63", "65", "number", "null", "nonhex", "128", "129" })
+    void badIdIsRefusedWithoutAWellFormedIdButEchoedWhenAShortString(String kind) {
+        String sent = switch (kind) {
+            case "upper" -> ID.toUpperCase();
+            case "63" -> ID.substring(1);
+            case "65" -> ID + "0";
+            case "nonhex" -> "z" + ID.substring(1);
+            case "128" -> ID + ID.toUpperCase();
+            case "129" -> ID + ID + "0";
+            default -> null;
         };
+        String v = sent != null ? "\"" + sent + "\"" : kind.equals("number") ? "1" : "null";
         ProtocolException e = refused(eventWith("id", v));
         assertEquals("invalid: id must be 64 lower-case hex characters", e.getMessage());
         assertEquals("EVENT", e.verb());
         assertNull(e.eventId());
+        // a string of at most 128 characters comes back as sent, for an OK the client can match; else nothing
+        assertEquals(kind.equals("129") ? null : sent, e.sentEventId());
+    }
+
+    @Test
+    void aWellFormedIdIsNotEchoedAsSent() {
+        ProtocolException e = refused(eventWith("pubkey", "1"));
+        assertEquals(ID, e.eventId());
+        assertNull(e.sentEventId());
     }
 
     @ParameterizedTest
