@@ -13,6 +13,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
+import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.Schnorr;
@@ -22,22 +23,35 @@ import org.fleetmesh.relay.client.OutboundConnection;
 /**
  * REQ latency over a large store. {@code generate} writes a deterministic corpus as JSONL (for
  * {@code meshnode import}); {@code query} re-derives the corpus's authors and tag values from the
- * same seed and times REQ → EOSE for author, kind, #e, #p and time-range filters.
+ * same seed and times REQ → EOSE for author, kind, #e, #p and time-range filters. {@code query --ingest N}
+ * first publishes an N-event corpus of the same shape over the connection (waiting for every {@code OK}), so that
+ * every filter shape returns events on an empty relay: the launcher's class-archive training run uses it.
  */
 public final class QueryBench {
-    static final int AUTHORS = 1000;
-    static final int ROOTS = 1000;
-    static final long SPAN = 1_000_000;
+    /** How a corpus is drawn: its authors, the {@code e} tag values, and the seconds its created_at span. */
+    record Shape(int authors, int roots, long span) {
+        static final Shape DEFAULT = new Shape(1000, 1000, 1_000_000);
+
+        static Shape of(Args a) {
+            return new Shape(a.getInt("--authors", DEFAULT.authors), a.getInt("--roots", DEFAULT.roots),
+                    a.getLong("--span", DEFAULT.span));
+        }
+    }
 
     public static void main(String[] args) throws Exception {
         Args a = new Args(args);
         String mode = args.length > 0 ? args[0] : "query";
         long seed = a.getLong("--seed", 7);
         long base = a.getLong("--base", 1_700_000_000L);
+        Shape shape = Shape.of(a);
+        if (shape.authors < 1 || shape.roots < 1 || shape.span < 2 || shape.span > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("--authors and --roots must be at least 1, --span 2 to 2^31-1 seconds");
+        }
         if (mode.equals("generate")) {
-            generate(a.getInt("--events", 1_000_000), seed, base);
+            generate(a.getInt("--events", 1_000_000), seed, base, shape);
         } else {
-            query(URI.create(a.get("--url", "ws://127.0.0.1:7777/")), a.getInt("--runs", 200), seed, base);
+            query(URI.create(a.get("--url", "ws://127.0.0.1:7777/")), a.getInt("--runs", 200), seed, base, shape,
+                    a.getInt("--ingest", 0));
         }
     }
 
@@ -49,28 +63,32 @@ public final class QueryBench {
         return Hex.encode(Events.sha256(("fleetmesh-bench-root-" + seed + "-" + i).getBytes(StandardCharsets.UTF_8)));
     }
 
-    static void generate(int total, long seed, long base) throws Exception {
-        byte[][] keys = new byte[AUTHORS][];
-        String[] pubs = new String[AUTHORS];
-        for (int i = 0; i < AUTHORS; i++) {
+    /** The corpus's events {@code from} (inclusive) to {@code to}: each depends on the seed and its index only. */
+    static List<Event> events(int from, int to, long seed, long base, Shape shape) {
+        byte[][] keys = new byte[shape.authors][];
+        String[] pubs = new String[shape.authors];
+        for (int i = 0; i < shape.authors; i++) {
             keys[i] = authorKey(seed, i);
             pubs[i] = Hex.encode(Schnorr.publicKey(keys[i]));
         }
+        return IntStream.range(from, to).parallel().mapToObj(i -> {
+            Random r = new Random(seed * 1_000_003L + i);
+            int author = r.nextInt(shape.authors);
+            int kind = r.nextInt(100) < 85 ? 1 : 7;
+            List<List<String>> tags = List.of(List.of("e", root(seed, r.nextInt(shape.roots))),
+                    List.of("p", pubs[r.nextInt(shape.authors)]));
+            return Events.sign(keys[author], base + (long) (r.nextDouble() * shape.span), kind, tags,
+                    IngestBench.randomText(r, 80));
+        }).toList();
+    }
+
+    static void generate(int total, long seed, long base, Shape shape) throws Exception {
         BufferedWriter out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8), 1 << 20);
         int chunk = 50_000;
         for (int from = 0; from < total; from += chunk) {
-            int start = from, end = Math.min(total, from + chunk);
-            List<String> lines = IntStream.range(start, end).parallel().mapToObj(i -> {
-                Random r = new Random(seed * 1_000_003L + i);
-                int author = r.nextInt(AUTHORS);
-                int kind = r.nextInt(100) < 85 ? 1 : 7;
-                List<List<String>> tags = List.of(List.of("e", root(seed, r.nextInt(ROOTS))),
-                        List.of("p", pubs[r.nextInt(AUTHORS)]));
-                return Events.sign(keys[author], base + (long) (r.nextDouble() * SPAN), kind, tags,
-                        IngestBench.randomText(r, 80)).json();
-            }).toList();
-            for (String l : lines) {
-                out.write(l);
+            int end = Math.min(total, from + chunk);
+            for (Event e : events(from, end, seed, base, shape)) {
+                out.write(e.json());
                 out.write('\n');
             }
             System.err.printf("generated %,d%n", end);
@@ -78,8 +96,30 @@ public final class QueryBench {
         out.flush();
     }
 
-    static void query(URI url, int runs, long seed, long base) throws Exception {
+    /** Publishes {@code lines} with at most {@code window} unanswered; fails on a refusal other than a duplicate. */
+    static void publish(OutboundConnection client, LinkedBlockingQueue<String> oks, List<Event> lines, int window)
+            throws InterruptedException {
+        int sent = 0, answered = 0;
+        while (answered < lines.size()) {
+            while (sent < lines.size() && sent - answered < window) {
+                client.send("[\"EVENT\"," + lines.get(sent++).json() + "]");
+            }
+            String ok = oks.poll(30, TimeUnit.SECONDS);
+            if (ok == null) {
+                throw new IllegalStateException("no OK within 30 s after " + answered + " of " + lines.size());
+            }
+            if (!ok.contains(",true,")) {
+                throw new IllegalStateException("event refused: " + ok);
+            }
+            answered++;
+        }
+    }
+
+    static void query(URI url, int runs, long seed, long base, Shape corpus, int ingest) throws Exception {
+        int authors = corpus.authors, roots = corpus.roots;
+        long span = corpus.span;
         LinkedBlockingQueue<String> eose = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<String> oks = new LinkedBlockingQueue<>();
         long[] received = { 0 };
         Dialer dialer = Dialer.standalone(2, Dialer.Options.DEFAULTS.withMaxMessageSize(64 << 20));
         OutboundConnection client = dialer.connect(url, msg -> {
@@ -87,26 +127,46 @@ public final class QueryBench {
                 received[0]++;
             } else if (msg.startsWith("[\"EOSE\"") || msg.startsWith("[\"CLOSED\"")) {
                 eose.offer(msg);
+            } else if (msg.startsWith("[\"OK\"")) {
+                oks.offer(msg);
             }
         }).toCompletableFuture().get(10, TimeUnit.SECONDS);
-        String[] pubs = new String[AUTHORS];
-        for (int i = 0; i < AUTHORS; i++) {
+        if (ingest > 0) {
+            long t0 = System.nanoTime();
+            publish(client, oks, events(0, ingest, seed, base, corpus), 50);
+            System.err.printf("published %,d events in %.1f s%n", ingest, (System.nanoTime() - t0) / 1e9);
+        }
+        String[] pubs = new String[authors];
+        for (int i = 0; i < authors; i++) {
             pubs[i] = Hex.encode(Schnorr.publicKey(authorKey(seed, i)));
         }
         Random r = new Random(42);
         Map<String, java.util.function.Supplier<String>> shapes = new LinkedHashMap<>();
         // baseline: a REQ that never touches the store, i.e. the WebSocket round trip itself
         shapes.put("limit 0 (baseline)", () -> "{\"kinds\":[1],\"limit\":0}");
-        shapes.put("authors", () -> "{\"authors\":[\"" + pubs[r.nextInt(AUTHORS)] + "\"],\"limit\":100}");
+        shapes.put("authors", () -> "{\"authors\":[\"" + pubs[r.nextInt(authors)] + "\"],\"limit\":100}");
         shapes.put("kinds", () -> "{\"kinds\":[7],\"limit\":100}");
-        shapes.put("kinds+until", () -> "{\"kinds\":[7],\"until\":" + (base + r.nextInt((int) SPAN)) + ",\"limit\":100}");
-        shapes.put("#e", () -> "{\"#e\":[\"" + root(seed, r.nextInt(ROOTS)) + "\"],\"limit\":100}");
-        shapes.put("#p", () -> "{\"#p\":[\"" + pubs[r.nextInt(AUTHORS)] + "\"],\"limit\":100}");
+        shapes.put("kinds+until", () -> "{\"kinds\":[7],\"until\":" + (base + r.nextInt((int) span)) + ",\"limit\":100}");
+        shapes.put("#e", () -> "{\"#e\":[\"" + root(seed, r.nextInt(roots)) + "\"],\"limit\":100}");
+        shapes.put("#p", () -> "{\"#p\":[\"" + pubs[r.nextInt(authors)] + "\"],\"limit\":100}");
+        long window = Math.min(3600, span / 2); // an hour, or half of a shorter span
         shapes.put("since/until 1h", () -> {
-            long s = base + r.nextInt((int) SPAN - 3600);
-            return "{\"since\":" + s + ",\"until\":" + (s + 3600) + ",\"limit\":500}";
+            long s = base + r.nextInt((int) (span - window));
+            return "{\"since\":" + s + ",\"until\":" + (s + window) + ",\"limit\":500}";
         });
-        shapes.put("authors+kinds", () -> "{\"authors\":[\"" + pubs[r.nextInt(AUTHORS)] + "\"],\"kinds\":[7],\"limit\":50}");
+        shapes.put("authors+kinds", () -> "{\"authors\":[\"" + pubs[r.nextInt(authors)] + "\"],\"kinds\":[7],\"limit\":50}");
+        // ten ids of the corpus (ingested here or by the caller), by the same seed: each REQ answers up to ten events
+        if (ingest > 0) {
+            List<String> ids = events(0, Math.min(ingest, 2000), seed, base, corpus).stream().map(e -> e.id().hex())
+                    .toList();
+            shapes.put("ids x10", () -> {
+                StringBuilder f = new StringBuilder("{\"ids\":[");
+                for (int i = 0; i < 10; i++) {
+                    f.append(i == 0 ? "\"" : ",\"").append(ids.get(r.nextInt(ids.size()))).append('"');
+                }
+                return f.append("]}").toString();
+            });
+        }
         StringBuilder json = new StringBuilder("{");
         int sub = 0;
         for (var shape : shapes.entrySet()) {
