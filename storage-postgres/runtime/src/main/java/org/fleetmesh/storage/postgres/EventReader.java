@@ -165,15 +165,19 @@ final class EventReader {
         }
         if (missing > 0) {
             long[] want = new long[missing];
+            long oldest = Long.MAX_VALUE;
+            long newest = Long.MIN_VALUE;
             for (int i = 0, j = 0; i < m; i++) {
                 if (entries[i] == null) {
                     want[j++] = seqs[i];
+                    oldest = Math.min(oldest, createdAt[i]);
+                    newest = Math.max(newest, createdAt[i]);
                 }
             }
             java.util.Map<Long, EventCache.Entry> fetched = new java.util.HashMap<>(missing * 2);
             long[] total = {held};
             // at most IndexRead.MAX_LIMIT rows: one round trip, as ONE_SHOT_MAX_ROWS allows
-            run("fetch by seq", IndexRead.fetch(want), 0, rs -> {
+            run("fetch by seq", read.fetch(want, oldest, newest), 0, rs -> {
                 while (total[0] <= INDEX_READ_HELD && rs.next()) {
                     long seq = rs.getLong(1);
                     long expires = rs.getLong(2);

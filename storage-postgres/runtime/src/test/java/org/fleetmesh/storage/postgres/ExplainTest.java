@@ -2,6 +2,7 @@ package org.fleetmesh.storage.postgres;
 
 import static org.fleetmesh.storage.postgres.Ev.ev;
 import static org.fleetmesh.storage.postgres.Ev.tag;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -295,6 +296,69 @@ class ExplainTest extends PgFixture {
         }
         assertTrue(IndexRead.plan(f(null, Set.copyOf(AUTHORS.subList(0, 2)), null, Map.of(), null, null, 10),
                 org.fleetmesh.spi.storage.Reader.operator()) == null, "two authors: the ordinary statement");
+    }
+
+    /**
+     * The events of one author's read that the cache lacks are fetched back through the author's index range (the
+     * one the scan walked), not by a descent of {@code event_seq_idx} per event: with the plan for these values and
+     * with the generic plan that the plan cache settles on after five executions.
+     */
+    @Test
+    void anAuthorsMissingEventsAreFetchedThroughTheAuthorsIndex() throws Exception {
+        sql("vacuum event");
+        for (Filter f : List.of(f(null, Set.of(AUTHORS.get(3)), null, Map.of(), null, null, 100),
+                f(null, Set.of(AUTHORS.get(3)), Set.of(1), Map.of(), null, null, 100))) {
+            IndexRead read = IndexRead.plan(f, org.fleetmesh.spi.storage.Reader.operator());
+            List<long[]> rows = new java.util.ArrayList<>();
+            try (Connection c = store.dataSource().getConnection();
+                    PreparedStatement ps = c.prepareStatement(read.scan.text())) {
+                SqlFilter.bind(c, ps, read.scan.params());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        rows.add(new long[] { rs.getLong(1), rs.getLong(2) });
+                    }
+                }
+            }
+            assertTrue(rows.size() > 10, "the author has events: " + rows.size());
+            long[] seqs = rows.stream().mapToLong(r -> r[0]).toArray();
+            long oldest = rows.stream().mapToLong(r -> r[1]).min().getAsLong();
+            long newest = rows.stream().mapToLong(r -> r[1]).max().getAsLong();
+            SqlFilter.Sql fetch = read.fetch(seqs, oldest, newest);
+            for (String mode : List.of("force_custom_plan", "force_generic_plan")) {
+                StringBuilder plan = new StringBuilder();
+                int found = 0;
+                try (Connection c = store.dataSource().getConnection()) {
+                    c.setAutoCommit(false);
+                    try (java.sql.Statement s = c.createStatement()) {
+                        s.execute("set local plan_cache_mode = " + mode);
+                    }
+                    try (PreparedStatement ps = c.prepareStatement("explain " + fetch.text())) {
+                        SqlFilter.bind(c, ps, fetch.params());
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                plan.append(rs.getString(1)).append('\n');
+                            }
+                        }
+                    }
+                    try (PreparedStatement ps = c.prepareStatement(fetch.text())) {
+                        SqlFilter.bind(c, ps, fetch.params());
+                        try (ResultSet rs = ps.executeQuery()) {
+                            while (rs.next()) {
+                                found++;
+                            }
+                        }
+                    }
+                    c.rollback();
+                }
+                assertTrue(plan.toString().contains("event_pubkey"), mode + ", " + f + ":\n" + plan);
+                assertFalse(plan.toString().contains("event_seq_idx"), mode + ", " + f + ":\n" + plan);
+                assertEquals(seqs.length, found, "every event the scan named");
+            }
+        }
+        // a read without an author fetches by seq
+        IndexRead newest = IndexRead.plan(f(null, null, null, Map.of(), null, null, 20),
+                org.fleetmesh.spi.storage.Reader.operator());
+        assertEquals(IndexRead.fetch(new long[] { 1, 2 }).text(), newest.fetch(new long[] { 1, 2 }, 0, 1).text());
     }
 
     @Test

@@ -74,7 +74,15 @@ class StatementTimeoutTest extends PgFixture {
             assertEquals(Duration.ofMillis(300), q.timeout());
             assertTimeoutPreemptively(Duration.ofSeconds(20),
                     () -> assertThrows(QueryTimeoutException.class, () -> timed.count(Filter.ALL, NOW)));
+            // a lookup by ids (one round trip, the timeout in the same statement text)
+            Filter byId = new Filter(java.util.Set.of(e.id()), null, null, java.util.Map.of(), null, null, null);
+            QueryTimeoutException ids = assertTimeoutPreemptively(Duration.ofSeconds(20), () -> assertThrows(
+                    QueryTimeoutException.class, () -> timed.query(byId, NOW, Reader.operator(), (id, json) -> true)));
+            assertEquals(Duration.ofMillis(300), ids.timeout());
             locker.rollback();
+            List<String> found = new java.util.ArrayList<>();
+            timed.query(byId, NOW, Reader.operator(), (id, json) -> found.add(json));
+            assertEquals(List.of(e.json()), found);
         }
         // no pooled connection kept the timeout
         onEveryPooledConnection(c -> {
