@@ -128,6 +128,9 @@ final class EventReader {
      * statements).
      */
     private boolean fromIndex(IndexRead read, EventCache cache, long now, EventSink sink) {
+        if (read.tagName != 0 && read.tagName < TAG_LETTERS && tagRows[read.tagName] <= FEW_ROWS) {
+            return fromIndexJoined(read, cache, now, sink);
+        }
         long[] seqs = new long[read.limit + 1];
         long[] createdAt = new long[read.limit + 1];
         int[] n = new int[1];
@@ -138,6 +141,9 @@ final class EventReader {
                 n[0]++;
             }
         });
+        if (read.tagName != 0 && read.tagName < TAG_LETTERS) {
+            observe(read.tagName, n[0]);
+        }
         int m = read.rowsToSend(createdAt, n[0]);
         if (m < 0) {
             return false;
@@ -206,6 +212,84 @@ final class EventReader {
             }
         }
         EventCache.Entry[] out = IndexRead.answer(createdAt, entries, m, now);
+        if (out == null) {
+            return false;
+        }
+        for (EventCache.Entry e : out) {
+            if (!sink.acceptUtf8(new EventId(StoredJson.id(e.buf(), e.offset())), e.buf(), e.offset(), e.length())) {
+                break;
+            }
+        }
+        return true;
+    }
+
+    /** Tag letters (ASCII) whose reads are tracked by {@link #tagRows}. */
+    private static final int TAG_LETTERS = 128;
+    /** At most this many rows per read, on average, and a tag's reads take the joined statement. */
+    static final float FEW_ROWS = 8;
+    /**
+     * Per tag letter, a running average of the rows its one-value reads returned (each read weighs a tenth); unknown
+     * (infinite) until the first. Racy by design: a lost update only delays the switch by a read.
+     */
+    private final float[] tagRows = newTagRows();
+
+    private static float[] newTagRows() {
+        float[] a = new float[TAG_LETTERS];
+        java.util.Arrays.fill(a, Float.POSITIVE_INFINITY);
+        return a;
+    }
+
+    private void observe(char tag, int rows) {
+        float was = tagRows[tag];
+        tagRows[tag] = Float.isInfinite(was) ? rows : was * 0.9f + rows * 0.1f;
+    }
+
+    /** The running average of rows per read of tag {@code tag} (for tests). */
+    float tagRows(char tag) {
+        return tagRows[tag];
+    }
+
+    /** Tag reads answered by the joined statement (for tests). */
+    final java.util.concurrent.atomic.LongAdder joinedReads = new java.util.concurrent.atomic.LongAdder();
+
+    /**
+     * A tag read whose values usually name few events ({@link #FEW_ROWS}): the scan with its events joined
+     * ({@link IndexRead#scanWithEvents}), one round trip, the events kept in the cache as a fetch would. The same
+     * decisions as {@link #fromIndex} follow (a tie across the limit, an expired event: false, nothing sent).
+     */
+    private boolean fromIndexJoined(IndexRead read, EventCache cache, long now, EventSink sink) {
+        long[] createdAt = new long[read.limit + 1];
+        EventCache.Entry[] rows = new EventCache.Entry[read.limit + 1];
+        int head = sink.headroom();
+        int tail = sink.tailroom();
+        int[] n = new int[1];
+        long[] held = {0};
+        run("index read with events", read.scanWithEvents(), 0, rs -> {
+            while (held[0] <= INDEX_READ_HELD && rs.next()) {
+                long seq = rs.getLong(1);
+                long created = rs.getLong(2);
+                long expires = rs.getLong(3);
+                if (rs.wasNull()) {
+                    expires = Long.MAX_VALUE;
+                }
+                byte[] buf = json(rs, 4, head, tail);
+                EventCache.Entry e = new EventCache.Entry(buf, head, buf.length - head - tail, created, expires);
+                cache.put(seq, e);
+                createdAt[n[0]] = created;
+                rows[n[0]++] = e;
+                held[0] += e.length();
+            }
+        });
+        joinedReads.increment();
+        observe(read.tagName, n[0]);
+        if (held[0] > INDEX_READ_HELD) {
+            return false;
+        }
+        int m = read.rowsToSend(createdAt, n[0]);
+        if (m < 0) {
+            return false;
+        }
+        EventCache.Entry[] out = IndexRead.answer(createdAt, rows, m, now);
         if (out == null) {
             return false;
         }

@@ -209,6 +209,11 @@ public final class PostgresStore implements EventStore {
     }
 
     /** The {@link EventCache}'s bound and contents: {bound, bytes, entries, hits, misses, reads}; null when it is off. */
+    /** The read side (for tests). */
+    EventReader reader() {
+        return reader;
+    }
+
     @Override
     public long[] readCacheStats() {
         EventCache c = reader.cache();

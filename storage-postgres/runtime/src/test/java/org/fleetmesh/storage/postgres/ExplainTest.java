@@ -299,6 +299,41 @@ class ExplainTest extends PgFixture {
     }
 
     /**
+     * A tag read with its events joined (for tags of few events per value) walks the tag index in its order and finds
+     * each entry's event by {@code event_seq_idx}: no sort, no hash, with the plan for these values and the generic one.
+     */
+    @Test
+    void aTagReadWithItsEventsJoinedIsANestedLoopInIndexOrder() throws Exception {
+        sql("vacuum event", "vacuum tag");
+        String p = AUTHORS.get(4).hex();
+        IndexRead read = IndexRead.plan(f(null, null, null, Map.of("p", Set.of(p)), null, null, 100),
+                org.fleetmesh.spi.storage.Reader.operator());
+        SqlFilter.Sql joined = read.scanWithEvents();
+        for (String mode : List.of("force_custom_plan", "force_generic_plan")) {
+            StringBuilder plan = new StringBuilder();
+            try (Connection c = store.dataSource().getConnection()) {
+                c.setAutoCommit(false);
+                try (java.sql.Statement s = c.createStatement()) {
+                    s.execute("set local plan_cache_mode = " + mode);
+                }
+                try (PreparedStatement ps = c.prepareStatement("explain " + joined.text())) {
+                    SqlFilter.bind(c, ps, joined.params());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            plan.append(rs.getString(1)).append('\n');
+                        }
+                    }
+                }
+                c.rollback();
+            }
+            String text = plan.toString();
+            assertTrue(text.contains("Nested Loop") && text.contains("tag_value_idx") && text.contains("event_seq_idx"),
+                    mode + ":\n" + text);
+            assertFalse(text.contains("Sort") || text.contains("Hash"), mode + ":\n" + text);
+        }
+    }
+
+    /**
      * The events of one author's read that the cache lacks are fetched back through the author's index range (the
      * one the scan walked), not by a descent of {@code event_seq_idx} per event: with the plan for these values and
      * with the generic plan that the plan cache settles on after five executions.

@@ -288,4 +288,59 @@ class IndexReadTest extends PgFixture {
             assertEquals(List.of(all.get(0).id(), all.get(1).id()), got);
         }
     }
+
+    /**
+     * A tag whose values name few events each (as an {@code e} tag's replies do) is read by one statement, the scan with
+     * its events joined, once its reads have shown it; its answers are the model's (ties across the limit, expired and
+     * deleted events included) and the cache's, and a tag whose values name many events keeps the scan and the fetch.
+     */
+    @Test
+    void aTagOfFewEventsPerValueIsReadInOneStatementWithTheSameAnswers() {
+        Random r = new Random(7);
+        PubKey a = Ev.author();
+        List<Event> stored = new ArrayList<>();
+        List<String> values = new ArrayList<>();
+        for (int v = 0; v < 40; v++) {
+            String value = String.format("%064x", 0xe0000L + v);
+            values.add(value);
+            int events = 1 + r.nextInt(3);
+            for (int i = 0; i < events; i++) {
+                long at = NOW - 100 + r.nextInt(5); // ties
+                List<List<String>> tags = new ArrayList<>();
+                tags.add(List.of("e", value));
+                tags.add(List.of("m", "many"));
+                if (r.nextInt(6) == 0) {
+                    tags.add(List.of("expiration", Long.toString(NOW - 2 + r.nextInt(4))));
+                }
+                stored.add(ev(a, at, r.nextBoolean() ? 1 : 7, tags, "reply " + v + " " + i));
+            }
+        }
+        store.save(stored);
+        EventReader reader = store.reader();
+        long joined0 = reader.joinedReads.sum();
+        for (int q = 0; q < 300; q++) {
+            String value = values.get(r.nextInt(values.size()));
+            Set<Integer> kinds = r.nextInt(4) == 0 ? Set.of(7) : null;
+            Filter f = new Filter(null, null, kinds, Map.of("e", Set.of(value)), null, null, 1 + r.nextInt(3));
+            long now = NOW + r.nextInt(4) - 2;
+            assertEquals(model(stored, f, now, Reader.operator()), read(f, now, Reader.operator()), f + " at " + now);
+        }
+        assertTrue(reader.tagRows('e') <= EventReader.FEW_ROWS, "e reads return few rows: " + reader.tagRows('e'));
+        long joined = reader.joinedReads.sum() - joined0;
+        assertTrue(joined >= 250, "answered by the joined statement: " + joined + " of 300");
+        // a deleted event is not sent by the joined statement either
+        Event gone = stored.stream().filter(e -> e.tags().get(0).get(1).equals(values.get(0))).findFirst().orElseThrow();
+        store.save(List.of(ev(a, NOW - 1, 5, "", tag("e", gone.id().hex()))));
+        stored.remove(gone);
+        Filter first = new Filter(null, null, null, Map.of("e", Set.of(values.get(0))), null, null, 5);
+        assertEquals(model(stored, first, NOW, Reader.operator()), read(first, NOW, Reader.operator()));
+        // "m": one value on every event, read with limit 100, keeps the scan and the fetch
+        long joinedBefore = reader.joinedReads.sum();
+        Filter many = new Filter(null, null, null, Map.of("m", Set.of("many")), null, null, 100);
+        for (int q = 0; q < 3; q++) {
+            assertEquals(model(stored, many, NOW, Reader.operator()), read(many, NOW, Reader.operator()));
+        }
+        assertTrue(reader.tagRows('m') > EventReader.FEW_ROWS, "m: " + reader.tagRows('m'));
+        assertEquals(joinedBefore, reader.joinedReads.sum(), "m reads took the scan and the fetch");
+    }
 }
