@@ -211,6 +211,14 @@ final class EventReader {
                 }
             }
         }
+        return send(createdAt, entries, m, now, sink);
+    }
+
+    /**
+     * Sends the first {@code m} entries as {@link IndexRead#answer} orders them; false, having sent nothing, when it
+     * leaves the read to the ordinary statement.
+     */
+    private static boolean send(long[] createdAt, EventCache.Entry[] entries, int m, long now, EventSink sink) {
         EventCache.Entry[] out = IndexRead.answer(createdAt, entries, m, now);
         if (out == null) {
             return false;
@@ -289,16 +297,7 @@ final class EventReader {
         if (m < 0) {
             return false;
         }
-        EventCache.Entry[] out = IndexRead.answer(createdAt, rows, m, now);
-        if (out == null) {
-            return false;
-        }
-        for (EventCache.Entry e : out) {
-            if (!sink.acceptUtf8(new EventId(StoredJson.id(e.buf(), e.offset())), e.buf(), e.offset(), e.length())) {
-                break;
-            }
-        }
-        return true;
+        return send(createdAt, rows, m, now, sink);
     }
 
     /**

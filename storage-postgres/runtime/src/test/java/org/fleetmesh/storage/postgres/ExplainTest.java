@@ -298,6 +298,27 @@ class ExplainTest extends PgFixture {
                 org.fleetmesh.spi.storage.Reader.operator()) == null, "two authors: the ordinary statement");
     }
 
+    /** The plan of {@code sql} under {@code plan_cache_mode = mode} (set for one transaction, rolled back). */
+    private static String planUnder(String mode, SqlFilter.Sql sql) throws Exception {
+        StringBuilder plan = new StringBuilder();
+        try (Connection c = store.dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            try (java.sql.Statement s = c.createStatement()) {
+                s.execute("set local plan_cache_mode = " + mode);
+            }
+            try (PreparedStatement ps = c.prepareStatement("explain " + sql.text())) {
+                SqlFilter.bind(c, ps, sql.params());
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        plan.append(rs.getString(1)).append('\n');
+                    }
+                }
+            }
+            c.rollback();
+        }
+        return plan.toString();
+    }
+
     /**
      * A tag read with its events joined (for tags of few events per value) walks the tag index in its order and finds
      * each entry's event by {@code event_seq_idx}: no sort, no hash, with the plan for these values and the generic one.
@@ -310,23 +331,7 @@ class ExplainTest extends PgFixture {
                 org.fleetmesh.spi.storage.Reader.operator());
         SqlFilter.Sql joined = read.scanWithEvents();
         for (String mode : List.of("force_custom_plan", "force_generic_plan")) {
-            StringBuilder plan = new StringBuilder();
-            try (Connection c = store.dataSource().getConnection()) {
-                c.setAutoCommit(false);
-                try (java.sql.Statement s = c.createStatement()) {
-                    s.execute("set local plan_cache_mode = " + mode);
-                }
-                try (PreparedStatement ps = c.prepareStatement("explain " + joined.text())) {
-                    SqlFilter.bind(c, ps, joined.params());
-                    try (ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            plan.append(rs.getString(1)).append('\n');
-                        }
-                    }
-                }
-                c.rollback();
-            }
-            String text = plan.toString();
+            String text = planUnder(mode, joined);
             assertTrue(text.contains("Nested Loop") && text.contains("tag_value_idx") && text.contains("event_seq_idx"),
                     mode + ":\n" + text);
             assertFalse(text.contains("Sort") || text.contains("Hash"), mode + ":\n" + text);
@@ -360,35 +365,18 @@ class ExplainTest extends PgFixture {
             long newest = rows.stream().mapToLong(r -> r[1]).max().getAsLong();
             SqlFilter.Sql fetch = read.fetch(seqs, oldest, newest);
             for (String mode : List.of("force_custom_plan", "force_generic_plan")) {
-                StringBuilder plan = new StringBuilder();
-                int found = 0;
-                try (Connection c = store.dataSource().getConnection()) {
-                    c.setAutoCommit(false);
-                    try (java.sql.Statement s = c.createStatement()) {
-                        s.execute("set local plan_cache_mode = " + mode);
-                    }
-                    try (PreparedStatement ps = c.prepareStatement("explain " + fetch.text())) {
-                        SqlFilter.bind(c, ps, fetch.params());
-                        try (ResultSet rs = ps.executeQuery()) {
-                            while (rs.next()) {
-                                plan.append(rs.getString(1)).append('\n');
-                            }
-                        }
-                    }
-                    try (PreparedStatement ps = c.prepareStatement(fetch.text())) {
-                        SqlFilter.bind(c, ps, fetch.params());
-                        try (ResultSet rs = ps.executeQuery()) {
-                            while (rs.next()) {
-                                found++;
-                            }
-                        }
-                    }
-                    c.rollback();
-                }
-                assertTrue(plan.toString().contains("event_pubkey"), mode + ", " + f + ":\n" + plan);
-                assertFalse(plan.toString().contains("event_seq_idx"), mode + ", " + f + ":\n" + plan);
-                assertEquals(seqs.length, found, "every event the scan named");
+                String plan = planUnder(mode, fetch);
+                assertTrue(plan.contains("event_pubkey"), mode + ", " + f + ":\n" + plan);
+                assertFalse(plan.contains("event_seq_idx"), mode + ", " + f + ":\n" + plan);
             }
+            int found = 0;
+            try (Connection c = store.dataSource().getConnection(); PreparedStatement ps = fetch.prepare(c);
+                    ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    found++;
+                }
+            }
+            assertEquals(seqs.length, found, "every event the scan named");
         }
         // a read without an author fetches by seq
         IndexRead newest = IndexRead.plan(f(null, null, null, Map.of(), null, null, 20),
