@@ -86,6 +86,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     private final int port;
     private final boolean startedHere;
     private final String password;
+    /** The server's Unix-domain socket the node's connections use, or null for loopback TCP. */
+    private final Path socket;
     private boolean closed; // guarded by EmbeddedCluster.class
 
     private EmbeddedCluster(Path dataDir, int port, boolean startedHere, String password) {
@@ -93,6 +95,42 @@ public final class EmbeddedCluster implements AutoCloseable {
         this.port = port;
         this.startedHere = startedHere;
         this.password = password;
+        this.socket = localSocket(dataDir.resolve(PG_DIR), port, System.getenv(LOCAL_SOCKET_ENV));
+    }
+
+    /** {@code off}: connect over loopback TCP even where the server's Unix-domain socket is usable. */
+    static final String LOCAL_SOCKET_ENV = "FLEETMESH_PG_LOCAL_SOCKET";
+
+    /** The longest socket path a {@code sockaddr_un} holds on Linux (108 bytes with its terminating NUL). */
+    private static final int MAX_SOCKET_PATH = 107;
+
+    /**
+     * The Unix-domain socket of the postmaster of {@code pgDir} listening on {@code port}: the first of the directories
+     * its {@code postmaster.pid} names (line 5), {@code .s.PGSQL.<port>} in it; null (loopback TCP) when the switch
+     * says {@code off}, the file names none, the path is too long for a socket address, or no socket is there.
+     */
+    static Path localSocket(Path pgDir, int port, String setting) {
+        if (setting != null && setting.trim().equalsIgnoreCase("off")) {
+            return null;
+        }
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(pgDir.resolve("postmaster.pid"), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return null;
+        }
+        if (lines.size() < 5 || lines.get(4).isBlank()) {
+            return null;
+        }
+        String dir = lines.get(4).trim().split(",")[0].trim();
+        if (dir.isEmpty() || dir.startsWith("@")) {
+            return null; // an abstract-namespace socket
+        }
+        Path p = Path.of(dir).resolve(".s.PGSQL." + port);
+        if (p.toString().getBytes(StandardCharsets.UTF_8).length > MAX_SOCKET_PATH || !Files.exists(p)) {
+            return null;
+        }
+        return p;
     }
 
     /** Starts (or attaches to) the cluster of {@code dataDir}; creates the directory when absent. */
@@ -332,8 +370,22 @@ public final class EmbeddedCluster implements AutoCloseable {
         return startedHere;
     }
 
+    /**
+     * The node's JDBC URL for this cluster: over its Unix-domain socket ({@link LocalSocketFactory}) where there is one
+     * ({@link #localSocket}), else over loopback TCP.
+     */
     public String jdbcUrl() {
-        return "jdbc:postgresql://localhost:" + port + "/" + DATABASE;
+        String url = "jdbc:postgresql://localhost:" + port + "/" + DATABASE;
+        if (socket == null) {
+            return url;
+        }
+        return url + "?socketFactory=" + LocalSocketFactory.class.getName() + "&" + LocalSocketFactory.ARG + "="
+                + java.net.URLEncoder.encode(socket.toString(), StandardCharsets.UTF_8);
+    }
+
+    /** The Unix-domain socket {@link #jdbcUrl} connects through, if any. */
+    public Optional<Path> localSocket() {
+        return Optional.ofNullable(socket);
     }
 
     public String user() {
