@@ -271,6 +271,21 @@ public final class LocalSocketFactory extends SocketFactory {
 
         private int read(ByteBuffer dst) throws IOException {
             SocketChannel ch = open();
+            // a channel closes itself when its thread is interrupted, where a TCP socket ignores the interrupt: a
+            // thread that carries an interrupt into a statement (e.g. clean-up after an InterruptedException) would
+            // lose its connection, so the flag is set aside for the call and restored after it. (An interrupt that
+            // arrives while the call blocks still closes the connection: the driver reports it broken.)
+            boolean interrupted = Thread.interrupted();
+            try {
+                return read(ch, dst);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        private int read(SocketChannel ch, ByteBuffer dst) throws IOException {
             int timeout = soTimeout;
             if (timeout == 0) {
                 return ch.read(dst); // blocks in the one call
@@ -346,8 +361,15 @@ public final class LocalSocketFactory extends SocketFactory {
                 java.util.Objects.checkFromIndexSize(off, len, b.length);
                 ByteBuffer src = ByteBuffer.wrap(b, off, len);
                 SocketChannel ch = open();
-                while (src.hasRemaining()) {
-                    ch.write(src); // blocking: writes it all (the channel is non-blocking only inside a timed read)
+                boolean interrupted = Thread.interrupted(); // as in read
+                try {
+                    while (src.hasRemaining()) {
+                        ch.write(src); // blocking: writes it all (non-blocking only inside a timed read)
+                    }
+                } finally {
+                    if (interrupted) {
+                        Thread.currentThread().interrupt();
+                    }
                 }
             }
 

@@ -176,6 +176,23 @@ class LocalSocketTest {
     }
 
     @Test
+    void aThreadThatCarriesAnInterruptKeepsItsConnectionAndItsFlag() throws Exception {
+        try (Connection c = connect(cluster.jdbcUrl()); Statement s = c.createStatement()) {
+            Thread.currentThread().interrupt();
+            try (ResultSet rs = s.executeQuery("select 6 * 7")) {
+                assertTrue(rs.next());
+                assertEquals(42, rs.getInt(1));
+            } finally {
+                assertTrue(Thread.interrupted(), "the flag is restored (and cleared here)");
+            }
+            assertFalse(c.isClosed());
+            try (ResultSet rs = s.executeQuery("select 1")) {
+                assertTrue(rs.next());
+            }
+        }
+    }
+
+    @Test
     void theFactoryNeedsAPath() {
         assertThrows(IllegalArgumentException.class, () -> new LocalSocketFactory(new Properties()));
     }
