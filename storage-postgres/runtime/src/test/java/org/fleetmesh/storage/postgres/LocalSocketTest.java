@@ -193,6 +193,43 @@ class LocalSocketTest {
     }
 
     @Test
+    void aStatementLargerThanTheSocketsBufferIsWrittenWhole() throws Exception {
+        String big = "fleetmesh ".repeat(2_000_000); // 20 MB: the write waits for room many times
+        try (Connection c = connect(cluster.jdbcUrl());
+                java.sql.PreparedStatement ps = c.prepareStatement("select length(?), md5(?)")) {
+            ps.setString(1, big);
+            ps.setString(2, big);
+            try (ResultSet rs = ps.executeQuery()) {
+                assertTrue(rs.next());
+                assertEquals(big.length(), rs.getInt(1));
+                assertEquals(md5(big), rs.getString(2));
+            }
+        }
+    }
+
+    @Test
+    void anInterruptWhileWaitingForTheServerNeitherEndsTheWaitNorTheConnection() throws Exception {
+        try (Connection c = connect(cluster.jdbcUrl()); Statement s = c.createStatement()) {
+            Thread reader = Thread.currentThread();
+            java.util.concurrent.ScheduledExecutorService later = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+            try {
+                later.schedule(reader::interrupt, 200, TimeUnit.MILLISECONDS);
+                try (ResultSet rs = s.executeQuery("select pg_sleep(0.6), 5")) {
+                    assertTrue(rs.next());
+                    assertEquals(5, rs.getInt(2), "the statement ran to its end, as over TCP");
+                } finally {
+                    assertTrue(Thread.interrupted(), "the interrupt is kept for the caller");
+                }
+            } finally {
+                later.shutdownNow();
+            }
+            try (ResultSet rs = s.executeQuery("select 1")) {
+                assertTrue(rs.next());
+            }
+        }
+    }
+
+    @Test
     void theFactoryNeedsAPath() {
         assertThrows(IllegalArgumentException.class, () -> new LocalSocketFactory(new Properties()));
     }
