@@ -296,10 +296,11 @@ public final class LocalSocketFactory extends SocketFactory {
                     }
                     long left = 0;
                     if (timeout != 0) {
-                        left = (deadline - System.nanoTime()) / 1_000_000L;
-                        if (left <= 0) {
+                        long ns = deadline - System.nanoTime();
+                        if (ns <= 0) {
                             throw new SocketTimeoutException("Read timed out");
                         }
+                        left = (ns + 999_999) / 1_000_000; // a wait of the whole timeout, not one cut short
                     }
                     interrupted |= await(left);
                 }
