@@ -113,16 +113,13 @@ public final class EmbeddedCluster implements AutoCloseable {
         if (setting != null && setting.trim().equalsIgnoreCase("off")) {
             return null;
         }
-        List<String> lines;
+        Optional<PidFile> pf;
         try {
-            lines = Files.readAllLines(pgDir.resolve("postmaster.pid"), StandardCharsets.UTF_8);
-        } catch (IOException e) {
+            pf = readPidFile(pgDir);
+        } catch (UncheckedIOException e) {
             return null;
         }
-        if (lines.size() < 5 || lines.get(4).isBlank()) {
-            return null;
-        }
-        String dir = lines.get(4).trim().split(",")[0].trim();
+        String dir = pf.map(f -> f.socketDirs().split(",")[0].trim()).orElse("");
         if (dir.isEmpty() || dir.startsWith("@")) {
             return null; // an abstract-namespace socket
         }
@@ -481,7 +478,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     // ---------------------------------------------------------------- postmaster.pid handling
 
     /** The parsed {@code postmaster.pid}: pid (line 1), port (line 4), status (line 8, PG 10+). */
-    record PidFile(long pid, int port, String status) {
+    /** Lines 1, 4, 8 and 5 of {@code postmaster.pid}: socketDirs is the server's unix_socket_directories, or "". */
+    record PidFile(long pid, int port, String status, String socketDirs) {
     }
 
     static Optional<PidFile> readPidFile(Path pgDir) {
@@ -500,7 +498,8 @@ public final class EmbeddedCluster implements AutoCloseable {
             long pid = Long.parseLong(lines.get(0).trim());
             int port = lines.size() >= 4 && !lines.get(3).isBlank() ? Integer.parseInt(lines.get(3).trim()) : -1;
             String status = lines.size() >= 8 ? lines.get(7).trim() : "";
-            return Optional.of(new PidFile(pid, port, status));
+            String socketDirs = lines.size() >= 5 ? lines.get(4).trim() : "";
+            return Optional.of(new PidFile(pid, port, status, socketDirs));
         } catch (NumberFormatException e) {
             return Optional.empty(); // being written right now
         }
