@@ -51,6 +51,8 @@ final class EventReader {
 
     private final DataSource ds;
     private final Duration statementTimeout;
+    /** The bounded reads' timeout; null without one. */
+    private final ReadWatchdog watchdog;
     /** A read's settings for its own transaction, one {@code select} of set_config calls: empty when there are none. */
     private final String settings;
     /** The settings of a read planned generically ({@link SqlFilter.Sql#generic}): the timeout and the plan mode. */
@@ -63,6 +65,7 @@ final class EventReader {
         }
         this.ds = ds;
         this.statementTimeout = statementTimeout;
+        this.watchdog = statementTimeout.isZero() ? null : new ReadWatchdog(statementTimeout);
         String timeout = statementTimeout.isZero() ? null
                 : "set_config('statement_timeout', '" + statementTimeout.toMillis() + "ms', true)";
         this.settings = timeout == null ? "" : "select " + timeout;
@@ -71,6 +74,13 @@ final class EventReader {
 
     Duration statementTimeout() {
         return statementTimeout;
+    }
+
+    /** Stops the bounded reads' watchdog (a read still running is then not cancelled). */
+    void close() {
+        if (watchdog != null) {
+            watchdog.close();
+        }
     }
 
     @FunctionalInterface
@@ -377,7 +387,7 @@ final class EventReader {
 
     /**
      * Runs {@code sql} under the statement timeout. {@code rows} 0: a statement bounded by its own shape (at most
-     * {@link #ONE_SHOT_MAX_ROWS} rows through an index), one round trip under the driver's timeout ({@link #bounded});
+     * {@link #ONE_SHOT_MAX_ROWS} rows through an index), one round trip under the {@link ReadWatchdog}'s timeout ({@link #bounded});
      * &gt; 0: the result has at most that many rows
      * (fetched whole when at most {@link #ONE_SHOT_MAX_ROWS}); &lt; 0: unbounded, streamed {@code -rows} at a time.
      */
@@ -423,8 +433,9 @@ final class EventReader {
     }
 
     /**
-     * One round trip, in autocommit, no settings: the read timeout is the driver's (a timer that sends PostgreSQL a
-     * cancel request when it fires, the same SQLSTATE 57014 as {@code statement_timeout}), which costs no statement.
+     * One round trip, in autocommit, no settings: the read timeout is the {@link ReadWatchdog}'s (which sends PostgreSQL
+     * a cancel request for a read past it, the same SQLSTATE 57014 as {@code statement_timeout}), which costs no
+     * statement and, unlike the driver's {@code setQueryTimeout}, no wake-up of a timer thread per read.
      * A scan of a few index entries can still wait on a lock (a table locked by a migration or an operator).
      */
     private void bounded(Connection c, SqlFilter.Sql sql, Rows rows) throws SQLException {
@@ -432,16 +443,17 @@ final class EventReader {
             c.setAutoCommit(true);
         }
         try (PreparedStatement ps = sql.prepare(c)) {
-            if (!statementTimeout.isZero()) {
-                long ms = statementTimeout.toMillis();
-                if (ps.isWrapperFor(org.postgresql.jdbc.PgStatement.class)) {
-                    ps.unwrap(org.postgresql.jdbc.PgStatement.class).setQueryTimeoutMs(ms);
-                } else {
-                    ps.setQueryTimeout((int) Math.max(1, (ms + 999) / 1000));
+            if (watchdog == null) {
+                try (ResultSet rs = ps.executeQuery()) {
+                    rows.read(rs);
                 }
+                return;
             }
+            watchdog.start(ps);
             try (ResultSet rs = ps.executeQuery()) {
                 rows.read(rs);
+            } finally {
+                watchdog.done();
             }
         }
     }

@@ -344,6 +344,7 @@ public final class PostgresStore implements EventStore {
             }
             closed = true;
         }
+        reader.close();
         siblings.close();
         if (ownedPool != null) {
             try {
