@@ -59,7 +59,10 @@ final class DirectPostmaster {
         return u == null ? Optional.empty() : Optional.of(u.toString());
     }
 
-    /** After zonky started the cluster: records the running postmaster's binary and the bundle, for the next start. */
+    /**
+     * After zonky started the cluster: records the running postmaster's binary and the bundle, for the next start, in
+     * the data dir and (for {@link #init}) in zonky's working directory.
+     */
     static void record(Path dataDir, Path pgDir) {
         Path file = dataDir.resolve(RECORD_FILE);
         try {
@@ -75,17 +78,49 @@ final class DirectPostmaster {
                 Files.deleteIfExists(file);
                 return;
             }
-            Path tmp = dataDir.resolve(RECORD_FILE + ".tmp");
-            Files.writeString(tmp, "bundle=" + bundle.get() + "\nbin=" + bin + "\n", StandardCharsets.UTF_8);
-            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            writeRecord(file, bundle.get(), bin);
+            Path machine = machineRecord(bundle.get());
+            if (!bin.equals(binOf(machine).orElse(null))) {
+                writeRecord(machine, bundle.get(), bin);
+            }
         } catch (IOException | RuntimeException e) {
             LOG.debugf(e, "could not record the PostgreSQL binary in %s", file);
         }
     }
 
+    private static void writeRecord(Path file, String bundle, Path bin) throws IOException {
+        Path tmp = Files.createTempFile(file.getParent(), file.getFileName().toString(), ".tmp");
+        try {
+            Files.writeString(tmp, "bundle=" + bundle + "\nbin=" + bin + "\n", StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+    }
+
+    /**
+     * Where this machine's first start through zonky found the bundle's binaries unpacked: a file in zonky's working
+     * directory ({@code ot.epg.working-dir}, else {@code <java.io.tmpdir>/embedded-pg}, where zonky unpacks them)
+     * named after the bundle's URL. Read by {@link #init}, for data dirs that zonky has not started yet.
+     */
+    static Path machineRecord(String bundle) {
+        Path work = Path.of(System.getProperty("ot.epg.working-dir",
+                Path.of(System.getProperty("java.io.tmpdir"), "embedded-pg").toString()));
+        try {
+            byte[] h = java.security.MessageDigest.getInstance("SHA-256").digest(bundle.getBytes(StandardCharsets.UTF_8));
+            return work.resolve("fleetmesh-" + java.util.HexFormat.of().formatHex(h, 0, 8) + "." + RECORD_FILE);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The bin dir recorded for {@code dataDir}, if the record is for the bundle on the class path and still there. */
     static Optional<Path> recordedBin(Path dataDir) {
-        Path file = dataDir.resolve(RECORD_FILE);
+        return binOf(dataDir.resolve(RECORD_FILE));
+    }
+
+    /** The bin dir a record file names, if it is for the bundle on the class path and its server is still there. */
+    private static Optional<Path> binOf(Path file) {
         if (!Files.isRegularFile(file)) {
             return Optional.empty();
         }
@@ -107,6 +142,116 @@ final class DirectPostmaster {
         }
         Path dir = Path.of(bin);
         return Files.isExecutable(dir.resolve("postgres")) ? Optional.of(dir) : Optional.empty();
+    }
+
+    /**
+     * Initialises a fresh cluster in {@code pgDir} without zonky, with the binaries a start through zonky on this
+     * machine recorded ({@link #machineRecord}), the arguments zonky gives {@code initdb} and ours ({@code C} locale,
+     * SCRAM for local and host connections, the superuser's password from {@code passwordFile}); then records the
+     * binaries for the data dir, so that {@link #start} applies. False when this path does not apply (no record, or
+     * one that is not this user's, another bundle, a directory that is not empty) or {@code initdb} failed, which
+     * leaves nothing behind in {@code pgDir}: the caller then goes through zonky.
+     */
+    static boolean init(Path dataDir, Path pgDir, Path passwordFile, Duration wait) {
+        Optional<String> bundle = bundle();
+        return bundle.isPresent() && init(dataDir, pgDir, passwordFile, wait, machineRecord(bundle.get()));
+    }
+
+    /** {@link #init} with the binaries {@code machine} records (tests). */
+    static boolean init(Path dataDir, Path pgDir, Path passwordFile, Duration wait, Path machine) {
+        Optional<String> bundle = bundle();
+        if (bundle.isEmpty()) {
+            return false;
+        }
+        Optional<Path> bin = binOf(machine);
+        if (bin.isEmpty() || !Files.isExecutable(bin.get().resolve("initdb")) || !ownedByMe(machine, bin.get(),
+                bin.get().resolve("initdb"), bin.get().resolve("postgres"))) {
+            return false;
+        }
+        try {
+            if (Files.isDirectory(pgDir)) {
+                try (java.util.stream.Stream<Path> in = Files.list(pgDir)) {
+                    if (in.findAny().isPresent()) {
+                        return false;
+                    }
+                }
+            }
+        } catch (IOException e) {
+            return false;
+        }
+        List<String> cmd = new ArrayList<>();
+        tool("setsid").ifPresent(p -> cmd.add(p.toString()));
+        if (isRoot()) {
+            Optional<Path> unshare = tool("unshare");
+            if (unshare.isEmpty()) {
+                return false;
+            }
+            cmd.add(unshare.get().toString());
+            cmd.add("-U");
+        }
+        cmd.addAll(List.of(bin.get().resolve("initdb").toString(), "-A", "trust", "-U", EmbeddedCluster.USER, "-D",
+                pgDir.toString(), "-E", "UTF-8", "--locale=C", "--auth-local=scram-sha-256",
+                "--auth-host=scram-sha-256", "--pwfile=" + passwordFile));
+        long t0 = System.nanoTime();
+        try {
+            File log = pgDir.resolveSibling(EmbeddedCluster.LOG_FILE).toFile();
+            Process p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
+            if (!p.waitFor(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                p.destroyForcibly().waitFor();
+                LOG.warnf("initdb in %s did not finish within %d s: initialising through zonky", pgDir, wait.toSeconds());
+                clear(pgDir);
+                return false;
+            }
+            if (p.exitValue() != 0 || !Files.exists(pgDir.resolve("postgresql.conf"))) {
+                LOG.warnf("initdb in %s failed (code %d, see %s): initialising through zonky", pgDir, p.exitValue(),
+                        log);
+                clear(pgDir);
+                return false;
+            }
+            writeRecord(dataDir.resolve(RECORD_FILE), bundle.get(), bin.get());
+        } catch (IOException | RuntimeException e) {
+            LOG.debugf(e, "direct initdb in %s failed: initialising through zonky", pgDir);
+            clear(pgDir);
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            clear(pgDir);
+            return false;
+        }
+        LOG.debugf("PostgreSQL cluster initialised in %d ms, directly", (System.nanoTime() - t0) / 1_000_000);
+        return true;
+    }
+
+    /** Empties {@code dir} (what a failed or killed {@code initdb} may have left), keeping the directory itself. */
+    private static void clear(Path dir) {
+        if (!Files.isDirectory(dir)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                if (!p.equals(dir)) {
+                    Files.deleteIfExists(p);
+                }
+            }
+        } catch (IOException e) {
+            LOG.debugf(e, "could not empty %s", dir);
+        }
+    }
+
+    /** Every path is owned by this process's user (a record or binaries another user planted are not run). */
+    private static boolean ownedByMe(Path... paths) {
+        try {
+            int me = uid();
+            for (Path p : paths) {
+                if (((Number) Files.getAttribute(p, "unix:uid")).intValue() != me) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /**
@@ -200,17 +345,22 @@ final class DirectPostmaster {
 
     /** Effective uid 0 (from /proc/self/status: this path is for Linux only). */
     private static boolean isRoot() {
+        return uid() == 0;
+    }
+
+    /** The effective uid (from /proc/self/status), or -1 without procfs: not root then; a root start fails and zonky starts. */
+    private static int uid() {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"), StandardCharsets.UTF_8)) {
                 if (line.startsWith("Uid:")) {
                     String[] f = line.substring(4).trim().split("\\s+");
-                    return f.length > 1 && f[1].equals("0");
+                    return f.length > 1 ? Integer.parseInt(f[1]) : -1;
                 }
             }
-        } catch (IOException e) {
-            // no procfs: treat as not root; a root start then fails and zonky starts
+        } catch (IOException | NumberFormatException e) {
+            // no procfs
         }
-        return false;
+        return -1;
     }
 
     private static int freePort() throws IOException {

