@@ -104,14 +104,38 @@ final class DirectPostmaster {
      * named after the bundle's URL. Read by {@link #init}, for data dirs that zonky has not started yet.
      */
     static Path machineRecord(String bundle) {
-        Path work = Path.of(System.getProperty("ot.epg.working-dir",
-                Path.of(System.getProperty("java.io.tmpdir"), "embedded-pg").toString()));
+        Path work = workingDir();
         try {
             byte[] h = java.security.MessageDigest.getInstance("SHA-256").digest(bundle.getBytes(StandardCharsets.UTF_8));
             return work.resolve("fleetmesh-" + java.util.HexFormat.of().formatHex(h, 0, 8) + "." + RECORD_FILE);
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Zonky's working directory, where it unpacks its binaries: {@code ot.epg.working-dir}, else the temporary one's {@code embedded-pg}. */
+    static Path workingDir() {
+        return Path.of(System.getProperty("ot.epg.working-dir",
+                Path.of(System.getProperty("java.io.tmpdir"), "embedded-pg").toString()));
+    }
+
+    /** The bin dir this machine's record names for the bundle on the class path, if usable ({@link #init}). */
+    static Optional<Path> machineBin() {
+        return bundle().flatMap(b -> machineBin(machineRecord(b)));
+    }
+
+    private static Optional<Path> machineBin(Path machine) {
+        Optional<Path> bin = binOf(machine);
+        if (bin.isEmpty() || !Files.isExecutable(bin.get().resolve("initdb")) || !ownedByMe(machine, bin.get(),
+                bin.get().resolve("initdb"), bin.get().resolve("postgres"))) {
+            return Optional.empty();
+        }
+        return bin;
+    }
+
+    /** Records {@code bin} for {@code dataDir}'s next start ({@link #start}). */
+    static void recordFor(Path dataDir, Path bin) throws IOException {
+        writeRecord(dataDir.resolve(RECORD_FILE), bundle().orElseThrow(), bin);
     }
 
     /** The bin dir recorded for {@code dataDir}, if the record is for the bundle on the class path and still there. */
@@ -163,9 +187,8 @@ final class DirectPostmaster {
         if (bundle.isEmpty()) {
             return false;
         }
-        Optional<Path> bin = binOf(machine);
-        if (bin.isEmpty() || !Files.isExecutable(bin.get().resolve("initdb")) || !ownedByMe(machine, bin.get(),
-                bin.get().resolve("initdb"), bin.get().resolve("postgres"))) {
+        Optional<Path> bin = machineBin(machine);
+        if (bin.isEmpty()) {
             return false;
         }
         try {
@@ -179,16 +202,12 @@ final class DirectPostmaster {
         } catch (IOException e) {
             return false;
         }
+        if (isRoot() && tool("unshare").isEmpty()) {
+            return false;
+        }
         List<String> cmd = new ArrayList<>();
         tool("setsid").ifPresent(p -> cmd.add(p.toString()));
-        if (isRoot()) {
-            Optional<Path> unshare = tool("unshare");
-            if (unshare.isEmpty()) {
-                return false;
-            }
-            cmd.add(unshare.get().toString());
-            cmd.add("-U");
-        }
+        cmd.addAll(asUnprivileged());
         cmd.addAll(List.of(bin.get().resolve("initdb").toString(), "-A", "trust", "-U", EmbeddedCluster.USER, "-D",
                 pgDir.toString(), "-E", "UTF-8", "--locale=C", "--auth-local=scram-sha-256",
                 "--auth-host=scram-sha-256", "--pwfile=" + passwordFile));
@@ -224,7 +243,7 @@ final class DirectPostmaster {
     }
 
     /** Empties {@code dir} (what a failed or killed {@code initdb} may have left), keeping the directory itself. */
-    private static void clear(Path dir) {
+    static void clear(Path dir) {
         if (!Files.isDirectory(dir)) {
             return;
         }
@@ -240,7 +259,7 @@ final class DirectPostmaster {
     }
 
     /** Every path is owned by this process's user (a record or binaries another user planted are not run). */
-    private static boolean ownedByMe(Path... paths) {
+    static boolean ownedByMe(Path... paths) {
         try {
             int me = uid();
             for (Path p : paths) {
@@ -333,7 +352,15 @@ final class DirectPostmaster {
         }
     }
 
-    private static Optional<Path> tool(String name) {
+    /** What runs a PostgreSQL program as this user: nothing, or as root {@code unshare -U} (it refuses to run as root). */
+    static List<String> asUnprivileged() {
+        if (!isRoot()) {
+            return List.of();
+        }
+        return tool("unshare").map(u -> List.of(u.toString(), "-U")).orElse(List.of());
+    }
+
+    static Optional<Path> tool(String name) {
         for (String dir : new String[] { "/usr/bin", "/bin", "/usr/sbin", "/sbin" }) {
             Path p = Path.of(dir, name);
             if (Files.isExecutable(p)) {

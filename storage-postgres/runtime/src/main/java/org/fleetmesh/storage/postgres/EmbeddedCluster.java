@@ -132,6 +132,14 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     /** Starts (or attaches to) the cluster of {@code dataDir}; creates the directory when absent. */
     public static EmbeddedCluster start(Path dataDir) throws IOException {
+        return start(dataDir, false);
+    }
+
+    /**
+     * As {@link #start(Path)}; with {@code schema}, a fresh cluster is a copy of the template that holds the shipped
+     * migrations ({@link ClusterTemplate}) when it can be, for a caller that migrates the schema next anyway.
+     */
+    public static EmbeddedCluster start(Path dataDir, boolean schema) throws IOException {
         Path dir = dataDir.toAbsolutePath().normalize();
         Files.createDirectories(dir);
         Path pgDir = dir.resolve(PG_DIR);
@@ -163,7 +171,8 @@ public final class EmbeddedCluster implements AutoCloseable {
                         stopPostmaster(pgDir, true);
                         // a fresh cluster: initdb without zonky when zonky unpacked this bundle on this machine before
                         boolean initialised = !Files.exists(pgDir.resolve("postgresql.conf"))
-                                && DirectPostmaster.init(dir, pgDir, dir.resolve(PASSWORD_FILE), STARTUP_WAIT);
+                                && (schema && ClusterTemplate.copyInto(dir, pgDir, password, STARTUP_WAIT)
+                                        || DirectPostmaster.init(dir, pgDir, dir.resolve(PASSWORD_FILE), STARTUP_WAIT));
                         OptionalInt direct = DirectPostmaster.start(dir, pgDir, serverSettings(), STARTUP_WAIT);
                         if (direct.isPresent()) {
                             port = direct.getAsInt();
@@ -576,7 +585,7 @@ public final class EmbeddedCluster implements AutoCloseable {
      * behind. Stops it with SIGINT (fast shutdown: aborts its transactions, checkpoints) and waits
      * until it is gone.
      */
-    private static void stopPostmaster(Path pgDir, boolean orphan) throws IOException {
+    static void stopPostmaster(Path pgDir, boolean orphan) throws IOException {
         Optional<PidFile> pf = readPidFile(pgDir);
         if (pf.isEmpty()) {
             return;

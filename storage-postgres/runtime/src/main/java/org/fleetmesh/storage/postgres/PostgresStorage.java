@@ -132,7 +132,7 @@ public final class PostgresStorage implements EventStore {
             LOG.infof("event store: PostgreSQL at %s", u);
         } else {
             try {
-                cluster = EmbeddedCluster.start(dataDir);
+                cluster = EmbeddedCluster.start(dataDir, true); // the store migrates it next
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start the embedded PostgreSQL in " + dataDir, e);
             }
