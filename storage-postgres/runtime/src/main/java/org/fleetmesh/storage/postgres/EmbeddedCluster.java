@@ -631,12 +631,12 @@ public final class EmbeddedCluster implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 throw new IOException("could not stop PostgreSQL (pid " + pid + ") in " + pgDir);
             }
-            sleep(100);
+            sleep(10); // a fast shutdown of an idle cluster takes 50-150 ms: every stop of a node waits for it
         }
         // the pid file disappears before the last children exit; give them a moment
         long childDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (isAlive(pid) && System.nanoTime() < childDeadline) {
-            sleep(50);
+            sleep(10);
         }
         LOG.infof("PostgreSQL (pid %d) stopped", pid);
     }

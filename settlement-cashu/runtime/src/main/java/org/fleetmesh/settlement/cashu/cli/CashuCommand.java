@@ -137,7 +137,7 @@ public final class CashuCommand {
         Duration timeout = setting.apply("fleetmesh.cashu.call-timeout").map(CashuCommand::duration)
                 .orElse(Duration.ofSeconds(10));
         return new HttpMintClient(URI.create(Mints.normalize(mintUrl)), timeout, Duration.ofMinutes(2),
-                HttpClient.newBuilder().connectTimeout(timeout).build());
+                () -> HttpClient.newBuilder().connectTimeout(timeout).build());
     }
 
     static Duration duration(String s) {

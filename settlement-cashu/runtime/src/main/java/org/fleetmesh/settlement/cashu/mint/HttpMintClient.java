@@ -48,7 +48,9 @@ public final class HttpMintClient implements MintApi {
     private final URI base;
     private final Duration timeout;
     private final Duration meltTimeout;
-    private final HttpClient http;
+    /** The client, or what makes it at the first call ({@link #http()}). */
+    private final java.util.function.Supplier<HttpClient> makeHttp;
+    private volatile HttpClient http;
 
     /** One deadline for every call, melts included (a timed-out melt is resolved with NUT-05 quote state). */
     public HttpMintClient(URI base, Duration timeout, HttpClient http) {
@@ -63,13 +65,42 @@ public final class HttpMintClient implements MintApi {
      *                    payment ends
      */
     public HttpMintClient(URI base, Duration timeout, Duration meltTimeout, HttpClient http) {
+        this(base, timeout, meltTimeout, required(http));
+    }
+
+    private static java.util.function.Supplier<HttpClient> required(HttpClient http) {
+        if (http == null) {
+            throw new IllegalArgumentException("http client is required");
+        }
+        return () -> http;
+    }
+
+    /**
+     * As above, the HTTP client made at the first call to the mint: a command that never calls the mint (a balance,
+     * a decode) does not pay for one (about 0.3 s of CPU in a cold JVM: the default TLS context and its trust store).
+     */
+    public HttpMintClient(URI base, Duration timeout, Duration meltTimeout, java.util.function.Supplier<HttpClient> http) {
         this.base = normalize(base);
         this.timeout = positive(timeout, "timeout");
         this.meltTimeout = positive(meltTimeout, "meltTimeout");
         if (http == null) {
             throw new IllegalArgumentException("http client is required");
         }
-        this.http = http;
+        this.makeHttp = http;
+    }
+
+    private HttpClient http() {
+        HttpClient h = http;
+        if (h == null) {
+            synchronized (this) {
+                h = http;
+                if (h == null) {
+                    h = java.util.Objects.requireNonNull(makeHttp.get(), "http client");
+                    http = h;
+                }
+            }
+        }
+        return h;
     }
 
     /**
@@ -260,7 +291,7 @@ public final class HttpMintClient implements MintApi {
     }
 
     private HttpResponse<byte[]> send(HttpRequest request, String call, Duration deadline) {
-        CompletableFuture<HttpResponse<byte[]>> pending = http.sendAsync(request, info -> new BoundedBody(
+        CompletableFuture<HttpResponse<byte[]>> pending = http().sendAsync(request, info -> new BoundedBody(
                 info.headers().firstValueAsLong("Content-Length").orElse(-1), MAX_RESPONSE_BYTES));
         try {
             // HttpRequest.timeout stops at the headers; this deadline also covers a body that trickles in.

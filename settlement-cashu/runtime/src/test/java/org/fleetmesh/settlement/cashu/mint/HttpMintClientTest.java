@@ -42,6 +42,21 @@ class HttpMintClientTest {
     }
 
     @Test
+    void aClientFromASupplierIsMadeAtTheFirstCallAndOnce() {
+        java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
+        HttpMintClient lazy = new HttpMintClient(mint.uri(), Duration.ofSeconds(10), Duration.ofSeconds(10), () -> {
+            made.incrementAndGet();
+            return HttpClient.newHttpClient();
+        });
+        assertEquals(0, made.get(), "no client before a call");
+        mint.answerResource(200, "info.json");
+        assertEquals("Bob's Cashu mint", lazy.info().name());
+        mint.answerResource(200, "info.json");
+        assertEquals("Bob's Cashu mint", lazy.info().name());
+        assertEquals(1, made.get(), "one client for every call");
+    }
+
+    @Test
     void infoGetsV1InfoAndReadsTheNut06Example() {
         mint.answerResource(200, "info.json");
 
