@@ -44,7 +44,8 @@ import org.jboss.logging.Logger;
  * unusable: it is deleted and the cluster is made by {@code initdb} as before), then, before the server ever listens,
  * sets the superuser's password from the data dir's key file in PostgreSQL's single-user mode (no socket: nothing can
  * connect meanwhile), and flushes the file system ({@code sync -f}: the copied cluster is as durable as one
- * {@code initdb} wrote and synced). The node's start then checks the schema as for any existing data dir
+ * {@code initdb} wrote and synced). All of it happens in {@code pg.copy} beside {@code pg}, renamed to {@code pg} at
+ * the end: a start killed during the copy leaves a fresh data dir (and a {@code pg.copy} the next start removes). The node's start then checks the schema as for any existing data dir
  * ({@link Migrations#upToDate}); a template older than the shipped migrations cannot be used because its key differs.
  * Anything that fails leaves the pg directory empty and returns false.
  */
@@ -76,6 +77,7 @@ final class ClusterTemplate {
         }
         long t0 = System.nanoTime();
         Path template = templateDir(workingDir, bin.get());
+        Path staging = staging(pgDir);
         try {
             boolean made = false;
             if (!Files.isRegularFile(template.resolve(MANIFEST))) {
@@ -89,19 +91,24 @@ final class ClusterTemplate {
                 return false;
             }
             long t1 = System.nanoTime();
-            if (!copy(template, pgDir)) {
+            // into a directory beside pg, renamed to pg when complete: a start killed meanwhile leaves no half cluster
+            deleteTree(staging);
+            if (!copy(template, staging)) {
                 LOG.warnf("the cluster template %s is incomplete: removing it; initdb instead", template);
-                DirectPostmaster.clear(pgDir);
+                deleteTree(staging);
                 deleteTree(template);
                 return false;
             }
             long t2 = System.nanoTime();
-            if (!setPassword(bin.get(), pgDir, password, wait)) {
-                DirectPostmaster.clear(pgDir);
+            if (!setPassword(bin.get(), staging, password, wait)) {
+                deleteTree(staging);
                 return false;
             }
             long t3 = System.nanoTime();
-            sync(pgDir);
+            sync(staging); // the files, before the rename makes them the cluster
+            Files.deleteIfExists(pgDir); // empty, or absent
+            Files.move(staging, pgDir, StandardCopyOption.ATOMIC_MOVE);
+            sync(pgDir); // the rename
             DirectPostmaster.recordFor(dataDir, bin.get());
             LOG.debugf("cluster copied from %s%s: %d ms copy, %d ms password, %d ms sync", template,
                     made ? " (made now, " + (t1 - t0) / 1_000_000 + " ms)" : "", (t2 - t1) / 1_000_000,
@@ -109,13 +116,18 @@ final class ClusterTemplate {
             return true;
         } catch (IOException | RuntimeException e) {
             LOG.warnf(e, "could not copy the cluster template %s into %s: initdb instead", template, pgDir);
-            DirectPostmaster.clear(pgDir);
+            deleteTree(staging);
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            DirectPostmaster.clear(pgDir);
+            deleteTree(staging);
             return false;
         }
+    }
+
+    /** Where a copy is made before it becomes {@code pgDir}: {@code <pgDir>.copy}, beside it. */
+    static Path staging(Path pgDir) {
+        return pgDir.resolveSibling(pgDir.getFileName() + ".copy");
     }
 
     /** Where the template for {@code bin} and the shipped migrations is kept in {@code workingDir}. */

@@ -120,11 +120,19 @@ class ClusterTemplateTest {
         Path z = Files.createDirectories(dir.resolve("z"));
         assertFalse(ClusterTemplate.copyInto(z, z.resolve("pg"), px, WAIT, work));
         assertFalse(Files.exists(template), "the broken template is gone");
-        try (Stream<Path> left = Files.list(z.resolve("pg"))) {
-            assertEquals(0, left.count(), "nothing of the refused copy is left");
+        assertFalse(Files.exists(z.resolve("pg.copy")), "nothing of the refused copy is left");
+        try (Stream<Path> left = Files.list(z)) {
+            assertEquals(List.of(), left.map(p -> p.getFileName().toString()).filter(n -> !n.equals("postgres.log")).toList());
         }
+        Files.createDirectories(z.resolve("pg"));
+        // what a start killed during its copy left beside pg: removed, and the copy made again
+        Files.createDirectories(z.resolve("pg.copy/base"));
+        Files.writeString(z.resolve("pg.copy/PG_VERSION"), "14\n");
         assertTrue(ClusterTemplate.copyInto(z, z.resolve("pg"), px, WAIT, work), "made again");
         assertTrue(Files.isRegularFile(z.resolve("pg/global/pg_control")));
+        assertFalse(Files.exists(z.resolve("pg.copy")), "the copy became pg");
+        assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"),
+                Files.getPosixFilePermissions(z.resolve("pg")), "PostgreSQL's mode for a data directory");
 
         // a directory that is not empty is not copied over
         Path full = Files.createDirectories(dir.resolve("full/pg"));
