@@ -803,6 +803,12 @@ class ChaosIT {
                         done += state.equals("done") ? 1 : 0;
                         break;
                     }
+                    if (System.nanoTime() >= until && done > 0) {
+                        // the checks need one job done; a job whose request a cut lost ends only at its expiry
+                        // (fleetmesh.compute.market.invoice-expiry + 60 s), which the test does not wait for
+                        note("compute job " + id + " still " + state + " when the fault phase ended: not waited for");
+                        break;
+                    }
                     MeshnodeProcess.sleep(300);
                 }
             } catch (RuntimeException | AssertionError e) {
