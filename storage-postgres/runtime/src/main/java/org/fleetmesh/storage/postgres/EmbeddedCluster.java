@@ -169,7 +169,8 @@ public final class EmbeddedCluster implements AutoCloseable {
                     int port;
                     try {
                         stopPostmaster(pgDir, true);
-                        // a fresh cluster: initdb without zonky when zonky unpacked this bundle on this machine before
+                        // a fresh cluster without zonky when zonky unpacked this bundle on this machine before: the schema
+                        // template's copy when asked for, else initdb run directly
                         boolean initialised = !Files.exists(pgDir.resolve("postgresql.conf"))
                                 && (schema && ClusterTemplate.copyInto(dir, pgDir, password, STARTUP_WAIT)
                                         || DirectPostmaster.init(dir, pgDir, dir.resolve(PASSWORD_FILE), STARTUP_WAIT));
