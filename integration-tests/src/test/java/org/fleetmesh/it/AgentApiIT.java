@@ -150,6 +150,28 @@ class AgentApiIT {
     }
 
     @Test
+    void aJobStaysVisibleToItsTokenAcrossARestartOfTheNode() throws Exception {
+        String upper = putBlob(module("upper.wasm"));
+        String input = putBlob("before the restart".getBytes(StandardCharsets.UTF_8));
+        String id = submit("{\"worker\":\"local\",\"module\":\"" + upper + "\",\"input\":\"" + input
+                + "\",\"fuel_limit\":10000000,\"memory_pages\":32}").path("id").asText();
+        assertEquals("done", awaitEnded(id).path("state").asText());
+        String other = token("--right", "compute:run", "--fuel-limit", "100000000");
+        node.stop(); // SIGTERM
+        node.startAgain();
+        HttpResponse<String> v = call("GET", "/mesh/compute/jobs/" + id, token, null);
+        assertEquals(200, v.statusCode(), v.body());
+        assertEquals("done", NostrClient.tree(v.body()).path("state").asText());
+        HttpResponse<String> r = call("GET", "/mesh/compute/jobs/" + id + "/result", token, null);
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals("BEFORE THE RESTART", new String(Base64.getDecoder().decode(NostrClient.tree(r.body())
+                .path("stdout").asText()), StandardCharsets.UTF_8));
+        assertTrue(call("GET", "/mesh/compute/jobs", token, null).body().contains(id));
+        assertEquals(404, call("GET", "/mesh/compute/jobs/" + id, other, null).statusCode(),
+                "still only to the token that submitted it");
+    }
+
+    @Test
     void jobThatRunsOutOfFuelHasNoResultAndSaysWhy() throws Exception {
         String spin = putBlob(module("spin.wasm"));
         String id = submit("{\"worker\":\"local\",\"module\":\"" + spin + "\",\"fuel_limit\":100000}").path("id")

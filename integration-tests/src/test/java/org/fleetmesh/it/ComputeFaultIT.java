@@ -22,7 +22,8 @@ import com.fasterxml.jackson.databind.JsonNode;
  * {@code test-withhold-key}) leaves the buyer's payment locked until the held HTLCs time out, then the job ends
  * {@code expired} and nothing is paid; a worker that falsifies half its results ({@code test-cheat-rate} 0.5) is
  * caught by the buyer's sampled re-execution (rate 0.5) on exactly the sampled jobs it falsified, at about the
- * predicted f·s, and the mismatches become compute findings.
+ * predicted f·s, and the mismatches become compute findings; a request lost on a link that died unnoticed is sent
+ * again when the link opens again, and the job ends done, paid once.
  */
 class ComputeFaultIT {
     static final double CHEAT = 0.5;
@@ -84,6 +85,41 @@ class ComputeFaultIT {
                 "the income in the worker's ledger after the restart");
         assertEquals(1, ComputeNodes.compute(back).path("worker_jobs").path("done").asInt());
         c.net.setHeldHtlcLifetime(Duration.ofSeconds(15));
+    }
+
+    @Test
+    void aRequestLostOnALinkThatDiedUnnoticedIsSentAgainWhenTheLinkOpensAndIsPaidOnce() throws Exception {
+        MeshnodeProcess lossy = c.node("cf-lossy");
+        try (TcpProxy door = new TcpProxy().target(lossy.port())) {
+            c.link(buyer, lossy, java.net.URI.create("ws://127.0.0.1:" + door.port() + "/mesh"));
+            String did = PeeringIT.did(lossy);
+            SimulatedLnd lb = c.lnds.get("cf-buyer");
+            SimulatedLnd lw = c.lnds.get("cf-lossy");
+            long before = c.net.channelBalanceMsat(lb, lw);
+            String module = c.putBlob(buyer, ComputeNodes.module("upper.wasm"));
+            String in = c.putBlob(buyer, "sent into a dead link".getBytes(StandardCharsets.UTF_8));
+            // the link dies without either node knowing: the request is taken by the buyer's link and lost
+            door.stall();
+            String id = c.submit(buyer, did, module, in, 100_000_000, 1_000_000, true).path("id").asText();
+            MeshnodeProcess.sleep(1500);
+            assertEquals("requested", c.job(buyer, id).path("state").asText());
+            assertEquals(0, ComputeNodes.compute(lossy).path("worker_jobs").path("requested").asInt()
+                    + ComputeNodes.compute(lossy).path("worker_jobs").path("fetching").asInt(), "the worker never heard"
+                    + " of it");
+            // now both sides see the link drop; the buyer dials again and sends what waits on the worker again
+            door.cut();
+            door.restore();
+            JsonNode done = c.awaitEnded(buyer, id);
+            assertEquals("done", done.path("state").asText(), done.toString());
+            assertEquals("SENT INTO A DEAD LINK", new String(java.util.Base64.getDecoder().decode(
+                    c.result(buyer, id).path("stdout").asText()), StandardCharsets.UTF_8));
+            long price = done.path("price_msat").asLong();
+            assertTrue(price > 0);
+            assertEquals(before - price, c.net.channelBalanceMsat(lb, lw), "paid once");
+            ComputeNodes.await(() -> ComputeNodes.compute(lossy).path("income_msat").asLong() == price,
+                    "the income in the worker's ledger");
+            assertEquals(1, ComputeNodes.compute(lossy).path("worker_jobs").path("done").asInt());
+        }
     }
 
     @Test

@@ -71,10 +71,14 @@ final class ComputeNodes implements AutoCloseable {
 
     /** Links {@code buyer} to {@code worker} and waits until each has the other's offer or link. */
     void link(MeshnodeProcess buyer, MeshnodeProcess worker) throws Exception {
+        link(buyer, worker, PeeringIT.mesh(worker));
+    }
+
+    /** The same, the buyer dialling the worker at {@code url} (a {@link TcpProxy} in front of its mesh endpoint). */
+    void link(MeshnodeProcess buyer, MeshnodeProcess worker, java.net.URI url) throws Exception {
         String bDid = PeeringIT.did(buyer);
         String wDid = PeeringIT.did(worker);
-        HttpResponse<String> r = PeeringIT.addPeer(buyer, PeeringIT.token(buyer, "admin:write"), wDid,
-                PeeringIT.mesh(worker));
+        HttpResponse<String> r = PeeringIT.addPeer(buyer, PeeringIT.token(buyer, "admin:write"), wDid, url);
         assertEquals(201, r.statusCode(), r.body());
         PeeringIT.awaitLinked(buyer, bDid, worker, wDid);
         await(() -> offers(buyer).findValues("worker").stream().anyMatch(w -> w.asText().equals(wDid)),

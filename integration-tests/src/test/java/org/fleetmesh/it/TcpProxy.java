@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A TCP relay in the test process between two nodes, on a free loopback port: bytes pass through unchanged until
  * {@link #cut()} closes every connection it carries and closes each new one at once (a partition both sides see as a
- * dropped link), until {@link #restore()}. The target port may be set after the proxy's port is known.
+ * dropped link), until {@link #restore()}; {@link #stall()} loses every byte on connections that stay open. The
+ * target port may be set after the proxy's port is known.
  */
 final class TcpProxy implements AutoCloseable {
     private final ServerSocket server;
@@ -23,6 +24,7 @@ final class TcpProxy implements AutoCloseable {
     private final AtomicInteger accepted = new AtomicInteger();
     private volatile int targetPort;
     private volatile boolean cut;
+    private volatile boolean stalled;
     private volatile boolean closed;
 
     TcpProxy() throws IOException {
@@ -59,7 +61,16 @@ final class TcpProxy implements AutoCloseable {
 
     /** The partition heals: new connections pass again. */
     void restore() {
+        stalled = false;
         cut = false;
+    }
+
+    /**
+     * A link that dies without either side knowing yet: connections stay open, but every byte sent either way from
+     * now on is read and thrown away, until {@link #cut()} (or {@link #restore()}).
+     */
+    void stall() {
+        stalled = true;
     }
 
     private void accept() {
@@ -103,6 +114,9 @@ final class TcpProxy implements AutoCloseable {
             try (InputStream i = from.getInputStream(); OutputStream o = to.getOutputStream()) {
                 int n;
                 while ((n = i.read(buf)) >= 0) {
+                    if (stalled) {
+                        continue; // lost on the way
+                    }
                     o.write(buf, 0, n);
                     o.flush();
                 }

@@ -73,6 +73,32 @@ public final class AgentApi {
         this.limits = limits;
     }
 
+    /** Whether the owners kept with the jobs were read. Guarded by {@code owners}. */
+    private boolean seeded;
+
+    /**
+     * Reads, once, the owners the market kept with the newest {@code rememberedJobs} jobs, so that a restarted node
+     * still shows each token its own jobs. Not in the constructor: the guard builds this object on an event loop, and
+     * this reads the store. Called with {@code owners} held.
+     */
+    private void seed() {
+        if (seeded) {
+            return;
+        }
+        seeded = true;
+        List<Market.Owned> kept = market.owned(limits.rememberedJobs());
+        for (int i = kept.size() - 1; i >= 0; i--) { // oldest first
+            Market.Owned o = kept.get(i);
+            if (owners.containsKey(o.id())) {
+                continue;
+            }
+            owners.put(o.id(), o.owner());
+            if (!o.ended()) {
+                unended.computeIfAbsent(o.owner(), k -> new LinkedHashSet<>()).add(o.id());
+            }
+        }
+    }
+
     /** The guard alone, for a route that checks access before it reads a body. */
     public AgentGuard.Access access(String authorization) {
         return guard.check(authorization, 0);
@@ -129,7 +155,9 @@ public final class AgentApi {
         }
         // a place is reserved under the lock and the market called without it: a submission may run a while
         String token = a.tokenId();
+        s = new Submission(s.worker(), s.spec(), s.maxPriceMsat(), s.rail(), s.autoPay(), s.token(), token);
         synchronized (owners) {
+            seed();
             Set<String> open = open(token);
             if (open.size() + reserved.getOrDefault(token, 0) >= limits.activeJobsPerToken()) {
                 return Answer.error(429, "busy: this token has " + (open.size() + reserved.getOrDefault(token, 0))
@@ -243,12 +271,14 @@ public final class AgentApi {
 
     private boolean ownedBy(String id, String token) {
         synchronized (owners) {
+            seed();
             return id != null && token.equals(owners.get(id));
         }
     }
 
     private List<String> owned(String token) {
         synchronized (owners) {
+            seed();
             List<String> ids = new ArrayList<>();
             owners.forEach((job, t) -> {
                 if (t.equals(token)) {
@@ -325,7 +355,7 @@ public final class AgentApi {
         }
         boolean autoPay = ap != null && ap.asBoolean(false);
         Optional<String> token = Optional.ofNullable(text(n, "token", null));
-        return new Submission(worker, spec, maxPrice, rail, autoPay, token);
+        return new Submission(worker, spec, maxPrice, rail, autoPay, token, "");
     }
 
     private static String text(JsonNode n, String name, String absent) {

@@ -61,7 +61,14 @@ public final class Buyer {
         void mismatch(JobEntry job, Event record, JobResult claimed, JobResult local, Preimage k);
     }
 
-    public record Settings(long maxFeeMsat, int chunkBytes, long expirySeconds, boolean neverPay) {
+    /**
+     * {@code resendSeconds}: a job still {@code requested} after this long without an answer has its request sent
+     * again (0: only when the worker's link opens again).
+     */
+    public record Settings(long maxFeeMsat, int chunkBytes, long expirySeconds, boolean neverPay, long resendSeconds) {
+        public Settings(long maxFeeMsat, int chunkBytes, long expirySeconds, boolean neverPay) {
+            this(maxFeeMsat, chunkBytes, expirySeconds, neverPay, 0);
+        }
     }
 
     private final String selfPubkeyHex;
@@ -94,12 +101,21 @@ public final class Buyer {
 
     /**
      * Sends {@code q} to {@code worker} (short DID) whose link proved {@code workerKey}; saved first. The stored request
-     * also keeps {@code auto_pay} and {@code worker_key}, which are not sent.
+     * also keeps {@code auto_pay} and {@code worker_key} (and {@code owner}), which are not sent.
      */
     public JobEntry submit(String worker, PubKey workerKey, Request q, boolean autoPay) throws MarketProtocolException {
+        return submit(worker, workerKey, q, autoPay, "");
+    }
+
+    /** The same, keeping {@code owner} (when not empty) in the stored request: who submitted it, never sent. */
+    public JobEntry submit(String worker, PubKey workerKey, Request q, boolean autoPay, String owner)
+            throws MarketProtocolException {
         ObjectNode stored = q.body();
         stored.put("auto_pay", autoPay);
         stored.put("worker_key", workerKey.hex());
+        if (!owner.isEmpty()) {
+            stored.put("owner", owner);
+        }
         JobEntry e = JobEntry.fresh(q.digest(), JobEntry.Role.BUYER, worker, stored.toString(),
                 JobState.REQUESTED.word(), seconds.getAsLong());
         if (!book.save(e)) {
@@ -110,7 +126,43 @@ public final class Buyer {
             book.save(f);
             return f;
         }
+        lastSent.put(e.id(), seconds.getAsLong());
         return e;
+    }
+
+    /** Per job, when its request was last sent (epoch s), for {@link #sweep}'s resend; the job's update time else. */
+    private final java.util.Map<String, Long> lastSent = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Whether a job waits on something the worker sends, so that a request sent again is answered usefully. */
+    private static boolean waiting(JobEntry e) {
+        JobState s = JobState.of(e.state());
+        // a free job sealed but without its key: the key message was lost (a paid job learns k from the payment)
+        return s == JobState.REQUESTED || s == JobState.FETCHING || (s == JobState.SEALED && e.priceMsat() == 0);
+    }
+
+    /**
+     * The link to {@code peer} opened (again): every job waiting on that worker has its request sent again, since
+     * what was sent on the link before may have been lost with it. The worker answers a repeated request by the
+     * job's state (docs/spec/compute.md, "Lost messages"). Returns how many were sent.
+     */
+    public int relinked(String peer) {
+        int n = 0;
+        for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.REQUESTED.word(),
+                JobState.FETCHING.word(), JobState.SEALED.word()))) {
+            if (e.peer().equals(peer) && waiting(e) && sendAgain(e)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private boolean sendAgain(JobEntry e) {
+        if (!peers.send(e.peer(), ComputeMessages.REQUEST, request(e).body())) {
+            return false;
+        }
+        lastSent.put(e.id(), seconds.getAsLong());
+        LOG.debugf("job %s: its request was sent to %s again", e.id(), e.peer());
+        return true;
     }
 
     private Optional<JobEntry> mine(String peer, JsonNode body) {
@@ -506,15 +558,27 @@ public final class Buyer {
         }
     }
 
-    /** Jobs that waited past {@code expirySeconds} for a sealed result (or sealed and unpaid) end expired. */
+    /**
+     * Jobs that waited past {@code expirySeconds} for a sealed result (or sealed and unpaid) end expired; a job still
+     * {@code requested} {@code resendSeconds} after its request was last sent has it sent again (a request the
+     * worker's grant refused, or lost on a link that has not noticed yet).
+     */
     public void sweep() {
         long now = seconds.getAsLong();
+        java.util.Set<String> open = new java.util.HashSet<>();
         for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.REQUESTED.word(),
                 JobState.FETCHING.word(), JobState.SEALED.word()))) {
             if (now - e.updatedAt() > settings.expirySeconds()) {
                 book.save(e.moved(JobState.EXPIRED.word(), now).withError("expired: no answer in "
                         + settings.expirySeconds() + " s"));
+                continue;
+            }
+            open.add(e.id());
+            if (settings.resendSeconds() > 0 && e.state().equals(JobState.REQUESTED.word())
+                    && now - lastSent.getOrDefault(e.id(), e.updatedAt()) >= settings.resendSeconds()) {
+                sendAgain(e);
             }
         }
+        lastSent.keySet().retainAll(open);
     }
 }

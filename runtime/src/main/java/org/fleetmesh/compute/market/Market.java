@@ -43,10 +43,25 @@ public interface Market {
      * A job to buy. {@code worker}: a peer's DID (either form), or {@code "any"} (the cheapest acceptable offer), or
      * {@code "local"} (run here, nothing paid). {@code rail}: the rail id to pay with, or {@code ""} for the first of
      * this node's rails (preferred first) that the worker's offer lists. {@code token}: a capability token (base64url)
-     * this node passes to the worker, when it buys on behalf of its root DID.
+     * this node passes to the worker, when it buys on behalf of its root DID. {@code owner}: who submitted it (the agent
+     * API's token id), kept with the job and never sent, or {@code ""}.
      */
     record Submission(String worker, JobSpec spec, long maxPriceMsat, String rail, boolean autoPay,
-            Optional<String> token) {
+            Optional<String> token, String owner) {
+        /** A submission with no owner kept with the job. */
+        public Submission(String worker, JobSpec spec, long maxPriceMsat, String rail, boolean autoPay,
+                Optional<String> token) {
+            this(worker, spec, maxPriceMsat, rail, autoPay, token, "");
+        }
+    }
+
+    /** A bought job's owner as its submission named it, kept with the job (so that it survives a restart). */
+    record Owned(String id, String owner, boolean ended) {
+    }
+
+    /** The owners of the newest {@code limit} bought jobs that have one, newest first. */
+    default List<Owned> owned(int limit) {
+        return List.of();
     }
 
     /** A refusal with the HTTP status an endpoint answers and a reason. */

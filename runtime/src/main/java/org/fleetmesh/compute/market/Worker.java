@@ -82,12 +82,20 @@ public final class Worker {
     private final Map<PaymentHash, String> byHash = new ConcurrentHashMap<>();
     private final AtomicInteger cheated = new AtomicInteger();
 
+    /** A blob's bytes as they arrive; a chunk sent again is compared with what came before, not appended twice. */
+    private static final class Part extends ByteArrayOutputStream {
+        /** Whether {@code n} bytes of {@code data} are the bytes already held at {@code offset}. */
+        boolean holds(int offset, byte[] data, int n) {
+            return java.util.Arrays.equals(buf, offset, offset + n, data, 0, n);
+        }
+    }
+
     /** A request whose blobs are on their way. */
     private static final class Fetching {
         final String peer;
         final String buyerKey;
         final Request request;
-        final Map<String, ByteArrayOutputStream> parts = new ConcurrentHashMap<>();
+        final Map<String, Part> parts = new ConcurrentHashMap<>();
 
         Fetching(String peer, String buyerKey, Request request) {
             this.peer = peer;
@@ -142,8 +150,13 @@ public final class Worker {
                     why.substring(colon + 1).trim()));
             return;
         }
-        if (book.find(JobEntry.Role.WORKER, id).isPresent()) {
-            return; // a repeated request: the job is under way or done; its messages were sent
+        Optional<JobEntry> known = book.find(JobEntry.Role.WORKER, id);
+        if (known.isPresent()) {
+            // a repeated request (the buyer relinked, or heard nothing): the job's last answer is sent again
+            if (known.get().peer().equals(peer)) {
+                answerAgain(known.get());
+            }
+            return;
         }
         if (pending.incrementAndGet() > settings.queue()) {
             pending.decrementAndGet();
@@ -172,6 +185,72 @@ public final class Worker {
         book.save(f);
         fetching.put(id, new Fetching(peer, buyerKey, q));
         peers.send(peer, ComputeMessages.FETCH, ComputeMessages.fetch(id, missing));
+    }
+
+    /** Per job, when its last answer was sent again (epoch s): at most one repeat per job in REPEAT_SECONDS. */
+    private final Map<String, Long> repeated = new ConcurrentHashMap<>();
+    static final long REPEAT_SECONDS = 5;
+    static final int MAX_REPEATED = 4096;
+
+    /**
+     * Answers a repeated request by the job's state, as the first answer would have (docs/spec/compute.md, "Lost
+     * messages"): {@code fetch} for what is still missing, {@code sealed} (once invoiced), {@code sealed} and
+     * {@code key} for a job done, {@code refuse} with the saved reason for a job that ended otherwise; nothing while it
+     * is taken, running or paid (its next message is coming). At most once per job every {@link #REPEAT_SECONDS}, so
+     * a peer repeating a request cannot make the worker send a sealed result more often than that.
+     */
+    private void answerAgain(JobEntry e) {
+        long now = seconds.getAsLong();
+        Long last = repeated.get(e.id());
+        if (last != null && now - last < REPEAT_SECONDS) {
+            return;
+        }
+        if (repeated.size() >= MAX_REPEATED) {
+            repeated.clear();
+        }
+        repeated.put(e.id(), now);
+        JobState s = JobState.of(e.state());
+        switch (s) {
+            case FETCHING -> {
+                Fetching f = fetching.get(e.id());
+                if (f == null) {
+                    return;
+                }
+                List<String> missing = new ArrayList<>();
+                for (String h : List.of(f.request.spec().module(), f.request.spec().input())) {
+                    if (!blobs.has(h) && !missing.contains(h)) {
+                        missing.add(h);
+                    }
+                }
+                if (!missing.isEmpty()) {
+                    peers.send(e.peer(), ComputeMessages.FETCH, ComputeMessages.fetch(e.id(), missing));
+                }
+            }
+            case SEALED, DONE -> {
+                if (e.sealed().isEmpty() || (e.priceMsat() > 0 && e.invoice().isEmpty())) {
+                    return; // sealed, not yet invoiced: the sealed message goes out with its invoice
+                }
+                try {
+                    peers.send(e.peer(), ComputeMessages.SEALED, (ObjectNode) ComputeMessages.JSON.readTree(e.sealed()));
+                } catch (java.io.IOException | ClassCastException ex) {
+                    LOG.warnf("job %s: its saved sealed result does not read: %s", e.id(), ex.getMessage());
+                    return;
+                }
+                if (s == JobState.DONE && !e.key().isEmpty()) {
+                    peers.send(e.peer(), ComputeMessages.KEY, ComputeMessages.key(e.id(), e.key()));
+                }
+            }
+            case REFUSED, FAILED, EXPIRED -> {
+                String err = e.error().isEmpty() ? s.word() : e.error();
+                int colon = err.indexOf(':');
+                // the saved error is "<reason>: <detail>" or the reason's words alone (a job failure's message)
+                String reason = colon > 0 ? err.substring(0, colon) : err;
+                peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), reason, err));
+            }
+            default -> {
+                // requested, running, paid: under way; its next message is coming
+            }
+        }
     }
 
     /** Why the request does not fit this worker's offer, as {@code "<reason>: <detail>"}, or null. */
@@ -237,14 +316,29 @@ public final class Worker {
                     + ComputeMessages.MAX_CHUNK);
             return;
         }
-        ByteArrayOutputStream part = f.parts.computeIfAbsent(hash, h -> new ByteArrayOutputStream());
+        Part part = f.parts.computeIfAbsent(hash, h -> new Part());
         synchronized (part) {
-            if (offset != part.size() || offset + data.length > total) {
-                fail(id, ComputeMessages.INVALID, "blob " + hash + ": chunk at " + offset + " after " + part.size()
+            int have = part.size();
+            if (offset > have || offset + data.length > total) {
+                fail(id, ComputeMessages.INVALID, "blob " + hash + ": chunk at " + offset + " after " + have
                         + " bytes of " + total);
                 return;
             }
-            part.write(data, 0, data.length);
+            int from = 0;
+            if (offset < have) {
+                // sent again (the buyer answered a repeated fetch): the bytes held must be the same
+                int overlap = (int) Math.min(have - offset, data.length);
+                if (!part.holds((int) offset, data, overlap)) {
+                    fail(id, ComputeMessages.INVALID, "blob " + hash + ": a chunk sent again at " + offset
+                            + " differs from the bytes sent before");
+                    return;
+                }
+                if (overlap == data.length) {
+                    return; // nothing new
+                }
+                from = overlap;
+            }
+            part.write(data, from, data.length - from);
             if (part.size() < total) {
                 return;
             }

@@ -69,6 +69,13 @@ public interface MarketConfig {
     @WithDefault("10m")
     Duration invoiceExpiry();
 
+    /**
+     * A bought job still {@code requested} this long after its request was sent has the request sent again (the
+     * worker answers a repeated request with its last answer); 0 sends again only when the worker's link opens again.
+     */
+    @WithDefault("30s")
+    Duration requestResend();
+
     /** The most the buyer spends on routing fees per payment, msat. */
     @WithDefault("10000")
     long maxFeeMsat();

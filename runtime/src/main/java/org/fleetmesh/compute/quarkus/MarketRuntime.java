@@ -213,7 +213,8 @@ public class MarketRuntime implements Market {
         });
         buyer = new Buyer(identity.secrets().publicKeys().nostr().hex(), book, blobs(), payers, exec, payments, peers,
                 this::sample, this::mismatch, new Buyer.Settings(config.maxFeeMsat(), config.chunkBytes(),
-                        config.invoiceExpiry().toSeconds() + 60, config.testNeverPay()),
+                        config.invoiceExpiry().toSeconds() + 60, config.testNeverPay(),
+                        config.requestResend().toSeconds()),
                 MarketRuntime::now);
         EventLinks links = sessions.links();
         links.handle(ComputeMessages.PROTOCOL, new EventLinks.DidcommHandler() {
@@ -222,6 +223,19 @@ public class MarketRuntime implements Market {
                 Event o = offerEvent;
                 if (o != null) {
                     link.send(ComputeMessages.OFFER, Optional.empty(), ComputeMessages.offer(o));
+                }
+                // what this node sent the peer on an earlier link may have been lost with it
+                String peer = link.peer().shortDid();
+                try {
+                    messages.execute(() -> {
+                        int n = buyer.relinked(peer);
+                        if (n > 0) {
+                            LOG.infof("compute market: %d request(s) sent again to %s, whose link opened", n, peer);
+                        }
+                    });
+                } catch (RejectedExecutionException ex) {
+                    LOG.warnf("compute market: the requests waiting on %s are not sent again now (the queue is full);"
+                            + " the sweep sends them", peer);
                 }
             }
 
@@ -507,7 +521,8 @@ public class MarketRuntime implements Market {
         String rail = chosen.offer().free() ? "" : WorkerChoice.rail(chosen.offer(), buyerRails(s)).orElse("");
         Request q = new Request(spec, s.maxPriceMsat(), rail, nonce(), selfDid(), s.token());
         try {
-            JobEntry e = buyer.submit(PeerIdentity.shortForm(chosen.offer().did()), chosen.key(), q, s.autoPay());
+            JobEntry e = buyer.submit(PeerIdentity.shortForm(chosen.offer().did()), chosen.key(), q, s.autoPay(),
+                    s.owner() == null ? "" : s.owner());
             return JobView.of(e);
         } catch (MarketProtocolException ex) {
             throw new MarketException(409, ex.getMessage());
@@ -570,7 +585,11 @@ public class MarketRuntime implements Market {
         byte[] input = blobs().get(spec.input())
                 .orElseThrow(() -> new MarketException(404, "input " + spec.input() + " is not in the blob store"));
         Request q = new Request(spec, s.maxPriceMsat(), "", nonce(), "local", s.token());
-        JobEntry e = JobEntry.fresh(q.digest(), JobEntry.Role.BUYER, "local", q.body().toString(),
+        com.fasterxml.jackson.databind.node.ObjectNode stored = q.body();
+        if (s.owner() != null && !s.owner().isEmpty()) {
+            stored.put("owner", s.owner());
+        }
+        JobEntry e = JobEntry.fresh(q.digest(), JobEntry.Role.BUYER, "local", stored.toString(),
                 JobState.RUNNING.word(), now());
         book.save(e);
         JobEntry end;
@@ -596,6 +615,22 @@ public class MarketRuntime implements Market {
     @Override
     public Optional<Map<String, Object>> job(String id) {
         return book.find(JobEntry.Role.BUYER, id).map(JobView::of);
+    }
+
+    @Override
+    public List<Owned> owned(int limit) {
+        List<Owned> out = new ArrayList<>();
+        for (JobEntry e : book.recent(JobEntry.Role.BUYER, Math.max(0, limit))) {
+            try {
+                String owner = JSON.readTree(e.request()).path("owner").asText("");
+                if (!owner.isEmpty()) {
+                    out.add(new Owned(e.id(), owner, JobState.of(e.state()).isFinal()));
+                }
+            } catch (java.io.IOException ex) {
+                LOG.debugf("job %s: its stored request does not read: %s", e.id(), ex.getMessage());
+            }
+        }
+        return out;
     }
 
     @Override

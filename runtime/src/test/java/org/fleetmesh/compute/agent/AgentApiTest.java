@@ -225,6 +225,28 @@ class AgentApiTest {
     }
 
     @Test
+    void aRestartedNodeStillShowsEachTokenItsOwnJobsAndCountsTheUnendedOnes() {
+        String mine = compute(1000);
+        String other = compute(1000);
+        String done = api.submit(mine, body(1)).body().path("id").asText();
+        market.finish(done, "out", 1);
+        String running = api.submit(mine, body(1)).body().path("id").asText();
+        String theirs = api.submit(other, body(1)).body().path("id").asText();
+        assertEquals(3, market.owners.size(), "each job's owner is kept with it");
+        // the node restarts: a new API over the same market (the owners live in the market's store)
+        AgentApi again = api(2);
+        assertEquals(200, again.job(mine, done).status());
+        assertEquals(200, again.result(mine, done).status());
+        assertEquals(200, again.job(mine, running).status());
+        assertEquals(404, again.job(other, done).status());
+        assertEquals(404, again.job(mine, theirs).status());
+        assertEquals(200, again.job(other, theirs).status());
+        assertEquals(2, again.jobs(mine).body().path("jobs").size());
+        assertEquals(201, again.submit(mine, body(1)).status(), "one unended before: one more fits under 2");
+        assertEquals(429, again.submit(mine, body(1)).status(), "the unended job from before the restart counts");
+    }
+
+    @Test
     void resultIs409UntilDoneThen200And410WhenFailed() {
         String t = compute(1000);
         String id = api.submit(t, body(1)).body().path("id").asText();

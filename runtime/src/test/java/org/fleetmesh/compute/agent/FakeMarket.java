@@ -61,6 +61,9 @@ public final class FakeMarket implements Market {
         }
         submitted.add(s);
         String id = JobSpec.sha256((s.spec().canonicalJson() + submitted.size()).getBytes(StandardCharsets.UTF_8));
+        if (s.owner() != null && !s.owner().isEmpty()) {
+            owners.put(id, s.owner());
+        }
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("id", id);
         v.put("worker", s.worker());
@@ -70,6 +73,21 @@ public final class FakeMarket implements Market {
         v.put("invoice", null);
         views.put(id, v);
         return new LinkedHashMap<>(v);
+    }
+
+    /** job id → the owner its submission named (kept with the job, as the market's store keeps it). */
+    public final Map<String, String> owners = new LinkedHashMap<>();
+
+    @Override
+    public synchronized List<Owned> owned(int limit) {
+        List<Owned> out = new ArrayList<>();
+        List<String> ids = new ArrayList<>(owners.keySet());
+        for (int i = ids.size() - 1; i >= 0 && out.size() < limit; i--) {
+            String id = ids.get(i);
+            String state = String.valueOf(views.get(id).get("state"));
+            out.add(new Owned(id, owners.get(id), AgentApi.ENDED.contains(state)));
+        }
+        return out;
     }
 
     @Override

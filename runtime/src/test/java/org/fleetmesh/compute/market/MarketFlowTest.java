@@ -71,6 +71,24 @@ class MarketFlowTest {
     Worker worker;
     Buyer buyer;
     EscrowAgent agent;
+    /**
+     * Messages the "network" loses (by type) while it says they were sent, as a link does that dies under them; null:
+     * none. Consulted for both directions.
+     */
+    volatile Predicate<String> lose;
+    /** The buyer's clock, epoch seconds. */
+    volatile java.util.function.LongSupplier buyerClock = () -> System.currentTimeMillis() / 1000;
+    final java.util.concurrent.atomic.AtomicInteger lost = new java.util.concurrent.atomic.AtomicInteger();
+
+    boolean lost(String type) {
+        Predicate<String> l = lose;
+        if (l != null && l.test(type)) {
+            lost.incrementAndGet();
+            return true;
+        }
+        return false;
+    }
+
     /** A sealed body the "network" rewrites on its way to the buyer (null: untouched). */
     volatile java.util.function.UnaryOperator<ObjectNode> tamper;
 
@@ -112,7 +130,9 @@ class MarketFlowTest {
         };
         worker = new Worker(offer, workerSecret, workerBook, workerBlobs, execution(), runner, only("ln", payee)::apply,
                 (peer, type, body) -> {
-                    toBuyer.execute(() -> toBuyer(type, body));
+                    if (!lost(type)) {
+                        toBuyer.execute(() -> toBuyer(type, body));
+                    }
                     return true;
                 }, published::add, (q, p) -> null, ws, () -> System.currentTimeMillis() / 1000, Math::random);
         Buyer.Payer payer = new Buyer.Payer() {
@@ -128,10 +148,12 @@ class MarketFlowTest {
         };
         buyer = new Buyer(buyerKey, buyerBook, buyerBlobs, only("ln", payer)::apply, Optional.of(execution()), payments,
                 (peer, type, body) -> {
-                    toWorker.execute(() -> toWorker(type, body));
+                    if (!lost(type)) {
+                        toWorker.execute(() -> toWorker(type, body));
+                    }
                     return true;
                 }, (w, id) -> sampleAll, (job, record, claimed, local, k) -> mismatches.add(
-                        new JobResult[] { claimed, local }), bs, () -> System.currentTimeMillis() / 1000);
+                        new JobResult[] { claimed, local }), bs, () -> buyerClock.getAsLong());
     }
 
     /** A lookup by rail id (as {@link Worker.Payees} or {@link Buyer.Payers}): {@code value} for {@code rail} only. */
@@ -547,5 +569,225 @@ class MarketFlowTest {
         JobEntry e = buyerBook.find(JobEntry.Role.BUYER, q.digest()).get();
         assertEquals("expired", e.state());
         assertTrue(e.error().startsWith("expired: "), e.error());
+    }
+
+    /** Loses every message of {@code type} from the {@code after}-th on (0: all), as a link cut then would. */
+    static Predicate<String> cut(String type, int after) {
+        java.util.concurrent.atomic.AtomicInteger seen = new java.util.concurrent.atomic.AtomicInteger();
+        return t -> t.equals(type) && seen.getAndIncrement() >= after;
+    }
+
+    void awaitWorker(String id, JobState s) throws InterruptedException {
+        for (int i = 0; i < 3000; i++) {
+            Optional<JobEntry> w = workerBook.find(JobEntry.Role.WORKER, id);
+            if (w.isPresent() && w.get().state().equals(s.word())) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("the worker's job " + id + " is not " + s + ": " + workerBook.find(
+                JobEntry.Role.WORKER, id));
+    }
+
+    @Test
+    void aRequestLostWithItsLinkIsSentAgainWhenTheLinkOpensAndTheJobEndsDone() throws Exception {
+        start(1, 1000);
+        lose = cut(ComputeMessages.REQUEST, 0);
+        JobSpec spec = spec("upper.wasm", "lost request".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        assertEquals(1, lost.get());
+        assertEquals("requested", buyerBook.find(JobEntry.Role.BUYER, q.digest()).get().state());
+        assertTrue(workerBook.find(JobEntry.Role.WORKER, q.digest()).isEmpty(), "the worker never heard of it");
+        lose = null;
+        assertEquals(0, buyer.relinked("did:peer:someone-else"), "only the jobs of the peer whose link opened");
+        assertEquals(1, buyer.relinked(WORKER));
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals("LOST REQUEST", new String(ResultJson.read(done.result()).stdout(), StandardCharsets.UTF_8));
+        assertEquals(1, rail.pays(PaymentHash.ofHex(done.paymentHash())), "paid once");
+        assertEquals(0, buyer.relinked(WORKER), "a job done is not asked again");
+    }
+
+    @Test
+    void aBlobTransferCutHalfwayResumesFromTheWorkersRepeatedFetchWithoutStoringAnyChunkTwice() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        byte[] input = new byte[20_000]; // five chunks of 4096
+        new java.util.Random(7).nextBytes(input);
+        int moduleChunks = (module("sha256sum.wasm").length + 4095) / 4096;
+        lose = cut(ComputeMessages.BLOB, moduleChunks + 1); // the module and the input's first chunk arrive
+        JobSpec spec = spec("sha256sum.wasm", input, 1_000_000_000);
+        Request q = request(spec, 10_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        await(q.digest(), in(JobState.FETCHING));
+        awaitWorker(q.digest(), JobState.FETCHING);
+        for (int i = 0; i < 300 && lost.get() < 4; i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(4, lost.get(), "four of the input's chunks were lost");
+        lose = null;
+        assertEquals(1, buyer.relinked(WORKER));
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        String stdout = new String(ResultJson.read(done.result()).stdout(), StandardCharsets.UTF_8);
+        assertTrue(stdout.startsWith(JobSpec.sha256(input)), stdout);
+        assertArrayEquals(input, workerBlobs.get(spec.input()).get(), "the input the worker stored is the buyer's");
+    }
+
+    @Test
+    void aFreeJobsLostSealedResultAndKeyAreSentAgainByTheWorkerOnARepeatedRequest() throws Exception {
+        start(0, 0);
+        lose = t -> t.equals(ComputeMessages.SEALED) || t.equals(ComputeMessages.KEY);
+        JobSpec spec = spec("upper.wasm", "free".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 0);
+        buyer.submit(WORKER, workerKey, q, true);
+        awaitWorker(q.digest(), JobState.DONE);
+        int sentBefore = sentToBuyer.size();
+        lose = null;
+        assertEquals(1, buyer.relinked(WORKER));
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals("FREE", new String(ResultJson.read(done.result()).stdout(), StandardCharsets.UTF_8));
+        assertEquals(1, published.size(), "the worker ran and published once");
+        synchronized (sentToBuyer) {
+            assertEquals(List.of(ComputeMessages.SEALED, ComputeMessages.KEY), sentToBuyer.subList(sentBefore,
+                    sentToBuyer.size()));
+        }
+    }
+
+    @Test
+    void aFreeJobWhoseKeyAloneWasLostAsksAgainFromSealed() throws Exception {
+        start(0, 0);
+        lose = t -> t.equals(ComputeMessages.KEY);
+        JobSpec spec = spec("upper.wasm", "key".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 0);
+        buyer.submit(WORKER, workerKey, q, true);
+        await(q.digest(), in(JobState.SEALED));
+        awaitWorker(q.digest(), JobState.DONE);
+        lose = null;
+        assertEquals(1, buyer.relinked(WORKER));
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+    }
+
+    @Test
+    void aLostRefusalIsSentAgainWithItsReason() throws Exception {
+        start(1, 1000);
+        lose = t -> t.equals(ComputeMessages.REFUSE);
+        JobSpec spec = spec("spin.wasm", new byte[0], 5_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        awaitWorker(q.digest(), JobState.FAILED);
+        lose = null;
+        assertEquals(1, buyer.relinked(WORKER));
+        JobEntry end = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("failed", end.state());
+        assertTrue(end.error().startsWith("fuel exhausted"), end.error());
+    }
+
+    @Test
+    void aRequestStillUnansweredIsSentAgainByTheSweepAfterResendSeconds() throws Exception {
+        long[] clock = { 10_000 };
+        buyerClock = () -> clock[0];
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false, 30),
+                false);
+        lose = cut(ComputeMessages.REQUEST, 0);
+        JobSpec spec = spec("upper.wasm", "sweep".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        clock[0] += 29;
+        buyer.sweep();
+        assertEquals(1, lost.get(), "not yet sent again");
+        clock[0] += 1;
+        buyer.sweep();
+        assertEquals(2, lost.get(), "sent again, and lost again");
+        clock[0] += 10;
+        buyer.sweep();
+        assertEquals(2, lost.get(), "not again before another 30 s");
+        lose = null;
+        clock[0] += 20;
+        buyer.sweep();
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+    }
+
+    @Test
+    void aWorkerAnswersARepeatedRequestAtMostOncePerJobEveryFewSecondsAndOnlyToItsBuyer() throws Exception {
+        start(0, 0);
+        long[] clock = { 50_000 };
+        List<String> sent = new ArrayList<>();
+        Worker w = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
+                r -> Optional.empty(), (peer, type, body) -> {
+                    synchronized (sent) {
+                        sent.add(peer + " " + type.substring(type.lastIndexOf('/') + 1));
+                    }
+                    return true;
+                }, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false), () -> clock[0],
+                Math::random);
+        JobSpec spec = spec("upper.wasm", "again".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        workerBlobs.put(module("upper.wasm"));
+        workerBlobs.put("again".getBytes(StandardCharsets.UTF_8));
+        Request q = request(spec, 0);
+        w.request(BUYER, buyerKey, q.body());
+        for (int i = 0; i < 3000 && !workerBook.find(JobEntry.Role.WORKER, q.digest()).map(e -> e.state().equals(
+                "done")).orElse(false); i++) {
+            Thread.sleep(10);
+        }
+        synchronized (sent) {
+            assertEquals(List.of(BUYER + " sealed", BUYER + " key"), sent);
+            sent.clear();
+        }
+        w.request(BUYER, buyerKey, q.body());
+        w.request(BUYER, buyerKey, q.body());
+        clock[0] += Worker.REPEAT_SECONDS - 1;
+        w.request(BUYER, buyerKey, q.body());
+        w.request("did:peer:someone-else", buyerKey, q.body());
+        synchronized (sent) {
+            assertEquals(List.of(BUYER + " sealed", BUYER + " key"), sent, "one repeat in REPEAT_SECONDS, none to"
+                    + " another peer");
+            sent.clear();
+        }
+        clock[0] += 1;
+        w.request(BUYER, buyerKey, q.body());
+        synchronized (sent) {
+            assertEquals(List.of(BUYER + " sealed", BUYER + " key"), sent);
+        }
+        assertEquals(1, published.size(), "run once");
+    }
+
+    @Test
+    void aChunkSentAgainMustBeTheSameBytes() throws Exception {
+        start(0, 0);
+        List<ObjectNode> refusals = new ArrayList<>();
+        Worker w = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
+                r -> Optional.empty(), (peer, type, body) -> {
+                    if (type.equals(ComputeMessages.REFUSE)) {
+                        refusals.add(body);
+                    }
+                    return true;
+                }, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false),
+                () -> System.currentTimeMillis() / 1000, Math::random);
+        byte[] input = "0123456789abcdefghij".getBytes(StandardCharsets.UTF_8);
+        workerBlobs.put(module("upper.wasm"));
+        JobSpec spec = new JobSpec(JobSpec.sha256(module("upper.wasm")), JobSpec.sha256(input), List.of(), 100_000_000,
+                32, 0, ZEROS);
+        Request q = new Request(spec, 0, "", "ef".repeat(16), BUYER, Optional.empty());
+        w.request(BUYER, buyerKey, q.body());
+        assertEquals("fetching", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+        byte[] first = java.util.Arrays.copyOfRange(input, 0, 10);
+        w.blob(BUYER, ComputeMessages.blob(q.digest(), spec.input(), 0, input.length, first));
+        w.blob(BUYER, ComputeMessages.blob(q.digest(), spec.input(), 0, input.length, first)); // the same again
+        w.blob(BUYER, ComputeMessages.blob(q.digest(), spec.input(), 5, input.length,
+                java.util.Arrays.copyOfRange(input, 5, 10))); // inside what is held
+        assertTrue(refusals.isEmpty(), refusals.toString());
+        byte[] other = first.clone();
+        other[3] ^= 1;
+        w.blob(BUYER, ComputeMessages.blob(q.digest(), spec.input(), 0, input.length, other));
+        assertEquals(1, refusals.size());
+        assertEquals("invalid", refusals.get(0).path("reason").asText());
+        assertTrue(refusals.get(0).path("detail").asText().contains("differs"), refusals.toString());
+        assertEquals("refused", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+        assertFalse(workerBlobs.has(spec.input()));
     }
 }
