@@ -105,4 +105,61 @@ class PackagingIT {
         MeshnodeProcess.stopLeftoverPostmasters(data);
         MeshnodeProcess.deleteDataDir(work);
     }
+
+    /**
+     * The launcher's CLI archive (docs/OPERATING.md "Fast start"): the first CLI command after a build writes it beside
+     * the build, with a stamp of the JVM and options; the next maps it, and its output is only the command's. The JVM
+     * is the test's own behind a wrapper that logs where each class came from (the wrapper is the launcher's
+     * MESHNODE_JAVA, so the stamp names it in both runs).
+     */
+    @Test
+    void theCliWritesItsClassArchiveOnceAndMapsItAfterwards() throws Exception {
+        Path app = MeshnodeProcess.appDir();
+        Path jsa = app.resolve("meshnode-cli.jsa");
+        Path stamp = app.resolve("meshnode-cli.jsa.stamp");
+        Path work = MeshnodeProcess.newDataDir("cli-archive");
+        Path data = work.resolve("data");
+        Files.createDirectories(data);
+        Path bin = Files.createDirectories(work.resolve("jdk/bin"));
+        Path java = bin.resolve("java");
+        String real = ProcessHandle.current().info().command().orElseThrow();
+        Files.writeString(java, "#!/bin/sh\nexec " + real + " -Xlog:class+load=info:file=" + work
+                + "/load-$$.log \"$@\"\n");
+        java.toFile().setExecutable(true);
+        Files.deleteIfExists(jsa);
+        Files.deleteIfExists(stamp);
+        Map<String, String> env = Map.of("FLEETMESH_DATA_DIR", data.toString(), "MESHNODE_JAVA", java.toString());
+        Launcher.Run first = Launcher.runIn(work, env, null, "did", "show");
+        assertEquals(0, first.exit(), first.stderr());
+        assertTrue(Files.size(jsa) > 1_000_000, "the first CLI run wrote no archive: " + first.stderr());
+        assertTrue(Files.readString(stamp).startsWith(java.toRealPath().toString() + " "), Files.readString(stamp));
+        String did = NostrClient.tree(first.stdout()).path("did").asText();
+        assertTrue(did.startsWith("did:peer:4"), first.stdout());
+        try (Stream<Path> logs = Files.list(work)) {
+            logs.filter(f -> f.getFileName().toString().startsWith("load-")).forEach(f -> f.toFile().delete());
+        }
+        long written = Files.getLastModifiedTime(jsa).toMillis();
+        Launcher.Run second = Launcher.runIn(work, env, null, "did", "show");
+        assertEquals(0, second.exit(), second.stderr());
+        assertEquals(did, NostrClient.tree(second.stdout()).path("did").asText(), "stdout is the command's alone");
+        assertEquals(written, Files.getLastModifiedTime(jsa).toMillis(), "not written again");
+        long own = 0;
+        long archived = 0;
+        try (Stream<Path> logs = Files.list(work)) {
+            for (Path log : logs.filter(f -> f.getFileName().toString().startsWith("load-")).toList()) {
+                for (String line : Files.readAllLines(log)) {
+                    if (line.contains("] org.fleetmesh.") && !line.contains("$$Lambda")) {
+                        own++;
+                        archived += line.contains("source: shared objects file (top)") ? 1 : 0;
+                    }
+                }
+            }
+        }
+        assertTrue(own > 20, "the CLI loaded " + own + " of the node's classes?");
+        assertTrue(archived >= own * 95 / 100, archived + " of " + own + " came from the CLI's archive");
+        // the archive names the wrapper: the next CLI run (with the usual JVM) would write its own anyway
+        Files.deleteIfExists(jsa);
+        Files.deleteIfExists(stamp);
+        MeshnodeProcess.deleteDataDir(work);
+    }
 }
