@@ -42,6 +42,91 @@ public final class MeshnodeProcess implements AutoCloseable {
         }, "meshnode-it-cleanup"));
     }
 
+    /** The suite's class archive for the nodes (see {@link #suiteArchive()}); null when none. */
+    private static Path suiteArchive;
+    private static boolean suiteArchiveTried;
+
+    /**
+     * A dynamic CDS archive (JEP 350) of the packaged node for the tests' JVM, made once per build of the node (kept in
+     * {@code target/it-cds} with a stamp of the JVM and the build) by starting one node with
+     * {@code -XX:ArchiveClassesAtExit} and stopping it, then checked ({@code -Xshare:on -version}), and
+     * mapped by every node started with the tests' JVM and the packaged app (as {@code ./meshnode relay} maps the
+     * launcher's archive): each such start then loads its classes from the archive (about 0.7-0.9 s less CPU on JDK
+     * 17; docs/BENCHMARKS.md "The suite"). {@code -Dit.cds=false} turns it off; a node whose test sets its own JVM
+     * ({@code MESHNODE_JAVA}), another app, or archive options in {@code JAVA_OPTS} does not use it. Any failure
+     * leaves the nodes without it.
+     */
+    static synchronized Path suiteArchive() {
+        if (suiteArchiveTried) {
+            return suiteArchive;
+        }
+        suiteArchiveTried = true;
+        if (!Boolean.parseBoolean(System.getProperty("it.cds", "true"))) {
+            return null;
+        }
+        long t0 = System.nanoTime();
+        Path dir = targetDir().resolve("it-cds");
+        Path jsa = dir.resolve("node.jsa");
+        Path tmp = dir.resolve("node.jsa.new");
+        Path stampFile = dir.resolve("node.jsa.stamp");
+        MeshnodeProcess trainer = null;
+        try {
+            // made for this JVM and this build of the node: kept for the next test run while both stay the same
+            Path jar = appDir().resolve("quarkus-run.jar").toAbsolutePath();
+            String stamp = System.getProperty("java.home") + " " + Files.getLastModifiedTime(jar).toMillis() + " " + jar;
+            if (Files.isRegularFile(jsa) && Files.isRegularFile(stampFile)
+                    && Files.readString(stampFile).equals(stamp)) {
+                suiteArchive = jsa;
+                return jsa;
+            }
+            Files.createDirectories(dir);
+            Files.deleteIfExists(stampFile);
+            Files.deleteIfExists(jsa);
+            Files.deleteIfExists(tmp);
+            trainer = new MeshnodeProcess("cds-training", newDataDir("cds-training"),
+                    Map.of("JAVA_OPTS", "-XX:ArchiveClassesAtExit=" + tmp));
+            trainer.startAgain();
+            trainer.stop(); // the JVM writes the archive as it exits
+            if (!Files.isRegularFile(tmp) || Files.size(tmp) == 0) {
+                System.out.println("[it] no suite class archive: the training node wrote none");
+                return null;
+            }
+            String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            Process check = new ProcessBuilder(javaBin, "-Xmx512m", "-XX:SharedArchiveFile=" + tmp, "-Xshare:on", "-cp",
+                    appDir().resolve("quarkus-run.jar").toAbsolutePath().toString(), "-version")
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!check.waitFor(60, TimeUnit.SECONDS) || check.exitValue() != 0) {
+                check.destroyForcibly();
+                System.out.println("[it] no suite class archive: the JVM refuses it");
+                return null;
+            }
+            Files.move(tmp, jsa, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.writeString(stampFile, stamp);
+            suiteArchive = jsa;
+            System.out.printf("[it] suite class archive %s (%d MiB) made in %.1f s%n", jsa, Files.size(jsa) >> 20,
+                    (System.nanoTime() - t0) / 1e9);
+            return jsa;
+        } catch (IOException | RuntimeException e) {
+            System.out.println("[it] no suite class archive: " + e);
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } finally {
+            if (trainer != null) {
+                stopLeftoverPostmasters(trainer.dataDir);
+                deleteDataDir(trainer.dataDir);
+            }
+        }
+    }
+
+    /** Whether this node maps the suite's archive: the tests' JVM, the packaged app, no archive options of its own. */
+    private boolean usesSuiteArchive() {
+        String opts = env.getOrDefault("JAVA_OPTS", "");
+        return app == null && !env.containsKey("MESHNODE_JAVA") && !opts.contains("Archive") && !opts.contains("Xshare")
+                && !opts.contains("AOTCache");
+    }
+
     private final String name;
     private final Path dataDir;
     private final Map<String, String> env;
@@ -138,6 +223,10 @@ public final class MeshnodeProcess implements AutoCloseable {
             // MESHNODE_JAVA in the env picks the JVM, as it does for the launcher; else the tests' own
             cmd.add(env.getOrDefault("MESHNODE_JAVA", Path.of(System.getProperty("java.home"), "bin", "java").toString()));
             cmd.add("-Xmx512m");
+            Path archive = usesSuiteArchive() ? suiteArchive() : null;
+            if (archive != null) {
+                cmd.add("-XX:SharedArchiveFile=" + archive);
+            }
             // JAVA_OPTS in the env adds JVM options, as it does for the launcher (space-separated)
             for (String opt : env.getOrDefault("JAVA_OPTS", "").trim().split("\\s+")) {
                 if (!opt.isEmpty()) {
