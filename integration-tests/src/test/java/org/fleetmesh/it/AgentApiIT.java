@@ -150,7 +150,7 @@ class AgentApiIT {
     }
 
     @Test
-    void aJobStaysVisibleToItsTokenAcrossARestartOfTheNode() throws Exception {
+    void aJobAndItsBlobsStayWithItsTokenAcrossARestartOfTheNode() throws Exception {
         String upper = putBlob(module("upper.wasm"));
         String input = putBlob("before the restart".getBytes(StandardCharsets.UTF_8));
         String id = submit("{\"worker\":\"local\",\"module\":\"" + upper + "\",\"input\":\"" + input
@@ -169,6 +169,10 @@ class AgentApiIT {
         assertTrue(call("GET", "/mesh/compute/jobs", token, null).body().contains(id));
         assertEquals(404, call("GET", "/mesh/compute/jobs/" + id, other, null).statusCode(),
                 "still only to the token that submitted it");
+        // the blobs are kept on disk: the same module and input run again without being PUT again
+        String again = submit("{\"worker\":\"local\",\"module\":\"" + upper + "\",\"input\":\"" + input
+                + "\",\"fuel_limit\":10000000,\"memory_pages\":32}").path("id").asText();
+        assertEquals("done", awaitEnded(again).path("state").asText());
     }
 
     @Test

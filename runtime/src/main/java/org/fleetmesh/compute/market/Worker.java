@@ -189,7 +189,7 @@ public final class Worker {
 
     /** Per job, when its last answer was sent again (epoch s): at most one repeat per job in REPEAT_SECONDS. */
     private final Map<String, Long> repeated = new ConcurrentHashMap<>();
-    static final long REPEAT_SECONDS = 5;
+    static final long REPEAT_SECONDS = 2;
     static final int MAX_REPEATED = 4096;
 
     /**

@@ -99,6 +99,9 @@ public class MarketRuntime implements Market {
     /** Offers heard from peers, at most. */
     private static final int MAX_OFFERS = 1024;
 
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "fleetmesh.data-dir", defaultValue = "./data")
+    String dataDir;
+
     @Inject
     MarketConfig config;
 
@@ -257,21 +260,10 @@ public class MarketRuntime implements Market {
                 // the offer stays known: a relinking peer sends it again
             }
         });
-        try {
-            List<EscrowAgent.Resumed> done = settlement.resume(h -> worker == null ? Optional.empty() : worker.key(h));
-            for (EscrowAgent.Resumed r : done) {
-                if (r.action().equals("decide") && r.error().isEmpty() && worker != null) {
-                    worker.paid(r.hash());
-                }
-                r.error().ifPresent(err -> LOG.warnf("escrow %s: resume %s failed: %s", r.hash(), r.action(), err));
-            }
-        } catch (RuntimeException ex) {
-            LOG.errorf(ex, "resuming escrows failed");
-        }
-        if (worker != null) {
-            worker.resume();
-        }
-        buyer.resume();
+        // what a restart left (escrows, jobs under way on either side) is taken up off the start-up path, as the first
+        // task of the message thread: every compute message from a peer is handled after it, in order, and a rail
+        // slow to answer (an LND still starting) does not hold the node's start
+        messages.execute(this::resume);
         sweeper.scheduleWithFixedDelay(() -> {
             try {
                 buyer.sweep();
@@ -284,6 +276,36 @@ public class MarketRuntime implements Market {
                         + worker.offer().minPrice() + " msat)", rails.isEmpty() ? "free jobs only (no rail)"
                                 : "with rails " + rails);
     }
+
+    /** The escrows and jobs a restart left, taken up once (see start). */
+    private void resume() {
+        long t0 = System.nanoTime();
+        Worker w = worker;
+        try {
+            List<EscrowAgent.Resumed> done = settlement.resume(h -> w == null ? Optional.empty() : w.key(h));
+            for (EscrowAgent.Resumed r : done) {
+                if (r.action().equals("decide") && r.error().isEmpty() && w != null) {
+                    w.paid(r.hash());
+                }
+                r.error().ifPresent(err -> LOG.warnf("escrow %s: resume %s failed: %s", r.hash(), r.action(), err));
+            }
+        } catch (RuntimeException ex) {
+            LOG.errorf(ex, "resuming escrows failed");
+        }
+        try {
+            if (w != null) {
+                w.resume();
+            }
+            buyer.resume();
+        } catch (RuntimeException ex) {
+            LOG.errorf(ex, "resuming compute jobs failed");
+        }
+        resumed.countDown();
+        LOG.debugf("compute market: escrows and jobs resumed in %d ms", (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** Counted down once the escrows and jobs a restart left are taken up. */
+    private final java.util.concurrent.CountDownLatch resumed = new java.util.concurrent.CountDownLatch(1);
 
     private void submitAsync(Runnable r) {
         try {
@@ -441,8 +463,16 @@ public class MarketRuntime implements Market {
         if (b == null) {
             synchronized (this) {
                 if (blobs == null) {
-                    blobs = new BlobStore(config.maxModuleBytes(), config.blobStoreBytes(), config.blobTtl().toMillis(),
-                            System::currentTimeMillis);
+                    // on disk under the data dir: a restart keeps what open jobs need (the buyer's re-execution)
+                    java.nio.file.Path dir = java.nio.file.Path.of(dataDir, "compute", "blobs");
+                    try {
+                        blobs = new BlobStore(config.maxModuleBytes(), config.blobStoreBytes(),
+                                config.blobTtl().toMillis(), System::currentTimeMillis, dir);
+                    } catch (java.io.IOException | RuntimeException ex) {
+                        LOG.warnf("compute market: blobs kept in memory only (%s: %s)", dir, ex.getMessage());
+                        blobs = new BlobStore(config.maxModuleBytes(), config.blobStoreBytes(),
+                                config.blobTtl().toMillis(), System::currentTimeMillis);
+                    }
                 }
                 b = blobs;
             }
@@ -671,6 +701,8 @@ public class MarketRuntime implements Market {
     public Map<String, Object> describe() {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("selling", worker != null);
+        // false from the start until the escrows and jobs a restart left are taken up (off the start-up path)
+        m.put("resumed", resumed.getCount() == 0);
         m.put("offers_known", offers.size());
         m.put("worker_jobs", book.counts(JobEntry.Role.WORKER));
         m.put("buyer_jobs", book.counts(JobEntry.Role.BUYER));

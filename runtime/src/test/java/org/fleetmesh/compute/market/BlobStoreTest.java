@@ -45,4 +45,46 @@ class BlobStoreTest {
         assertTrue(store.has(a) && store.has(c));
         assertEquals(16, store.used());
     }
+
+    @Test
+    void aStoreInADirectoryKeepsItsBlobsAcrossARestartAndDropsWhatIsNotTheirs(@org.junit.jupiter.api.io.TempDir
+            java.nio.file.Path dir) throws Exception {
+        BlobStore first = new BlobStore(10, 25, 60_000, now::get, dir);
+        String a = first.put("aaaa".getBytes());
+        String b = first.put("bbbbbbbb".getBytes());
+        assertTrue(java.nio.file.Files.isRegularFile(dir.resolve(a)));
+        java.nio.file.Files.writeString(dir.resolve("." + a + ".tmp"), "half a write");
+        // the node restarts
+        BlobStore again = new BlobStore(10, 25, 60_000, now::get, dir);
+        assertEquals(2, again.count());
+        assertEquals(12, again.used());
+        assertArrayEquals("aaaa".getBytes(), again.get(a).get());
+        assertFalse(java.nio.file.Files.exists(dir.resolve("." + a + ".tmp")), "a leftover of a write is removed");
+        // a file whose bytes are not its name's is dropped when read
+        java.nio.file.Files.writeString(dir.resolve(b), "tampered");
+        assertTrue(again.get(b).isEmpty());
+        assertFalse(again.has(b));
+        assertFalse(java.nio.file.Files.exists(dir.resolve(b)));
+        assertEquals(4, again.used());
+    }
+
+    @Test
+    void aStoreInADirectoryFreesTheFileOfWhatItEvictsAndTakesInNoMoreThanItsCapacity(
+            @org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        BlobStore s = new BlobStore(10, 25, 60_000, now::get, dir);
+        String old = s.put(new byte[10]);
+        now.addAndGet(61_000);
+        String mid = s.put(new byte[] { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 });
+        String fresh = s.put(new byte[] { 2, 2, 2, 2, 2, 2, 2, 2, 2, 2 }); // 30 > 25: the stale one goes
+        assertFalse(s.has(old));
+        assertFalse(java.nio.file.Files.exists(dir.resolve(old)), "its file is deleted");
+        assertTrue(java.nio.file.Files.exists(dir.resolve(mid)) && java.nio.file.Files.exists(dir.resolve(fresh)));
+        // reopened with a smaller capacity: the newest files are kept, the rest deleted
+        java.nio.file.Files.setLastModifiedTime(dir.resolve(mid), java.nio.file.attribute.FileTime.fromMillis(1000));
+        java.nio.file.Files.setLastModifiedTime(dir.resolve(fresh), java.nio.file.attribute.FileTime.fromMillis(2000));
+        BlobStore small = new BlobStore(10, 15, 60_000, now::get, dir);
+        assertEquals(1, small.count());
+        assertTrue(small.has(fresh));
+        assertFalse(java.nio.file.Files.exists(dir.resolve(mid)));
+    }
 }

@@ -649,6 +649,7 @@ class MarketFlowTest {
         JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
         assertEquals("done", done.state(), done.error());
         assertEquals("FREE", new String(ResultJson.read(done.result()).stdout(), StandardCharsets.UTF_8));
+        awaitPublished();
         assertEquals(1, published.size(), "the worker ran and published once");
         synchronized (sentToBuyer) {
             assertEquals(List.of(ComputeMessages.SEALED, ComputeMessages.KEY), sentToBuyer.subList(sentBefore,
@@ -730,10 +731,7 @@ class MarketFlowTest {
         workerBlobs.put("again".getBytes(StandardCharsets.UTF_8));
         Request q = request(spec, 0);
         w.request(BUYER, buyerKey, q.body());
-        for (int i = 0; i < 3000 && !workerBook.find(JobEntry.Role.WORKER, q.digest()).map(e -> e.state().equals(
-                "done")).orElse(false); i++) {
-            Thread.sleep(10);
-        }
+        awaitPublished(); // the last step of a free job: saved done, key sent, final record published
         synchronized (sent) {
             assertEquals(List.of(BUYER + " sealed", BUYER + " key"), sent);
             sent.clear();
