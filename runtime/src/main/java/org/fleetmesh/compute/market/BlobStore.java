@@ -91,31 +91,32 @@ public final class BlobStore {
         try (Stream<Path> s = Files.list(dir)) {
             s.forEach(files::add);
         }
-        List<Object[]> found = new ArrayList<>(); // {name, size, mtime}
+        record Found(String hash, long size, long modified) {
+        }
+        List<Found> found = new ArrayList<>();
         for (Path f : files) {
             String name = f.getFileName().toString();
             if (!NAME.matcher(name).matches() || !Files.isRegularFile(f)) {
                 Files.deleteIfExists(f); // a write that did not finish
                 continue;
             }
-            found.add(new Object[] { name, Files.size(f), Files.getLastModifiedTime(f).toMillis() });
+            found.add(new Found(name, Files.size(f), Files.getLastModifiedTime(f).toMillis()));
         }
-        found.sort(Comparator.comparingLong(o -> (long) o[2]));
-        // newest kept first when they do not all fit: walk from the newest, then insert oldest first (access order)
-        List<Object[]> kept = new ArrayList<>();
+        // the newest are kept when they do not all fit; the map is filled oldest first (its access order)
+        found.sort(Comparator.comparingLong(Found::modified).reversed());
+        List<Found> kept = new ArrayList<>();
         long total = 0;
-        for (int i = found.size() - 1; i >= 0; i--) {
-            Object[] o = found.get(i);
-            long size = (long) o[1];
-            if (size > maxBlob || total + size > capacity) {
-                Files.deleteIfExists(dir.resolve((String) o[0]));
+        for (Found f : found) {
+            if (f.size() > maxBlob || total + f.size() > capacity) {
+                Files.deleteIfExists(dir.resolve(f.hash()));
                 continue;
             }
-            total += size;
-            kept.add(0, o);
+            total += f.size();
+            kept.add(f);
         }
-        for (Object[] o : kept) {
-            blobs.put((String) o[0], new Entry(null, (long) o[1], (long) o[2]));
+        for (int i = kept.size() - 1; i >= 0; i--) {
+            Found f = kept.get(i);
+            blobs.put(f.hash(), new Entry(null, f.size(), f.modified()));
         }
         used = total;
     }
