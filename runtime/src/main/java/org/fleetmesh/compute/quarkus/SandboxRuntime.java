@@ -36,6 +36,8 @@ public class SandboxRuntime {
 
     private volatile Sandbox sandbox;
     private volatile ThreadPoolExecutor jobs;
+    /** Jobs accepted and not yet ended (exact: the pool's active count lags a just-started worker). */
+    private final AtomicInteger pending = new AtomicInteger();
 
     /** Builds the sandbox at start, so that an unknown runtime id or a bad setting stops the start with its reason. */
     void start(@Observes StartupEvent e) {
@@ -86,7 +88,14 @@ public class SandboxRuntime {
      */
     public CompletableFuture<JobResult> submit(byte[] module, byte[] input, JobSpec spec) {
         Job job = new Job(sandbox(), module, input, spec);
-        jobs().execute(job);
+        pending.incrementAndGet();
+        try {
+            jobs().execute(job);
+        } catch (RuntimeException e) {
+            pending.decrementAndGet();
+            throw e;
+        }
+        job.result.whenComplete((r, t) -> pending.decrementAndGet());
         return job.result;
     }
 
@@ -117,8 +126,7 @@ public class SandboxRuntime {
 
     /** Jobs running or waiting now. */
     public int pending() {
-        ThreadPoolExecutor p = jobs;
-        return p == null ? 0 : p.getActiveCount() + p.getQueue().size();
+        return pending.get();
     }
 
     @PreDestroy

@@ -87,6 +87,7 @@ class SandboxRuntimeTest {
         assertTrue(e.getCause() instanceof JobFailure, String.valueOf(e.getCause()));
         ExecutionException q = assertThrows(ExecutionException.class, queued::get);
         assertTrue(q.getCause() instanceof RejectedExecutionException, String.valueOf(q.getCause()));
+        assertEquals(0, r.pending(), "an ended or dropped job is no longer pending");
     }
 
     @Test
