@@ -624,7 +624,7 @@ class RelayTest {
         Event dm = Events.sign(key, NOW - 400, 4, List.of(List.of("p", "00".repeat(32))), "sealed");
         publish(client, dm);
         assertTrue(relay.enableLiveIndexes(List.of(org.fleetmesh.nostr.Filter.ALL), List.of("{}"), java.time.Duration.ZERO));
-        for (int i = 0; i < 200 && relay.liveIndexSize(0) < 0; i++) {
+        for (int i = 0; i < 2000 && relay.liveIndexSize(0) < 0; i++) {
             Thread.sleep(10);
         }
         assertEquals(30, relay.liveIndexSize(0), "built from the store, the private DM left out");
@@ -670,7 +670,7 @@ class RelayTest {
 
     /** Waits for a run-time index's first build (it runs on the housekeeping thread). */
     static void awaitBuilt(LiveIndex ix) throws InterruptedException {
-        for (int i = 0; i < 500 && ix.size() < 0; i++) {
+        for (int i = 0; i < 2000 && ix.size() < 0; i++) {
             Thread.sleep(10);
         }
         assertTrue(ix.size() >= 0, "the index was never built");
@@ -725,7 +725,7 @@ class RelayTest {
         assertTrue(!relay.enableLiveIndexes(List.of(org.fleetmesh.nostr.Filter.ALL), List.of("{}"), java.time.Duration.ZERO),
                 "only once");
         awaitBuilt(ix);
-        for (int i = 0; i < 500 && relay.liveIndexSize(1) < 0; i++) {
+        for (int i = 0; i < 2000 && relay.liveIndexSize(1) < 0; i++) {
             Thread.sleep(10);
         }
         assertEquals(1, ix.size());
