@@ -300,6 +300,84 @@ class FingerprintTreeTest {
         }
     }
 
+    /**
+     * Batches of every size (1 to 5,000, into trees of 0 to 20,000 items: a leaf, one level, several levels split at once),
+     * mixed with items already there, the same item twice in a batch, and single removes between batches: after each
+     * batch the tree holds what the model holds, reads as its vector does, keeps every structural invariant, and a
+     * snapshot taken before the batch still reads as before.
+     */
+    @ParameterizedTest(name = "{0} items first")
+    @ValueSource(ints = {0, 1, 63, 64, 2_000, 20_000})
+    void batchInsertsEqualTheSameItemsInsertedOneByOne(int size) {
+        Random r = new Random(size + 91);
+        int timeSpread = Math.max(50, size / 3);
+        TreeSet<Item> model = new TreeSet<>();
+        while (model.size() < size) {
+            model.add(randomItem(r, timeSpread));
+        }
+        FingerprintTree tree = size == 0 ? new FingerprintTree() : organicTree(new ArrayList<>(model), r);
+        int[] batches = {1, 2, 5, 63, 64, 65, 300, 1000, 2049, 5000};
+        for (int round = 0; round < 3; round++) {
+            for (int n : batches) {
+                List<Item> batch = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    int kind = r.nextInt(10);
+                    if (kind == 0 && !model.isEmpty()) {
+                        batch.add(pick(model, r)); // already there
+                    } else if (kind == 1 && !batch.isEmpty()) {
+                        batch.add(batch.get(r.nextInt(batch.size()))); // twice in this batch
+                    } else {
+                        batch.add(randomItem(r, timeSpread));
+                    }
+                }
+                SortedVector beforeVector = vectorOf(model);
+                FingerprintTree.Snapshot before = tree.snapshot();
+                int expected = 0;
+                for (Item it : batch) {
+                    if (model.add(it)) {
+                        expected++;
+                    }
+                }
+                assertEquals(expected, tree.insertAll(batch), "added by a batch of " + n);
+                assertEquals(model.size(), tree.size());
+                tree.verify();
+                assertSameStorage(vectorOf(model), tree.snapshot(), r);
+                assertSameStorage(beforeVector, before, r);
+                assertEquals(0, tree.insertAll(batch), "the same batch again adds nothing");
+                for (int i = 0; i < n / 3 && !model.isEmpty(); i++) {
+                    Item victim = pick(model, r);
+                    assertTrue(model.remove(victim));
+                    assertTrue(tree.remove(victim));
+                }
+                tree.verify();
+            }
+        }
+        for (Item item : model) {
+            assertTrue(tree.contains(item));
+        }
+        assertEquals(0, tree.insertAll(List.of()));
+    }
+
+    @Test
+    void aBatchOfAscendingItemsAtTheEndSplitsTheLastNodesEvenly() {
+        Random r = new Random(3);
+        FingerprintTree tree = new FingerprintTree();
+        TreeSet<Item> model = new TreeSet<>();
+        long t = 1_700_000_000L;
+        for (int round = 0; round < 40; round++) {
+            List<Item> batch = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                byte[] raw = new byte[Id.SIZE];
+                r.nextBytes(raw);
+                batch.add(new Item(t++, Id.of(raw))); // live traffic: every new event after the last
+            }
+            model.addAll(batch);
+            assertEquals(1000, tree.insertAll(batch));
+            tree.verify();
+        }
+        assertSameStorage(vectorOf(model), tree.snapshot(), r);
+    }
+
     @Test
     void aSnapshotNeverChangesAfterLaterWrites() {
         Random r = new Random(13);
