@@ -82,13 +82,7 @@ public final class FingerprintTree {
             level[i] = new Leaf(ts, ids);
         }
         while (level.length > 1) {
-            int m = level.length;
-            int groups = (m + INNER_MAX - 1) / INNER_MAX;
-            Node[] up = new Node[groups];
-            for (int i = 0; i < groups; i++) {
-                up[i] = new Inner(Arrays.copyOfRange(level, (int) ((long) i * m / groups), (int) ((long) (i + 1) * m / groups)));
-            }
-            level = up;
+            level = group(level, INNER_MAX);
         }
         return new FingerprintTree(level[0]);
     }
@@ -234,12 +228,12 @@ public final class FingerprintTree {
         if (items.isEmpty()) {
             return 0;
         }
-        Key[] keys = new Key[items.size()];
-        int k = 0;
-        for (Item it : items) {
-            keys[k++] = Key.of(it);
+        Item[] sorted = items.toArray(new Item[0]);
+        Arrays.sort(sorted); // the tree's order (fromSorted checks the same)
+        Key[] keys = new Key[sorted.length];
+        for (int k = 0; k < sorted.length; k++) {
+            keys[k] = Key.of(sorted[k]);
         }
-        Arrays.sort(keys, FingerprintTree::compareKeys);
         Node current = root;
         int before = current.size();
         Node[] result = insertAll(current, keys, 0, keys.length);
@@ -251,20 +245,6 @@ public final class FingerprintTree {
         }
         root = result[0];
         return root.size() - before;
-    }
-
-    private static int compareKeys(Key a, Key b) {
-        if (a.ts() != b.ts()) {
-            return Long.compareUnsigned(a.ts(), b.ts());
-        }
-        int c = Long.compareUnsigned(a.k0(), b.k0());
-        if (c == 0) {
-            c = Long.compareUnsigned(a.k1(), b.k1());
-        }
-        if (c == 0) {
-            c = Long.compareUnsigned(a.k2(), b.k2());
-        }
-        return c != 0 ? c : Long.compareUnsigned(a.k3(), b.k3());
     }
 
     /** {@code nodes} as evenly filled inner nodes of at most {@code max} children each. */
