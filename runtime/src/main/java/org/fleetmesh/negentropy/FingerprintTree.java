@@ -13,11 +13,15 @@ import java.util.List;
  * running sum mod 2^256 of the ids below it, so that {@code item(i)}, {@code findLowerBound} and
  * {@code fingerprint} are O(log n) and {@code iterate} is O(log n + k).
  *
- * <p>One writer changes the tree with {@link #insert(Item)} and {@link #remove(Item)}, which copy the
- * path from the root to the changed leaf and publish the new root through a volatile field; nodes
- * are never modified once built. {@link #snapshot()} is O(1) and returns a {@link Storage} over the
- * root of that moment, which later writes never change, so any number of reconciliations can read
- * snapshots without locks while the writer goes on. Writers are serialized on this object.
+ * <p>One writer changes the tree with {@link #insert(Item)}, {@link #insertAll} and {@link #remove(Item)}. A node
+ * that a snapshot may see is never modified: a write copies it, and the path above it. {@link #snapshot()} is O(1)
+ * and returns a {@link Storage} over the root of that moment, which later writes never change, so any number of
+ * reconciliations can read snapshots without locks while the writer goes on. Nodes that {@link #insertAll} built
+ * since the last snapshot belong to the tree alone (their {@code owner} is the tree's current one, which every
+ * snapshot replaces), and later batches change those in place instead of copying them: an index kept in step with a
+ * store, which takes events at scattered times (an import, a sync) and is rarely snapshotted, then allocates a leaf now
+ * and then instead of one per event (docs/spec/negentropy.md). Writers, snapshots and the tree's own readers
+ * ({@link #size()}, {@link #contains}) are serialized on this object.
  *
  * <p>A leaf holds its items packed in one {@code long[]} (each item as its timestamp and its id as
  * four little-endian 64-bit limbs, with a running id sum before every {@link #GROUP} items), so
@@ -42,7 +46,9 @@ public final class FingerprintTree {
     private static final VarHandle BIG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
     private static final Leaf EMPTY = new Leaf(new long[0], new long[0]);
 
-    private volatile Node root;
+    private Node root; // guarded by this
+    /** Nodes whose {@code owner} is this belong to the tree alone: no snapshot sees them (guarded by this). */
+    private Object owner = new Object();
 
     /** An empty tree. */
     public FingerprintTree() {
@@ -82,18 +88,18 @@ public final class FingerprintTree {
             level[i] = new Leaf(ts, ids);
         }
         while (level.length > 1) {
-            level = group(level, INNER_MAX);
+            level = group(level, INNER_MAX, null);
         }
         return new FingerprintTree(level[0]);
     }
 
     /** The number of items now. */
-    public int size() {
+    public synchronized int size() {
         return root.size();
     }
 
     /** Whether the tree holds {@code item} now. */
-    public boolean contains(Item item) {
+    public synchronized boolean contains(Item item) {
         Key k = Key.of(item);
         Node n = root;
         while (n instanceof Inner in) {
@@ -107,7 +113,8 @@ public final class FingerprintTree {
     }
 
     /** The items as they are now; later writes never change the returned storage. O(1). */
-    public Snapshot snapshot() {
+    public synchronized Snapshot snapshot() {
+        owner = new Object(); // what the tree owned is the snapshot's too from now on: copied before any change
         return new Snapshot(root);
     }
 
@@ -129,7 +136,7 @@ public final class FingerprintTree {
         if (result == null) {
             return false;
         }
-        while (result instanceof Inner in && in.children.length == 1) {
+        while (result instanceof Inner in && in.k == 1) {
             result = in.children[0];
         }
         root = result;
@@ -236,45 +243,72 @@ public final class FingerprintTree {
         }
         Node current = root;
         int before = current.size();
-        Node[] result = insertAll(current, keys, 0, keys.length);
+        Node[] result = insertAll(current, keys, 0, keys.length, new Scratch(), owner);
         if (result == null) {
             return 0;
         }
-        while (result.length > 1) {
-            result = group(result, INNER_MAX);
+        if (result != IN_PLACE) {
+            while (result.length > 1) {
+                result = group(result, INNER_MAX, owner);
+            }
+            root = result[0];
         }
-        root = result[0];
         return root.size() - before;
     }
 
-    /** {@code nodes} as evenly filled inner nodes of at most {@code max} children each. */
-    private static Node[] group(Node[] nodes, int max) {
+    /** One batch's merge buffers, reused leaf after leaf: a leaf's items with the batch's keys that fall in it. */
+    private static final class Scratch {
+        long[] ts = new long[0];
+        long[] ids = new long[0];
+
+        void fit(int items) {
+            if (ts.length < items) {
+                int cap = Math.max(items, 2 * LEAF_MAX);
+                ts = new long[cap];
+                ids = new long[4 * cap];
+            }
+        }
+    }
+
+    /** What {@link #insertAll(Node, Key[], int, int, Scratch, Object)} answers for a node it changed in place. */
+    private static final Node[] IN_PLACE = new Node[0];
+
+    /**
+     * {@code nodes} as evenly filled inner nodes of at most {@code max} children each, belonging to {@code owner}
+     * (null: shared from the start, as a bulk build's).
+     */
+    private static Node[] group(Node[] nodes, int max, Object owner) {
         int m = nodes.length;
         int groups = (m + max - 1) / max;
         Node[] up = new Node[groups];
         for (int i = 0; i < groups; i++) {
-            up[i] = new Inner(Arrays.copyOfRange(nodes, (int) ((long) i * m / groups), (int) ((long) (i + 1) * m / groups)));
+            int from = (int) ((long) i * m / groups);
+            int to = (int) ((long) (i + 1) * m / groups);
+            up[i] = owner == null ? new Inner(Arrays.copyOfRange(nodes, from, to)) : Inner.owned(nodes, from, to, owner);
         }
         return up;
     }
 
     /**
      * The replacement of {@code n} with {@code keys[from, to)} (sorted) added: one node, or several evenly filled ones
-     * of n's height when they do not fit in one; null when every key was there already.
+     * of n's height when they do not fit in one; {@link #IN_PLACE} when n belongs to {@code owner} and took the keys
+     * itself; null when every key was there already. Every node it makes belongs to {@code owner}.
      */
-    private static Node[] insertAll(Node n, Key[] keys, int from, int to) {
+    private static Node[] insertAll(Node n, Key[] keys, int from, int to, Scratch scratch, Object owner) {
         if (n instanceof Leaf leaf) {
+            // merged into the batch's scratch arrays straight from the leaf's packed items; only the new leaves are
+            // allocated (a leaf's items unpacked into fresh arrays and merged into more fresh arrays cost three
+            // times its size per leaf touched)
             int size = leaf.n;
-            long[] oldTs = leaf.timestamps();
-            long[] oldIds = leaf.ids();
-            int cap = size + (to - from);
-            long[] ts = new long[cap];
-            long[] ids = new long[4 * cap];
+            long[] old = leaf.data;
+            scratch.fit(size + (to - from));
+            long[] ts = scratch.ts;
+            long[] ids = scratch.ids;
             int i = 0;
             int j = from;
             int out = 0;
             while (i < size || j < to) {
-                int c = j >= to ? 1 : i >= size ? -1 : keys[j].compareTo(oldTs[i], oldIds, 4 * i);
+                int c = j >= to ? 1 : i >= size ? -1 : keys[j].compareTo(old[Leaf.off(i)], old, Leaf.off(i) + 1);
                 if (c < 0) {
                     Key key = keys[j++];
                     if (out > 0 && key.compareTo(ts[out - 1], ids, 4 * (out - 1)) == 0) {
@@ -287,8 +321,9 @@ public final class FingerprintTree {
                     if (c == 0) {
                         j++; // already there
                     }
-                    ts[out] = oldTs[i];
-                    System.arraycopy(oldIds, 4 * i, ids, 4 * out, 4);
+                    int o = Leaf.off(i);
+                    ts[out] = old[o];
+                    System.arraycopy(old, o + 1, ids, 4 * out, 4);
                     out++;
                     i++;
                 }
@@ -297,31 +332,43 @@ public final class FingerprintTree {
                 return null;
             }
             if (out <= LEAF_MAX) {
-                return new Node[] {out == cap ? new Leaf(ts, ids) : Leaf.slice(ts, ids, 0, out)};
+                if (leaf.owner == owner) {
+                    leaf.refill(ts, ids, out);
+                    return IN_PLACE;
+                }
+                return new Node[] {Leaf.owned(ts, ids, 0, out, owner)};
             }
             int parts = (out + LEAF_MAX - 1) / LEAF_MAX;
             Node[] leaves = new Node[parts];
             for (int p = 0; p < parts; p++) {
-                leaves[p] = Leaf.slice(ts, ids, (int) ((long) p * out / parts), (int) ((long) (p + 1) * out / parts));
+                leaves[p] = Leaf.owned(ts, ids, (int) ((long) p * out / parts), (int) ((long) (p + 1) * out / parts), owner);
             }
             return leaves;
         }
         Inner in = (Inner) n;
         Node[] kids = in.children;
-        List<Node> next = null; // made at the first child that changes
+        int k = in.k;
+        List<Node> next = null; // made at the first child that is replaced
+        boolean changed = false;
         int j = from;
-        for (int c = 0; c < kids.length; c++) {
+        for (int c = 0; c < k; c++) {
             int end = to;
-            if (c + 1 < kids.length) {
+            if (c + 1 < k) {
                 end = j;
                 while (end < to && keys[end].compareToFirst(kids[c + 1]) < 0) {
                     end++;
                 }
             }
-            Node[] replaced = end > j ? insertAll(kids[c], keys, j, end) : null;
-            if (replaced != null && next == null) {
-                next = new ArrayList<>(kids.length + replaced.length);
-                next.addAll(Arrays.asList(kids).subList(0, c));
+            Node[] replaced = end > j ? insertAll(kids[c], keys, j, end, scratch, owner) : null;
+            if (replaced == IN_PLACE) {
+                changed = true;
+                replaced = null; // the same child, changed
+            } else if (replaced != null) {
+                changed = true;
+                if (next == null) {
+                    next = new ArrayList<>(k + replaced.length);
+                    next.addAll(Arrays.asList(kids).subList(0, c));
+                }
             }
             if (next != null) {
                 if (replaced != null) {
@@ -332,11 +379,22 @@ public final class FingerprintTree {
             }
             j = end;
         }
-        if (next == null) {
+        if (!changed) {
             return null;
         }
-        Node[] all = next.toArray(new Node[0]);
-        return all.length <= INNER_MAX ? new Node[] {new Inner(all)} : group(all, INNER_MAX);
+        if (next == null && in.owner == owner) {
+            in.recompute(); // only children changed in place: their counts, sums and first items
+            return IN_PLACE;
+        }
+        Node[] all = next == null ? Arrays.copyOf(kids, k) : next.toArray(new Node[0]);
+        if (all.length > INNER_MAX) {
+            return group(all, INNER_MAX, owner);
+        }
+        if (in.owner == owner) {
+            in.set(all);
+            return IN_PLACE;
+        }
+        return new Node[] {Inner.owned(all, 0, all.length, owner)};
     }
 
     /** The replacement of {@code n} (one node, or two after a split), or null when item is there. */
@@ -370,7 +428,7 @@ public final class FingerprintTree {
         if (replaced == null) {
             return null;
         }
-        Node[] kids = in.children;
+        Node[] kids = in.kids();
         Node[] next = new Node[kids.length + replaced.length - 1];
         System.arraycopy(kids, 0, next, 0, c);
         System.arraycopy(replaced, 0, next, c, replaced.length);
@@ -409,7 +467,7 @@ public final class FingerprintTree {
         if (replaced == null) {
             return null;
         }
-        Node[] kids = in.children.clone();
+        Node[] kids = in.kids().clone();
         kids[c] = replaced;
         if (kids.length > 1 && replaced.underfull()) {
             int left = c > 0 ? c - 1 : c;
@@ -435,7 +493,7 @@ public final class FingerprintTree {
             }
             return new Node[] {new Leaf(ts, ids)};
         }
-        Node[] all = concat(((Inner) a).children, ((Inner) b).children);
+        Node[] all = concat(((Inner) a).kids(), ((Inner) b).kids());
         if (all.length > INNER_MAX) {
             int half = all.length / 2;
             return new Node[] {new Inner(Arrays.copyOf(all, half)), new Inner(Arrays.copyOfRange(all, half, all.length))};
@@ -473,37 +531,80 @@ public final class FingerprintTree {
     }
 
     private static final class Leaf extends Node {
+        /** The tree that may change this leaf in place, or null (shared: never changed). */
+        final Object owner;
         /** The number of items. */
-        final int n;
+        int n;
         /**
          * Items and running sums interleaved, so that a prefix sum and the items next to it share
          * cache lines: for each group g of GROUP items, the sum of the ids [0, GROUP * g) as four
          * little-endian limbs, then each item of the group as its timestamp and its id as four
          * little-endian limbs (the id bytes read 8 at a time); after the last group, the sum of
-         * all the ids. Item i is at {@link #off(int)}, the sum before group g at {@link #cumOff(int)}.
+         * all the ids. Item i is at {@link #off(int)}, the sum before group g at {@link #cumOff(int)}, the total at
+         * {@link #totalOff()}. An owned leaf's array may be longer than its items need (room to take more in place).
          */
-        final long[] data;
+        long[] data;
 
         Leaf(long[] ts, long[] ids) {
-            this.n = ts.length;
-            int groups = (n + GROUP - 1) / GROUP;
-            long[] d = new long[4 * (groups + 1) + 5 * n];
-            long[] sum = new long[4];
-            for (int i = 0; i < n; i++) {
-                if (i % GROUP == 0) {
-                    System.arraycopy(sum, 0, d, 4 * (i / GROUP) + 5 * i, 4);
-                }
-                int o = 4 * (i / GROUP + 1) + 5 * i;
-                d[o] = ts[i];
-                System.arraycopy(ids, 4 * i, d, o + 1, 4);
-                add(sum, ids[4 * i], ids[4 * i + 1], ids[4 * i + 2], ids[4 * i + 3]);
-            }
-            System.arraycopy(sum, 0, d, d.length - 4, 4);
-            this.data = d;
+            this(ts, ids, 0, ts.length, null, ts.length);
+        }
+
+        /**
+         * A leaf of items {@code [from, to)} of {@code ts} and {@code ids} (four limbs per item), copied, with room
+         * for {@code capacity} items.
+         */
+        private Leaf(long[] ts, long[] ids, int from, int to, Object owner, int capacity) {
+            this.owner = owner;
+            this.data = new long[dataLength(capacity)];
+            fill(ts, ids, from, to);
+        }
+
+        /** A leaf that {@code owner} may change in place, with room for a quarter more items (at most LEAF_MAX). */
+        static Leaf owned(long[] ts, long[] ids, int from, int to, Object owner) {
+            return new Leaf(ts, ids, from, to, owner, roomFor(to - from));
         }
 
         static Leaf slice(long[] ts, long[] ids, int from, int to) {
-            return new Leaf(Arrays.copyOfRange(ts, from, to), Arrays.copyOfRange(ids, 4 * from, 4 * to));
+            return new Leaf(ts, ids, from, to, null, to - from);
+        }
+
+        /** The length of a data array for {@code items} items. */
+        static int dataLength(int items) {
+            return 4 * ((items + GROUP - 1) / GROUP + 1) + 5 * items;
+        }
+
+        private static int roomFor(int items) {
+            return Math.min(LEAF_MAX, items + Math.max(GROUP, items / 4));
+        }
+
+        /** This owned leaf's items replaced by {@code ts} and {@code ids [0, count)}: in its array when they fit. */
+        void refill(long[] ts, long[] ids, int count) {
+            if (dataLength(count) > data.length) {
+                data = new long[dataLength(roomFor(count))];
+            }
+            fill(ts, ids, 0, count);
+        }
+
+        private void fill(long[] ts, long[] ids, int from, int to) {
+            long[] d = data;
+            int count = to - from;
+            int total = dataLength(count) - 4; // the running sum is kept where the total ends up
+            Arrays.fill(d, total, total + 4, 0L);
+            for (int i = 0; i < count; i++) {
+                int o = off(i);
+                if (i % GROUP == 0) {
+                    System.arraycopy(d, total, d, o - 4, 4); // the sum before this group: cumOff(i / GROUP)
+                }
+                d[o] = ts[from + i];
+                System.arraycopy(ids, 4 * (from + i), d, o + 1, 4);
+                add(d, total, ids, 4 * (from + i));
+            }
+            this.n = count;
+        }
+
+        /** Where the sum of all the ids is. */
+        int totalOff() {
+            return dataLength(n) - 4;
         }
 
         /** Where item i's timestamp is; its id limbs follow. */
@@ -589,7 +690,7 @@ public final class FingerprintTree {
 
         @Override
         long total(int l) {
-            return data[data.length - 4 + l];
+            return data[totalOff() + l];
         }
 
         @Override
@@ -599,22 +700,60 @@ public final class FingerprintTree {
     }
 
     private static final class Inner extends Node {
-        final Node[] children;
+        /** The tree that may change this node in place, or null (shared: never changed). */
+        final Object owner;
+        /** The children are {@code children[0, k)}; an owned node's arrays have room for INNER_MAX. */
+        Node[] children;
+        int k;
         /** keyTs[c] and keyId[4c .. 4c+3]: the smallest item of child c, packed as in a leaf. */
         final long[] keyTs;
         final long[] keyId;
-        /** cumCount[c] = items in children [0, c); cumCount[children.length] = size. */
+        /** cumCount[c] = items in children [0, c); cumCount[k] = size. */
         final int[] cumCount;
         /** cumSum[4c .. 4c+3] = sum of the ids in children [0, c), as four little-endian limbs. */
         final long[] cumSum;
 
+        /** A shared node over {@code children} (the array is kept). */
         Inner(Node[] children) {
-            int k = children.length;
+            this(children, children.length, null);
+        }
+
+        private Inner(Node[] children, int k, Object owner) {
+            int cap = children.length;
+            this.owner = owner;
             this.children = children;
-            this.keyTs = new long[k];
-            this.keyId = new long[4 * k];
-            this.cumCount = new int[k + 1];
-            this.cumSum = new long[4 * (k + 1)];
+            this.k = k;
+            this.keyTs = new long[cap];
+            this.keyId = new long[4 * cap];
+            this.cumCount = new int[cap + 1];
+            this.cumSum = new long[4 * (cap + 1)];
+            recompute();
+        }
+
+        /** A node that {@code owner} may change in place, over {@code nodes[from, to)}, with room for INNER_MAX. */
+        static Inner owned(Node[] nodes, int from, int to, Object owner) {
+            Node[] kids = new Node[INNER_MAX];
+            System.arraycopy(nodes, from, kids, 0, to - from);
+            return new Inner(kids, to - from, owner);
+        }
+
+        /** This owned node's children replaced by {@code all} (at most INNER_MAX). */
+        void set(Node[] all) {
+            System.arraycopy(all, 0, children, 0, all.length);
+            if (all.length < k) {
+                Arrays.fill(children, all.length, k, null); // no longer children: not kept reachable
+            }
+            k = all.length;
+            recompute();
+        }
+
+        /** The children, exactly. */
+        Node[] kids() {
+            return k == children.length ? children : Arrays.copyOf(children, k);
+        }
+
+        /** The first items, running counts and sums, from the children. */
+        void recompute() {
             for (int c = 0; c < k; c++) {
                 Node child = children[c];
                 keyTs[c] = child.firstTs();
@@ -635,7 +774,7 @@ public final class FingerprintTree {
 
         @Override
         int size() {
-            return cumCount[children.length];
+            return cumCount[k];
         }
 
         @Override
@@ -650,18 +789,18 @@ public final class FingerprintTree {
 
         @Override
         long total(int l) {
-            return cumSum[4 * children.length + l];
+            return cumSum[4 * k + l];
         }
 
         @Override
         boolean underfull() {
-            return children.length < INNER_MIN;
+            return k < INNER_MIN;
         }
 
         /** The child holding position {@code index}, 0 &lt;= index &lt; size. */
         int childAt(int index) {
             // children hold similar counts, so start from the proportional guess and step from there
-            int k = children.length;
+            int k = this.k;
             int c = (int) ((long) index * k / cumCount[k]);
             while (cumCount[c] > index) {
                 c--;
@@ -675,7 +814,7 @@ public final class FingerprintTree {
         /** The last child whose first item is at or below {@code key}, or -1 if none is. */
         int childFor(Key key) {
             int lo = 0;
-            int hi = children.length;
+            int hi = k;
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
                 if (key.compareTo(keyTs[mid], keyId, 4 * mid) >= 0) {
@@ -690,7 +829,7 @@ public final class FingerprintTree {
         /** The number of leading children whose first item is below {@code bound}. */
         int childrenBelow(Key bound) {
             int lo = 0;
-            int hi = children.length;
+            int hi = k;
             while (lo < hi) {
                 int mid = (lo + hi) >>> 1;
                 if (bound.compareTo(keyTs[mid], keyId, 4 * mid) > 0) {
@@ -957,7 +1096,7 @@ public final class FingerprintTree {
                 return true;
             }
             Inner in = (Inner) n;
-            for (int c = in.childAt(from); c < in.children.length && in.cumCount[c] < to; c++) {
+            for (int c = in.childAt(from); c < in.k && in.cumCount[c] < to; c++) {
                 int start = in.cumCount[c];
                 int childFrom = Math.max(from - start, 0);
                 int childTo = Math.min(to, in.cumCount[c + 1]) - start;
@@ -985,7 +1124,7 @@ public final class FingerprintTree {
                 return;
             }
             Inner in = (Inner) n;
-            for (int c = in.childAt(from); c < in.children.length && in.cumCount[c] < to; c++) {
+            for (int c = in.childAt(from); c < in.k && in.cumCount[c] < to; c++) {
                 int start = in.cumCount[c];
                 walkIds(in.children[c], Math.max(from - start, 0), Math.min(to, in.cumCount[c + 1]) - start, visitor);
             }
@@ -1044,7 +1183,7 @@ public final class FingerprintTree {
         private static boolean brackets(Finger f, int k, Key key) {
             Inner parent = (Inner) f.nodes[k - 1];
             int c = f.child[k];
-            return c + 1 < parent.children.length
+            return c + 1 < parent.k
                     && key.compareTo(parent.keyTs[c], parent.keyId, 4 * c) > 0
                     && key.compareTo(parent.keyTs[c + 1], parent.keyId, 4 * (c + 1)) <= 0;
         }
@@ -1085,7 +1224,7 @@ public final class FingerprintTree {
             index -= f.start();
             int size = leaf.n;
             if (index >= size) {
-                addOrSub(acc, leaf.data, leaf.data.length - 4, subtract);
+                addOrSub(acc, leaf.data, leaf.totalOff(), subtract);
                 return;
             }
             long[] data = leaf.data;
@@ -1168,11 +1307,16 @@ public final class FingerprintTree {
         acc[3] = acc[3] - b3 - borrow;
     }
 
+    /** The root node, for tests that check which writes copy it. */
+    synchronized Object rootNode() {
+        return root;
+    }
+
     /** Checks every structural invariant, for tests: throws IllegalStateException on the first broken one. */
-    void verify() {
+    synchronized void verify() {
         Node r = root;
-        if (r instanceof Inner in && in.children.length < 2) {
-            throw new IllegalStateException("inner root with " + in.children.length + " child");
+        if (r instanceof Inner in && in.k < 2) {
+            throw new IllegalStateException("inner root with " + in.k + " child");
         }
         verify(r, true);
     }
@@ -1191,21 +1335,29 @@ public final class FingerprintTree {
                     throw new IllegalStateException("leaf out of order at " + i);
                 }
             }
-            if (!Arrays.equals(new Leaf(ts, ids).data, leaf.data)) {
+            long[] exact = new Leaf(ts, ids).data;
+            if (leaf.data.length < exact.length || !Arrays.equals(exact, 0, exact.length, leaf.data, 0, exact.length)) {
                 throw new IllegalStateException("leaf running sums wrong");
             }
             return 0;
         }
         Inner in = (Inner) n;
-        Node[] kids = in.children;
+        Node[] kids = in.kids();
         if (kids.length > INNER_MAX || (!isRoot && kids.length < INNER_MIN)) {
             throw new IllegalStateException("inner of " + kids.length);
         }
+        for (int c = kids.length; c < in.children.length; c++) {
+            if (in.children[c] != null) {
+                throw new IllegalStateException("inner holds a node past its children");
+            }
+        }
         Inner rebuilt = new Inner(kids);
-        if (!Arrays.equals(rebuilt.keyTs, in.keyTs) || !Arrays.equals(rebuilt.keyId, in.keyId)) {
+        int k = kids.length;
+        if (!Arrays.equals(rebuilt.keyTs, 0, k, in.keyTs, 0, k) || !Arrays.equals(rebuilt.keyId, 0, 4 * k, in.keyId, 0, 4 * k)) {
             throw new IllegalStateException("inner first items wrong");
         }
-        if (!Arrays.equals(rebuilt.cumCount, in.cumCount) || !Arrays.equals(rebuilt.cumSum, in.cumSum)) {
+        if (!Arrays.equals(rebuilt.cumCount, 0, k + 1, in.cumCount, 0, k + 1)
+                || !Arrays.equals(rebuilt.cumSum, 0, 4 * (k + 1), in.cumSum, 0, 4 * (k + 1))) {
             throw new IllegalStateException("inner running count or sum wrong");
         }
         int depth = -1;

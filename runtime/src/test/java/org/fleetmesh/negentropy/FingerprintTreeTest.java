@@ -358,6 +358,106 @@ class FingerprintTreeTest {
         assertEquals(0, tree.insertAll(List.of()));
     }
 
+    /**
+     * Batches between snapshots change the nodes no snapshot has seen in place: random batches (items already there,
+     * twice in a batch), single inserts and removes, with a snapshot only now and then. After every step the tree holds
+     * what the model holds and keeps every invariant, and every snapshot taken so far still reads as it did.
+     */
+    @ParameterizedTest(name = "{0} items first")
+    @ValueSource(ints = {0, 40, 3_000, 30_000})
+    void batchesChangeWhatNoSnapshotSawInPlaceAndNeverWhatOneDid(int size) {
+        Random r = new Random(size + 7);
+        int timeSpread = Math.max(50, size / 2);
+        TreeSet<Item> model = new TreeSet<>();
+        while (model.size() < size) {
+            model.add(randomItem(r, timeSpread));
+        }
+        FingerprintTree tree = size == 0 ? new FingerprintTree() : FingerprintTree.fromSorted(new ArrayList<>(model));
+        List<FingerprintTree.Snapshot> snapshots = new ArrayList<>();
+        List<SortedVector> seen = new ArrayList<>();
+        int[] batches = {1, 3, 17, 64, 100, 700, 2500};
+        for (int step = 0; step < 120; step++) {
+            int op = r.nextInt(10);
+            if (op < 6) {
+                int n = batches[r.nextInt(batches.length)];
+                List<Item> batch = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    int kind = r.nextInt(10);
+                    if (kind == 0 && !model.isEmpty()) {
+                        batch.add(pick(model, r));
+                    } else if (kind == 1 && !batch.isEmpty()) {
+                        batch.add(batch.get(r.nextInt(batch.size())));
+                    } else {
+                        batch.add(randomItem(r, timeSpread));
+                    }
+                }
+                int expected = 0;
+                for (Item it : batch) {
+                    if (model.add(it)) {
+                        expected++;
+                    }
+                }
+                assertEquals(expected, tree.insertAll(batch), "added by a batch of " + n + " at step " + step);
+            } else if (op < 8 && !model.isEmpty()) {
+                for (int i = r.nextInt(1 + model.size() / 20); i >= 0 && !model.isEmpty(); i--) {
+                    Item victim = pick(model, r);
+                    assertTrue(model.remove(victim));
+                    assertTrue(tree.remove(victim));
+                }
+            } else if (op == 8) {
+                Item it = randomItem(r, timeSpread);
+                assertEquals(model.add(it), tree.insert(it));
+            } else {
+                snapshots.add(tree.snapshot());
+                seen.add(vectorOf(model));
+            }
+            assertEquals(model.size(), tree.size());
+            tree.verify();
+            if (step % 20 == 19) {
+                for (int i = 0; i < snapshots.size(); i++) {
+                    assertSameStorage(seen.get(i), snapshots.get(i), r);
+                }
+                assertSameStorage(vectorOf(model), tree.snapshot(), r);
+            }
+        }
+        for (int i = 0; i < snapshots.size(); i++) {
+            assertSameStorage(seen.get(i), snapshots.get(i), r);
+        }
+        assertSameStorage(vectorOf(model), tree.snapshot(), r);
+    }
+
+    @Test
+    void aBatchChangesTheTreesOwnNodesInPlaceButCopiesWhatASnapshotHolds() {
+        Random r = new Random(5);
+        FingerprintTree tree = new FingerprintTree();
+        List<Item> first = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            first.add(randomItem(r, 100_000));
+        }
+        tree.insertAll(first);
+        Object root = tree.rootNode();
+        tree.insertAll(List.of(randomItem(r, 100_000), randomItem(r, 100_000)));
+        assertTrue(root == tree.rootNode(), "a batch with no snapshot since the last changes the root in place");
+        FingerprintTree.Snapshot held = tree.snapshot();
+        SortedVector heldVector = vectorOf(itemsOf(held));
+        tree.insertAll(List.of(randomItem(r, 100_000)));
+        assertTrue(root != tree.rootNode(), "after a snapshot the root is copied");
+        Object copied = tree.rootNode();
+        tree.insertAll(List.of(randomItem(r, 100_000)));
+        assertTrue(copied == tree.rootNode(), "and the copy is the tree's own again");
+        assertSameStorage(heldVector, held, r);
+        assertEquals(5004, tree.size());
+    }
+
+    private static List<Item> itemsOf(Storage s) {
+        List<Item> out = new ArrayList<>();
+        s.iterate(0, s.size(), (item, i) -> {
+            out.add(item);
+            return true;
+        });
+        return out;
+    }
+
     @Test
     void aBatchOfAscendingItemsAtTheEndSplitsTheLastNodesEvenly() {
         Random r = new Random(3);
