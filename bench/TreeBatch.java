@@ -8,9 +8,10 @@ import org.fleetmesh.negentropy.Id;
 import org.fleetmesh.negentropy.Item;
 
 /**
- * Bytes allocated and time taken to add N items to a FingerprintTree of START items one at a time and in batches of B
- * (as a commit of B events is applied to a live index), for items after every stored one (live traffic) and for items
- * at random times (an import). docs/BENCHMARKS.md, issue 17, eighteenth session.
+ * Bytes allocated and time taken to add N items to a FingerprintTree of START items one at a time ({@code insert}; and
+ * {@code insertAll} of one item, a commit of one event, printed as batch -1) and in batches of B (as a commit of B events
+ * is applied to a live index), for items after every stored one (live traffic) and for items at random times (an
+ * import). No snapshot is taken meanwhile. docs/BENCHMARKS.md, issue 17, eighteenth session and after.
  *
  * java -cp runtime/target/classes bench/TreeBatch.java START N B
  */
@@ -20,7 +21,7 @@ public class TreeBatch {
         var mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
         for (int round = 0; round < 3; round++) {
             for (boolean ascending : new boolean[] {true, false}) {
-                for (int batch : new int[] {1, b}) {
+                for (int batch : new int[] {1, -1, b}) {
                     Random r = new Random(7);
                     List<Item> base = new ArrayList<>();
                     for (int i = 0; i < start; i++) {
@@ -34,8 +35,8 @@ public class TreeBatch {
                     }
                     long bytes0 = mx.getCurrentThreadAllocatedBytes();
                     long t0 = System.nanoTime();
-                    for (int i = 0; i < n; i += batch) {
-                        List<Item> chunk = adds.subList(i, Math.min(n, i + batch));
+                    for (int i = 0; i < n; i += Math.abs(batch)) {
+                        List<Item> chunk = adds.subList(i, Math.min(n, i + Math.abs(batch)));
                         if (batch == 1) {
                             t.insert(chunk.get(0));
                         } else {

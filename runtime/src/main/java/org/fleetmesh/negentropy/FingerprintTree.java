@@ -49,6 +49,8 @@ public final class FingerprintTree {
     private Node root; // guarded by this
     /** Nodes whose {@code owner} is this belong to the tree alone: no snapshot sees them (guarded by this). */
     private Object owner = new Object();
+    /** {@link #insertAll}'s merge buffers (guarded by this). */
+    private Scratch scratch = new Scratch();
 
     /** An empty tree. */
     public FingerprintTree() {
@@ -243,7 +245,10 @@ public final class FingerprintTree {
         }
         Node current = root;
         int before = current.size();
-        Node[] result = insertAll(current, keys, 0, keys.length, new Scratch(), owner);
+        Node[] result = insertAll(current, keys, 0, keys.length, scratch, owner);
+        if (scratch.ts.length > 4 * LEAF_MAX) {
+            scratch = new Scratch(); // kept between batches only while small (one leaf and a commit's few items)
+        }
         if (result == null) {
             return 0;
         }
@@ -263,7 +268,7 @@ public final class FingerprintTree {
 
         void fit(int items) {
             if (ts.length < items) {
-                int cap = Math.max(items, 2 * LEAF_MAX);
+                int cap = Math.max(items, 2 * ts.length); // a one-event commit into a small leaf needs a few items
                 ts = new long[cap];
                 ids = new long[4 * cap];
             }

@@ -319,17 +319,7 @@ class FingerprintTreeTest {
         int[] batches = {1, 2, 5, 63, 64, 65, 300, 1000, 2049, 5000};
         for (int round = 0; round < 3; round++) {
             for (int n : batches) {
-                List<Item> batch = new ArrayList<>();
-                for (int i = 0; i < n; i++) {
-                    int kind = r.nextInt(10);
-                    if (kind == 0 && !model.isEmpty()) {
-                        batch.add(pick(model, r)); // already there
-                    } else if (kind == 1 && !batch.isEmpty()) {
-                        batch.add(batch.get(r.nextInt(batch.size()))); // twice in this batch
-                    } else {
-                        batch.add(randomItem(r, timeSpread));
-                    }
-                }
+                List<Item> batch = randomBatch(model, r, n, timeSpread);
                 SortedVector beforeVector = vectorOf(model);
                 FingerprintTree.Snapshot before = tree.snapshot();
                 int expected = 0;
@@ -344,11 +334,7 @@ class FingerprintTreeTest {
                 assertSameStorage(vectorOf(model), tree.snapshot(), r);
                 assertSameStorage(beforeVector, before, r);
                 assertEquals(0, tree.insertAll(batch), "the same batch again adds nothing");
-                for (int i = 0; i < n / 3 && !model.isEmpty(); i++) {
-                    Item victim = pick(model, r);
-                    assertTrue(model.remove(victim));
-                    assertTrue(tree.remove(victim));
-                }
+                removeSome(model, tree, r, n / 3);
                 tree.verify();
             }
         }
@@ -380,17 +366,7 @@ class FingerprintTreeTest {
             int op = r.nextInt(10);
             if (op < 6) {
                 int n = batches[r.nextInt(batches.length)];
-                List<Item> batch = new ArrayList<>();
-                for (int i = 0; i < n; i++) {
-                    int kind = r.nextInt(10);
-                    if (kind == 0 && !model.isEmpty()) {
-                        batch.add(pick(model, r));
-                    } else if (kind == 1 && !batch.isEmpty()) {
-                        batch.add(batch.get(r.nextInt(batch.size())));
-                    } else {
-                        batch.add(randomItem(r, timeSpread));
-                    }
-                }
+                List<Item> batch = randomBatch(model, r, n, timeSpread);
                 int expected = 0;
                 for (Item it : batch) {
                     if (model.add(it)) {
@@ -399,11 +375,7 @@ class FingerprintTreeTest {
                 }
                 assertEquals(expected, tree.insertAll(batch), "added by a batch of " + n + " at step " + step);
             } else if (op < 8 && !model.isEmpty()) {
-                for (int i = r.nextInt(1 + model.size() / 20); i >= 0 && !model.isEmpty(); i--) {
-                    Item victim = pick(model, r);
-                    assertTrue(model.remove(victim));
-                    assertTrue(tree.remove(victim));
-                }
+                removeSome(model, tree, r, 1 + r.nextInt(1 + model.size() / 20));
             } else if (op == 8) {
                 Item it = randomItem(r, timeSpread);
                 assertEquals(model.add(it), tree.insert(it));
@@ -447,6 +419,31 @@ class FingerprintTreeTest {
         assertTrue(copied == tree.rootNode(), "and the copy is the tree's own again");
         assertSameStorage(heldVector, held, r);
         assertEquals(5004, tree.size());
+    }
+
+    /** n items: mostly new, some already in the model, some twice in the batch. */
+    private static List<Item> randomBatch(TreeSet<Item> model, Random r, int n, int timeSpread) {
+        List<Item> batch = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            int kind = r.nextInt(10);
+            if (kind == 0 && !model.isEmpty()) {
+                batch.add(pick(model, r)); // already there
+            } else if (kind == 1 && !batch.isEmpty()) {
+                batch.add(batch.get(r.nextInt(batch.size()))); // twice in this batch
+            } else {
+                batch.add(randomItem(r, timeSpread));
+            }
+        }
+        return batch;
+    }
+
+    /** Removes up to n items the model holds from both, one at a time. */
+    private static void removeSome(TreeSet<Item> model, FingerprintTree tree, Random r, int n) {
+        for (int i = 0; i < n && !model.isEmpty(); i++) {
+            Item victim = pick(model, r);
+            assertTrue(model.remove(victim));
+            assertTrue(tree.remove(victim));
+        }
     }
 
     private static List<Item> itemsOf(Storage s) {
