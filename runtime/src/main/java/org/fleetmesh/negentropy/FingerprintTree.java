@@ -518,9 +518,16 @@ public final class FingerprintTree {
         return all;
     }
 
-    // Nodes: immutable once built.
+    // Nodes: shared ones (owner null) are immutable; an owned one changes only under its tree's lock, while no snapshot holds it.
 
     private abstract static sealed class Node permits Leaf, Inner {
+        /** The tree that may change this node in place, or null (shared: never changed). */
+        final Object owner;
+
+        Node(Object owner) {
+            this.owner = owner;
+        }
+
         abstract int size();
 
         /** The timestamp of the smallest item below (not for the empty leaf). */
@@ -536,8 +543,6 @@ public final class FingerprintTree {
     }
 
     private static final class Leaf extends Node {
-        /** The tree that may change this leaf in place, or null (shared: never changed). */
-        final Object owner;
         /** The number of items. */
         int n;
         /**
@@ -559,7 +564,7 @@ public final class FingerprintTree {
          * for {@code capacity} items.
          */
         private Leaf(long[] ts, long[] ids, int from, int to, Object owner, int capacity) {
-            this.owner = owner;
+            super(owner);
             this.data = new long[dataLength(capacity)];
             fill(ts, ids, from, to);
         }
@@ -705,8 +710,6 @@ public final class FingerprintTree {
     }
 
     private static final class Inner extends Node {
-        /** The tree that may change this node in place, or null (shared: never changed). */
-        final Object owner;
         /** The children are {@code children[0, k)}; an owned node's arrays have room for INNER_MAX. */
         Node[] children;
         int k;
@@ -724,8 +727,8 @@ public final class FingerprintTree {
         }
 
         private Inner(Node[] children, int k, Object owner) {
+            super(owner);
             int cap = children.length;
-            this.owner = owner;
             this.children = children;
             this.k = k;
             this.keyTs = new long[cap];

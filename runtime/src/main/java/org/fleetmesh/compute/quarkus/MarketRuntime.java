@@ -300,12 +300,12 @@ public class MarketRuntime implements Market {
         } catch (RuntimeException ex) {
             LOG.errorf(ex, "resuming compute jobs failed");
         }
-        resumed.countDown();
+        resumed = true;
         LOG.debugf("compute market: escrows and jobs resumed in %d ms", (System.nanoTime() - t0) / 1_000_000);
     }
 
-    /** Counted down once the escrows and jobs a restart left are taken up. */
-    private final java.util.concurrent.CountDownLatch resumed = new java.util.concurrent.CountDownLatch(1);
+    /** Set once the escrows and jobs a restart left are taken up. */
+    private volatile boolean resumed;
 
     private void submitAsync(Runnable r) {
         try {
@@ -702,7 +702,7 @@ public class MarketRuntime implements Market {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("selling", worker != null);
         // false from the start until the escrows and jobs a restart left are taken up (off the start-up path)
-        m.put("resumed", resumed.getCount() == 0);
+        m.put("resumed", resumed);
         m.put("offers_known", offers.size());
         m.put("worker_jobs", book.counts(JobEntry.Role.WORKER));
         m.put("buyer_jobs", book.counts(JobEntry.Role.BUYER));
