@@ -176,10 +176,7 @@ class FingerprintTreeTest {
     void snapshotsMatchTheVectorThroughRandomInsertsAndRemoves(int size) {
         Random r = new Random(size + 17);
         int timeSpread = Math.max(1, size / 3); // many equal timestamps
-        TreeSet<Item> model = new TreeSet<>();
-        while (model.size() < size) {
-            model.add(randomItem(r, timeSpread));
-        }
+        TreeSet<Item> model = randomModel(r, size, timeSpread);
         FingerprintTree tree = FingerprintTree.fromSorted(new ArrayList<>(model));
         tree.verify();
         assertSameStorage(vectorOf(model), tree.snapshot(), r);
@@ -311,10 +308,7 @@ class FingerprintTreeTest {
     void batchInsertsEqualTheSameItemsInsertedOneByOne(int size) {
         Random r = new Random(size + 91);
         int timeSpread = Math.max(50, size / 3);
-        TreeSet<Item> model = new TreeSet<>();
-        while (model.size() < size) {
-            model.add(randomItem(r, timeSpread));
-        }
+        TreeSet<Item> model = randomModel(r, size, timeSpread);
         FingerprintTree tree = size == 0 ? new FingerprintTree() : organicTree(new ArrayList<>(model), r);
         int[] batches = {1, 2, 5, 63, 64, 65, 300, 1000, 2049, 5000};
         for (int round = 0; round < 3; round++) {
@@ -354,10 +348,7 @@ class FingerprintTreeTest {
     void batchesChangeWhatNoSnapshotSawInPlaceAndNeverWhatOneDid(int size) {
         Random r = new Random(size + 7);
         int timeSpread = Math.max(50, size / 2);
-        TreeSet<Item> model = new TreeSet<>();
-        while (model.size() < size) {
-            model.add(randomItem(r, timeSpread));
-        }
+        TreeSet<Item> model = randomModel(r, size, timeSpread);
         FingerprintTree tree = size == 0 ? new FingerprintTree() : FingerprintTree.fromSorted(new ArrayList<>(model));
         List<FingerprintTree.Snapshot> snapshots = new ArrayList<>();
         List<SortedVector> seen = new ArrayList<>();
@@ -422,6 +413,15 @@ class FingerprintTreeTest {
     }
 
     /** n items: mostly new, some already in the model, some twice in the batch. */
+    /** {@code size} distinct random items, times spread over {@code timeSpread}. */
+    private static TreeSet<Item> randomModel(Random r, int size, int timeSpread) {
+        TreeSet<Item> model = new TreeSet<>();
+        while (model.size() < size) {
+            model.add(randomItem(r, timeSpread));
+        }
+        return model;
+    }
+
     private static List<Item> randomBatch(TreeSet<Item> model, Random r, int n, int timeSpread) {
         List<Item> batch = new ArrayList<>();
         for (int i = 0; i < n; i++) {
