@@ -5,6 +5,7 @@ import java.security.SecureRandom;
 import org.bouncycastle.crypto.params.ECPrivateKeyParameters;
 import org.bouncycastle.crypto.params.ECPublicKeyParameters;
 import org.bouncycastle.crypto.signers.BIP340Signer;
+import org.fleetmesh.spi.nativelib.UnpackedLibraries;
 import org.jboss.logging.Logger;
 
 import fr.acinq.secp256k1.Secp256k1;
@@ -16,6 +17,8 @@ import fr.acinq.secp256k1.Secp256k1;
 public final class Schnorr {
     private static final Logger LOG = Logger.getLogger(Schnorr.class);
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** The library loader's own setting: the directory it unpacks its library into. */
+    static final String LOADER_TMPDIR = "fr.acinq.secp256k1.tmpdir";
     private static final Secp256k1 NATIVE = loadNative();
 
     private Schnorr() {
@@ -39,7 +42,13 @@ public final class Schnorr {
             }
         }
         try {
-            return loaded();
+            Secp256k1 s = loaded();
+            // the library's loader unpacked a copy into its temporary directory and deletes it only at a normal exit:
+            // loaded now, it is unlinked so that a node stopped with kill -9 leaves nothing behind
+            UnpackedLibraries.unlinkMapped(
+                    java.nio.file.Path.of(System.getProperty(LOADER_TMPDIR, System.getProperty("java.io.tmpdir"))),
+                    "secp256k1-", "-" + System.mapLibraryName("secp256k1-jni"), ".lck");
+            return s;
         } catch (Throwable t) {
             LOG.warnf("libsecp256k1 JNI unavailable (%s); using BouncyCastle for BIP-340, which is slower", t.toString());
             return null;

@@ -82,6 +82,42 @@ class Secp256k1LibraryTest {
         assertTrue(out.contains("native=true path=" + cache), out);
     }
 
+    /**
+     * Without a cache directory the library's own loader unpacks it into the temporary directory; once loaded the copy
+     * and its lock file are unlinked, so a JVM killed afterwards leaves nothing there (it used to leave 2 MB per kill).
+     */
+    @Test
+    void theLoadersTemporaryCopyIsGoneOnceLoaded() throws Exception {
+        Path tmpdir = Files.createDirectories(tmp.resolve("tmpdir"));
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Djava.io.tmpdir=" + tmpdir, "-cp", System.getProperty("java.class.path"), TmpChild.class.getName())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("native=true"), out);
+        assertTrue(out.contains("left []"), out);
+    }
+
+    public static final class TmpChild {
+        public static void main(String[] a) throws Exception {
+            byte[] key = new byte[32];
+            key[31] = 5;
+            byte[] sig = Schnorr.sign(new byte[32], key);
+            if (!Schnorr.verifyPortable(sig, new byte[32], Schnorr.publicKey(key))) {
+                System.exit(3);
+            }
+            // still running: what the loader left in the temporary directory
+            try (var left = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+                System.out.println("native=" + Schnorr.isNative() + " left "
+                        + left.map(f -> f.getFileName().toString()).filter(n -> n.contains("secp256k1")).sorted()
+                                .toList());
+            }
+            System.out.flush();
+            Runtime.getRuntime().halt(0); // as kill -9 would: no exit hooks, no deleteOnExit
+        }
+    }
+
     public static final class Child {
         public static void main(String[] a) {
             byte[] key = new byte[32];

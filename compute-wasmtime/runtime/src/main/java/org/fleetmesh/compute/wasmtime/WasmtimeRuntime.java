@@ -2,6 +2,7 @@ package org.fleetmesh.compute.wasmtime;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -23,6 +24,7 @@ import org.fleetmesh.spi.compute.HostImport;
 import org.fleetmesh.spi.compute.Metered;
 import org.fleetmesh.spi.compute.Run;
 import org.fleetmesh.spi.compute.ValType;
+import org.fleetmesh.spi.nativelib.UnpackedLibraries;
 
 import io.github.kawamuray.wasmtime.Config;
 import io.github.kawamuray.wasmtime.Engine;
@@ -34,6 +36,7 @@ import io.github.kawamuray.wasmtime.ImportType;
 import io.github.kawamuray.wasmtime.Instance;
 import io.github.kawamuray.wasmtime.Memory;
 import io.github.kawamuray.wasmtime.Module;
+import io.github.kawamuray.wasmtime.NativeLibraryLoader;
 import io.github.kawamuray.wasmtime.Store;
 import io.github.kawamuray.wasmtime.Trap;
 import io.github.kawamuray.wasmtime.Val;
@@ -61,6 +64,10 @@ public final class WasmtimeRuntime implements ComputeRuntime {
     private static final class Shared {
         static final Engine ENGINE;
         static {
+            // the binding unpacks its 18 MB library into the temporary directory at each process's first run and never
+            // deletes it: loaded now, the copy is unlinked (the mapping stays until the process ends)
+            NativeLibraryLoader.init();
+            UnpackedLibraries.unlinkMapped(Path.of(System.getProperty("java.io.tmpdir")), "libwasmtime_jni_", "");
             try (Config c = new Config()) {
                 c.epochInterruption(true);
                 ENGINE = new Engine(c);
