@@ -73,12 +73,15 @@ public final class EmbeddedCluster implements AutoCloseable {
         final FileLock shared;
         /** The postmaster this JVM started, if it did: stopped through zonky when this JVM is the last user. */
         final EmbeddedPostgres started;
+        /** The server's log held to its bound, by the JVM that started the server; else null. */
+        final ServerLog log;
         int count = 1;
 
-        Users(FileChannel channel, FileLock shared, EmbeddedPostgres started) {
+        Users(FileChannel channel, FileLock shared, EmbeddedPostgres started, ServerLog log) {
             this.channel = channel;
             this.shared = shared;
             this.started = started;
+            this.log = log;
         }
     }
 
@@ -161,7 +164,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                         // others use the cluster: join them
                         FileLock shared = ch.lock(0, Long.MAX_VALUE, true);
                         int port = awaitRunningPostmaster(pgDir, password, STARTUP_WAIT);
-                        USERS.put(dir, new Users(ch, shared, null));
+                        USERS.put(dir, new Users(ch, shared, null, null));
                         LOG.infof("data dir %s is in use by another process: attaching to its PostgreSQL on port %d", dir, port);
                         return new EmbeddedCluster(dir, port, false, password);
                     }
@@ -199,7 +202,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                         }
                         throw e;
                     }
-                    USERS.put(dir, new Users(ch, shared, pg));
+                    USERS.put(dir, new Users(ch, shared, pg, ServerLog.watch(dir.resolve(LOG_FILE))));
                     return new EmbeddedCluster(dir, port, true, password);
                 } catch (IOException | RuntimeException | Error e) {
                     if (!USERS.containsKey(dir)) {
@@ -274,6 +277,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         s.put("wal_compression", "off");
         s.put("checkpoint_timeout", "15min");
         s.put("wal_buffers", "16MB");
+        // the small max_wal_size above is chosen: a busy ingest would log "checkpoints are occurring too frequently"
+        // with a hint to raise it every few seconds into postgres.log (ServerLog)
+        s.put("checkpoint_warning", "0");
         s.putAll(operatorSettings(System.getenv(SETTINGS_ENV)));
         return s;
     }
@@ -424,6 +430,9 @@ public final class EmbeddedCluster implements AutoCloseable {
                 return; // another handle in this JVM still uses it
             }
             USERS.remove(dataDir);
+            if (u.log != null) {
+                u.log.close();
+            }
             try (StartLock ignored = StartLock.takeIfPossible(dataDir)) {
                 u.shared.release();
                 FileLock last = u.channel.tryLock();
