@@ -328,6 +328,18 @@ class PeeringIT {
         HttpResponse<String> with = send(HttpRequest.newBuilder(status).header("Authorization", "Bearer " + token).GET());
         assertEquals(200, with.statusCode(), with.body());
         assertEquals(did(e), NostrClient.tree(with.body()).path("did").asText());
+        // the metrics name the peers and their traffic: the same rule (fleetmesh.status.metrics-public opens them)
+        URI metrics = status.resolve("/q/metrics");
+        HttpResponse<String> metricsWithout = send(HttpRequest.newBuilder(metrics).GET());
+        assertEquals(401, metricsWithout.statusCode(), metricsWithout.body());
+        assertTrue(metricsWithout.body().contains("unauthorized: an admin token is required"), metricsWithout.body());
+        assertFalse(metricsWithout.body().contains("fleetmesh_"), metricsWithout.body());
+        HttpResponse<String> metricsWith = send(
+                HttpRequest.newBuilder(metrics).header("Authorization", "Bearer " + token).GET());
+        assertEquals(200, metricsWith.statusCode(), metricsWith.body());
+        assertTrue(metricsWith.body().contains("fleetmesh_relay_connections"), metricsWith.body());
+        HttpResponse<String> health = send(HttpRequest.newBuilder(status.resolve("/q/health/ready")).GET());
+        assertEquals(200, health.statusCode(), "probes stay open: " + health.body());
     }
 
     static void awaitGone(MeshnodeProcess n, String did) {

@@ -43,12 +43,17 @@ public class AdminAccess {
         if (denial.isEmpty()) {
             return false;
         }
-        if (denial.get().status() == 401) {
+        refuse(ctx, denial.get());
+        return true;
+    }
+
+    /** Answers the request with {@code denial}, as {@link #refuse(io.vertx.ext.web.RoutingContext, Right, boolean)}. */
+    public void refuse(io.vertx.ext.web.RoutingContext ctx, Denial denial) {
+        if (denial.status() == 401) {
             ctx.response().putHeader("WWW-Authenticate", "Bearer");
         }
-        ctx.response().setStatusCode(denial.get().status()).putHeader("Content-Type", "application/json")
-                .end(new io.vertx.core.json.JsonObject().put("error", denial.get().reason()).encode());
-        return true;
+        ctx.response().setStatusCode(denial.status()).putHeader("Content-Type", "application/json")
+                .end(new io.vertx.core.json.JsonObject().put("error", denial.reason()).encode());
     }
 
     public Optional<Denial> check(HttpServerRequest request, Right right, boolean loopbackWithoutToken) {

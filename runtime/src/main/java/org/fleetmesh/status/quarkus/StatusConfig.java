@@ -9,7 +9,8 @@ import io.smallrye.config.WithDefault;
 
 /**
  * The status page ({@code fleetmesh.status.*}, {@code FLEETMESH_STATUS_*}; docs/spec/mesh-link.md, "Status page"):
- * how many live streams it serves at once, how often each gets a snapshot, and the rate samples behind its plots.
+ * how many live streams it serves at once, how often each gets a snapshot, the rate samples behind its plots, and who
+ * may read {@code /q/metrics}.
  */
 @ConfigMapping(prefix = "fleetmesh.status")
 @ConfigRoot(phase = ConfigPhase.RUN_TIME)
@@ -29,4 +30,12 @@ public interface StatusConfig {
     /** Rate samples kept (with the 10 s default: 360 = the last hour). 1..10000. */
     @WithDefault("360")
     int samples();
+
+    /**
+     * {@code true}: {@code /q/metrics} is served to anyone who can reach the port; {@code false}: with the access rule
+     * of {@code /mesh/status} (loopback without a token, elsewhere {@code admin:read}), since the metrics name the
+     * peers and what flows between them.
+     */
+    @WithDefault("false")
+    boolean metricsPublic();
 }

@@ -162,6 +162,31 @@ public class StatusPageRoutes {
             });
         }
         router.get("/mesh/status/stream").blockingHandler(this::stream, false);
+        // the metrics name every peer (label peer) with its state, round-trip time and traffic: what /mesh/status
+        // tells, under the same rule unless the operator opens them (before Micrometer's own route)
+        if (!config.metricsPublic()) {
+            router.route().pathRegex("/q/metrics(/.*)?").order(-10).handler(this::guardMetrics);
+        }
+    }
+
+    private void guardMetrics(RoutingContext ctx) {
+        if (ctx.request().getHeader("Authorization") == null) {
+            if (!access.refuse(ctx, Right.ADMIN_READ, true)) {
+                ctx.next(); // from loopback: no token to verify, no hop
+            }
+            return;
+        }
+        // a token's check is a signature verification: off the event loop, then back on it
+        ctx.vertx().executeBlocking(() -> access.check(ctx.request(), Right.ADMIN_READ, true), false)
+                .onComplete(ar -> {
+                    if (ar.failed()) {
+                        ctx.fail(ar.cause());
+                    } else if (ar.result().isEmpty()) {
+                        ctx.next();
+                    } else {
+                        access.refuse(ctx, ar.result().get());
+                    }
+                });
     }
 
     /** The snapshot and sampling thread starts once the node has booted (not while boot still loads its classes). */
