@@ -36,12 +36,14 @@ class ClientLimitsIT {
             "FLEETMESH_CLIENTS_WINDOW", "4s",
             "FLEETMESH_CLIENTS_CLIMB_AFTER", "2");
 
+    static final int PER_ADDRESS = 4;
     static MeshnodeProcess node;
 
     @BeforeAll
     static void start() {
         Map<String, String> env = new java.util.HashMap<>(LIMITS);
         env.put("FLEETMESH_CLIENTS_TRUSTED_PROXIES", "127.0.0.1");
+        env.put("FLEETMESH_CLIENTS_MAX_CONNECTIONS_PER_ADDRESS", Integer.toString(PER_ADDRESS));
         node = MeshnodeProcess.start("client-limits", env);
     }
 
@@ -221,6 +223,82 @@ class ClientLimitsIT {
         try (NostrClient reader = from(node, "198.51.100.40")) {
             List<JsonNode> stored = reader.query("nt", FilterSpec.of().authors(res.path("pubkey").asText()).limit(100));
             assertEquals(accepted, new HashSet<>(NostrClient.ids(stored)), "exactly what nostr-tools saw accepted is stored");
+        }
+    }
+
+    /** A connection that the relay admitted: it gets the NIP-42 challenge first. */
+    static NostrClient admitted(NostrClient c) {
+        c.challenge();
+        return c;
+    }
+
+    /** A connection refused as it opened: one NOTICE saying why, then close 1013 with the same text. */
+    static void assertRefused(NostrClient c, String reason) {
+        assertEquals(reason, c.expectNotice());
+        assertTrue(c.awaitClosed(NostrClient.TIMEOUT), c.state());
+        assertEquals("1013 " + reason, c.closeReason());
+        assertFalse(c.rawMessages().stream().anyMatch(m -> m.startsWith("[\"AUTH\"")), "no challenge for a refused one");
+    }
+
+    /** Room again once the server has seen a close: a new connection is admitted within a few seconds. */
+    static NostrClient admittedSoon(java.util.function.Supplier<NostrClient> connect) {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (true) {
+            NostrClient c = connect.get();
+            try {
+                c.challenge(); // a refused one is closed at once, and this throws
+                return c;
+            } catch (AssertionError refused) {
+                c.close();
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("no room after a close: " + c.rawMessages(), refused);
+                }
+            }
+            MeshnodeProcess.sleep(100);
+        }
+    }
+
+    @Test
+    void connectionsFromOneAddressAreBoundedAndAClosedOneMakesRoom() {
+        String address = "198.51.100.70";
+        List<NostrClient> open = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < PER_ADDRESS; i++) {
+                open.add(admitted(from(node, address)));
+            }
+            try (NostrClient over = from(node, address)) {
+                assertRefused(over, "rate-limited: this address holds its " + PER_ADDRESS + " connections; close one first");
+            }
+            try (NostrClient other = admitted(from(node, "198.51.100.71"))) {
+                // another address is not held to this one's bound, and the open ones still work
+                assertEquals(List.of(), open.get(PER_ADDRESS - 1).query("still", FilterSpec.of().kinds(1).limit(0)));
+            }
+            open.remove(0).close();
+            open.add(admittedSoon(() -> from(node, address)));
+        } finally {
+            open.forEach(NostrClient::close);
+        }
+    }
+
+    /** The relay's total applies with client limits off too (and the per-address bound then does not). */
+    @Test
+    void connectionsInAllAreBounded() {
+        Map<String, String> env = Map.of("FLEETMESH_CLIENT_LIMITS", "off", "FLEETMESH_RELAY_MAX_CONNECTIONS", "3");
+        try (MeshnodeProcess small = MeshnodeProcess.start("client-limits-total", env)) {
+            List<NostrClient> open = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 3; i++) {
+                    open.add(admitted(NostrClient.connect(small)));
+                }
+                try (NostrClient over = NostrClient.connect(small)) {
+                    assertRefused(over, "rate-limited: the relay holds its 3 connections; try again later");
+                }
+                open.remove(0).close();
+                open.add(admittedSoon(() -> NostrClient.connect(small)));
+                assertEquals(1.0, Metrics.scrape(small).value("fleetmesh_relay_connections_refused_total"));
+            } finally {
+                open.forEach(NostrClient::close);
+            }
         }
     }
 

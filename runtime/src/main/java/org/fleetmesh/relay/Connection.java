@@ -25,6 +25,13 @@ public interface Connection {
     boolean send(String text);
 
     /**
+     * Closes the connection with a WebSocket close code and reason (the relay ends a connection it refuses as it opens,
+     * after a {@code NOTICE} saying why). The default does nothing.
+     */
+    default void close(int code, String reason) {
+    }
+
+    /**
      * Queues {@code ["EVENT",<subscriptionId>,<event>]} for an event whose JSON is already UTF-8 bytes (a stored
      * event as the store read it), under the same budget as {@link #send}. The default builds the message as a
      * string; a WebSocket layer overrides it to write the bytes into the frame as they are. The array may be

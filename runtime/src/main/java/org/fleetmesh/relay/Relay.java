@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 import org.fleetmesh.nostr.ClientMessage;
@@ -55,6 +56,10 @@ public final class Relay implements AutoCloseable {
     private boolean liveIndexesEnabled; // guarded by this
     private final Map<String, ClientState> connections = new ConcurrentHashMap<>();
     private final ClientGate clientGate;
+    private volatile ConnectionGate connectionGate = new ConnectionGate(ConnectionGate.DEFAULT_MAX_TOTAL, 0);
+    private final LongAdder refusedConnections = new LongAdder();
+    /** RFC 6455 close code 1013, Try Again Later: a connection refused for the relay's or its address's bound. */
+    static final int CLOSE_TRY_AGAIN_LATER = 1013;
 
     public Relay(EventStore store, RelayLimits limits, int queryThreads, LongSupplier nowSeconds) {
         this(store, limits, RelayPolicy.OPEN, queryThreads, nowSeconds);
@@ -230,6 +235,13 @@ public final class Relay implements AutoCloseable {
 
     /** A new connection gets its NIP-42 challenge at once. */
     public void opened(Connection c) {
+        String refusal = connectionGate.admit(c.address());
+        if (refusal != null) {
+            refusedConnections.increment();
+            c.send(RelayMessages.notice(refusal));
+            c.close(CLOSE_TRY_AGAIN_LATER, refusal);
+            return;
+        }
         ClientState state = new ClientState(c);
         connections.put(c.id(), state);
         c.send(RelayMessages.auth(state.challenge));
@@ -242,7 +254,21 @@ public final class Relay implements AutoCloseable {
             queries.closeAll(state);
             clientGate.closed(state);
             negSessions.closeAll(state);
+            connectionGate.release(c.address());
         }
+    }
+
+    /**
+     * Bounds the client connections: {@code maxTotal} in all, {@code maxPerAddress} from one address (0: none). Takes
+     * effect for connections opened after it; set before the relay serves (RelayRuntime sets the configured ones).
+     */
+    public void connectionBounds(int maxTotal, int maxPerAddress) {
+        connectionGate = new ConnectionGate(maxTotal, maxPerAddress);
+    }
+
+    /** Client connections open and counted against the bounds, and connections refused as they opened so far. */
+    public long[] connections() {
+        return new long[] {connectionGate.open(), refusedConnections.sum()};
     }
 
     /** Handles one text frame from a client. Never throws: every problem becomes an answer. */

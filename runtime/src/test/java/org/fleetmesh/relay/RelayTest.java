@@ -31,9 +31,21 @@ class RelayTest {
         volatile boolean refuse;
 
         String challenge;
+        volatile String address;
+        volatile String closedWith;
 
         Client(String id) {
             this.id = id;
+        }
+
+        @Override
+        public String address() {
+            return address;
+        }
+
+        @Override
+        public void close(int code, String reason) {
+            closedWith = code + " " + reason;
         }
 
         @Override
@@ -100,6 +112,57 @@ class RelayTest {
         assertTrue(auth.matches("\\[\"AUTH\",\"[0-9a-f]{32}\"\\]"), auth);
         c.challenge = auth.substring(9, 41);
         return c;
+    }
+
+    /**
+     * Past the relay's connection bounds a connection gets one NOTICE and is closed as it opens, never counted: it is
+     * not served, and its close gives nothing back that others hold.
+     */
+    @Test
+    void connectionsPastTheBoundsAreToldWhyAndClosedAsTheyOpen() throws Exception {
+        relay.close();
+        relay = new Relay(store, RelayLimits.DEFAULT, RelayPolicy.OPEN, 2, () -> NOW);
+        relay.connectionBounds(3, 2);
+        Client a1 = client("a1", "198.51.100.1");
+        connectTo(a1);
+        Client a2 = client("a2", "198.51.100.1");
+        connectTo(a2);
+        Client a3 = client("a3", "198.51.100.1");
+        relay.opened(a3);
+        String why = "rate-limited: this address holds its 2 connections; close one first";
+        assertEquals("[\"NOTICE\",\"" + why + "\"]", a3.next());
+        assertEquals("1013 " + why, a3.closedWith);
+        relay.handle(a3, "[\"REQ\",\"x\",{}]");
+        assertNull(a3.received.poll(300, TimeUnit.MILLISECONDS), "a refused connection is not served");
+        relay.closed(a3); // its close: nothing to give back
+        Client b1 = client("b1", "198.51.100.2");
+        connectTo(b1);
+        Client b2 = client("b2", "198.51.100.2");
+        relay.opened(b2);
+        String total = "rate-limited: the relay holds its 3 connections; try again later";
+        assertEquals("[\"NOTICE\",\"" + total + "\"]", b2.next(), "a1, a2 and b1 are open");
+        assertEquals("1013 " + total, b2.closedWith);
+        assertEquals(3, relay.connections()[0]);
+        assertEquals(2, relay.connections()[1]);
+        relay.closed(a1);
+        Client b3 = client("b3", "198.51.100.2");
+        connectTo(b3);
+        assertNull(b3.closedWith);
+        assertNull(a2.closedWith);
+        assertNull(b1.closedWith);
+    }
+
+    static Client client(String id, String address) {
+        Client c = new Client(id);
+        c.address = address;
+        return c;
+    }
+
+    void connectTo(Client c) {
+        relay.opened(c);
+        String auth = c.received.poll();
+        assertNotNull(auth);
+        assertTrue(auth.startsWith("[\"AUTH\","), auth);
     }
 
     Event authEvent(byte[] secret, Client c, String relayUrl, long createdAt) {

@@ -40,6 +40,14 @@ public interface ClientLimitsConfig {
     @WithDefault("100000")
     int maxKeys();
 
+    /**
+     * Client WebSocket connections open at once from one source address (an IPv6 address by its /64, as the budgets
+     * key it); one more is told why and closed as it opens (docs/spec/relay.md, "Connections"). Applies while client
+     * limits are on.
+     */
+    @WithDefault("64")
+    int maxConnectionsPerAddress();
+
     /** IP addresses of reverse proxies whose {@link #proxyHeader()} names the client; none by default. */
     Optional<List<String>> trustedProxies();
 

@@ -134,6 +134,13 @@ public interface RelayConfig {
     @WithDefault("8")
     int queryThreads();
 
+    /**
+     * Client WebSocket connections open at once on the whole relay (about 10 KB each when idle); one more is told why
+     * and closed as it opens (docs/spec/relay.md, "Connections").
+     */
+    @WithDefault("10000")
+    int maxConnections();
+
     /** REQ, COUNT and NEG-OPEN one connection may have queued or running; more get CLOSED / NEG-ERR "rate-limited:". */
     @WithDefault("8")
     int maxInflightQueries();

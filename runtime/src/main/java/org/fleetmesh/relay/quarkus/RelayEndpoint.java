@@ -192,6 +192,15 @@ public class RelayEndpoint {
             return true;
         }
 
+        @Override
+        public void close(int code, String reason) {
+            // a close frame's reason is at most 123 bytes (RFC 6455 5.5: a control frame's payload is 125 at most)
+            byte[] utf8 = reason.getBytes(StandardCharsets.UTF_8);
+            String r = utf8.length <= 123 ? reason : new String(utf8, 0, 123, StandardCharsets.UTF_8).replace("\uFFFD", "");
+            ws.close(new CloseReason(code, r)).subscribe().with(v -> {
+            }, t -> LOG.debugf("closing %s: %s", ws.id(), t.toString()));
+        }
+
         /**
          * Takes {@code cost} from the send budget; false when this client's share is spent (it is then told why and
          * closed).

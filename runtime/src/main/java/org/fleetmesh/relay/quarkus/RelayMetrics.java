@@ -52,6 +52,10 @@ public class RelayMetrics {
         Relay relay = runtime.relay();
         Gauge.builder("fleetmesh.relay.connections", relay, Relay::connectionCount)
                 .description("Client WebSocket connections open").register(registry);
+        FunctionCounter.builder("fleetmesh.relay.connections.refused", relay, r -> r.connections()[1])
+                .description("Client connections closed as they opened: past fleetmesh.relay.max-connections or their "
+                        + "address's fleetmesh.clients.max-connections-per-address")
+                .register(registry);
         Gauge.builder("fleetmesh.relay.subscriptions", relay, Relay::liveSubscriptions)
                 .description("Live subscriptions (REQs past or before EOSE)").register(registry);
         Gauge.builder("fleetmesh.relay.negentropy.sessions", relay, r -> r.negSessionStats()[0])

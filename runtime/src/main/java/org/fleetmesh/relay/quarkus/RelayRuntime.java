@@ -73,8 +73,15 @@ public class RelayRuntime {
             synchronized (this) {
                 r = relay;
                 if (r == null) {
-                    r = new Relay(store, config.limits(), config.policy(), clientLimits(), System::nanoTime,
+                    ClientLimits limits = clientLimits();
+                    r = new Relay(store, config.limits(), config.policy(), limits, System::nanoTime,
                             config.queryThreads(), () -> System.currentTimeMillis() / 1000);
+                    int perAddress = clients.maxConnectionsPerAddress();
+                    if (perAddress < 1) {
+                        throw new IllegalArgumentException(
+                                "fleetmesh.clients.max-connections-per-address must be at least 1, was " + perAddress);
+                    }
+                    r.connectionBounds(config.maxConnections(), limits.isOn() ? perAddress : 0);
                     enableLiveIndexes(r);
                     r.capacity().apply(capacity.policy());
                     relay = r;

@@ -1,0 +1,59 @@
+package org.fleetmesh.relay;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+class ConnectionGateTest {
+    @Test
+    void theTotalBoundsEveryAddressTogether() {
+        ConnectionGate g = new ConnectionGate(3, 0);
+        assertNull(g.admit("a"));
+        assertNull(g.admit("b"));
+        assertNull(g.admit("a"));
+        assertEquals("rate-limited: the relay holds its 3 connections; try again later", g.admit("c"));
+        assertEquals(3, g.open());
+        assertEquals(0, g.addresses(), "no per-address table without a per-address bound");
+        g.release("b");
+        assertNull(g.admit("c"));
+        assertEquals(3, g.open());
+    }
+
+    @Test
+    void oneAddressIsHeldToItsShareAndOthersAreNot() {
+        ConnectionGate g = new ConnectionGate(100, 2);
+        assertNull(g.admit("198.51.100.1"));
+        assertNull(g.admit("198.51.100.1"));
+        assertEquals("rate-limited: this address holds its 2 connections; close one first", g.admit("198.51.100.1"));
+        assertNull(g.admit("198.51.100.2"));
+        assertNull(g.admit(null));
+        assertNull(g.admit(null));
+        assertEquals("rate-limited: this address holds its 2 connections; close one first", g.admit(null),
+                "connections of unknown address share one key");
+        assertEquals(5, g.open(), "refused ones are not counted");
+        g.release("198.51.100.1");
+        assertNull(g.admit("198.51.100.1"));
+        for (String a : new String[] {"198.51.100.1", "198.51.100.1", "198.51.100.2", null, null}) {
+            g.release(a);
+        }
+        assertEquals(0, g.open());
+        assertEquals(0, g.addresses(), "an address with nothing open is forgotten: the table is bounded by the total");
+    }
+
+    @Test
+    void theTotalAppliesBeforeTheAddressesShare() {
+        ConnectionGate g = new ConnectionGate(2, 5);
+        assertNull(g.admit("a"));
+        assertNull(g.admit("b"));
+        assertEquals("rate-limited: the relay holds its 2 connections; try again later", g.admit("c"));
+        assertEquals(2, g.addresses(), "a refused address is not entered");
+    }
+
+    @Test
+    void boundsAreChecked() {
+        assertThrows(IllegalArgumentException.class, () -> new ConnectionGate(0, 0));
+        assertThrows(IllegalArgumentException.class, () -> new ConnectionGate(1, -1));
+    }
+}
