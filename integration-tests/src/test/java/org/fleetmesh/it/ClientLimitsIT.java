@@ -302,6 +302,34 @@ class ClientLimitsIT {
         }
     }
 
+    /**
+     * A socket that never sends a request is closed at the server's idle timeout (it would hold a descriptor for half
+     * an hour with Quarkus's default), while a client that only listens is pinged and stays (its pongs are automatic).
+     */
+    @Test
+    void aSilentSocketIsClosedAtTheIdleTimeoutWhileAQuietClientIsPingedAndStays() throws Exception {
+        Map<String, String> env = Map.of("FLEETMESH_CLIENT_LIMITS", "off", "QUARKUS_HTTP_IDLE_TIMEOUT", "3s",
+                "FLEETMESH_RELAY_PING_INTERVAL", "1s");
+        try (MeshnodeProcess n = MeshnodeProcess.start("client-idle", env);
+                java.net.Socket silent = new java.net.Socket("127.0.0.1", n.port());
+                NostrClient quiet = admitted(NostrClient.connect(n))) {
+            quiet.req("live", FilterSpec.of().kinds(1).limit(0));
+            quiet.take(m -> NostrClient.isFor(m, "live", "EOSE"), "EOSE");
+            silent.setSoTimeout(15_000);
+            long t0 = System.nanoTime();
+            assertEquals(-1, silent.getInputStream().read(), "the server closes a silent socket");
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(ms >= 2_000 && ms < 12_000, "closed after " + ms + " ms, the idle timeout is 3 s");
+            MeshnodeProcess.sleep(2_000); // the quiet client has now been quiet past the idle timeout too
+            assertTrue(quiet.isOpen(), quiet.state());
+            Event e = Keys.fresh().note(now(), "after a quiet spell");
+            try (NostrClient writer = admitted(NostrClient.connect(n))) {
+                writer.publishAndWait(e).assertAccepted();
+            }
+            assertEquals(e.id().hex(), quiet.expectEvent("live").path("id").asText(), "its subscription still delivers");
+        }
+    }
+
     @Test
     void nip11AdvertisesTheTiersAndKinds() {
         JsonNode doc = NostrClient.tree(node.relayInfo());

@@ -32,6 +32,13 @@ public interface Connection {
     }
 
     /**
+     * Sends a WebSocket ping (the client's pong comes back by itself): traffic that keeps a quiet connection from the
+     * server's idle timeout, which closes sockets that never send anything. The default does nothing.
+     */
+    default void ping() {
+    }
+
+    /**
      * Queues {@code ["EVENT",<subscriptionId>,<event>]} for an event whose JSON is already UTF-8 bytes (a stored
      * event as the store read it), under the same budget as {@link #send}. The default builds the message as a
      * string; a WebSocket layer overrides it to write the bytes into the frame as they are. The array may be

@@ -34,6 +34,18 @@ final class Housekeeping implements AutoCloseable {
         }, 5, 5, TimeUnit.SECONDS);
     }
 
+    /** Runs {@code task} every {@code interval} on the housekeeping thread (a failure is logged, the next runs). */
+    void every(Duration interval, String what, Runnable task) {
+        long ms = interval.toMillis();
+        clock.scheduleWithFixedDelay(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.error(what + " failed", e);
+            }
+        }, ms, ms, TimeUnit.MILLISECONDS);
+    }
+
     private static void purgeExpired(EventStore store, long now) {
         try {
             int n = store.purgeExpired(now);

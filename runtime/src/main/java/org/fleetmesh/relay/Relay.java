@@ -266,6 +266,21 @@ public final class Relay implements AutoCloseable {
         connectionGate = new ConnectionGate(maxTotal, maxPerAddress);
     }
 
+    /**
+     * Pings every client connection each {@code interval} from now on (docs/spec/relay.md, "Transport"): a quiet
+     * subscriber is not taken for a silent socket by the server's idle timeout. Call once; zero or negative: never.
+     */
+    public void keepAlive(java.time.Duration interval) {
+        if (interval.isNegative() || interval.isZero()) {
+            return;
+        }
+        housekeeping.every(interval, "pinging clients", () -> {
+            for (ClientState s : connections.values()) {
+                s.connection.ping();
+            }
+        });
+    }
+
     /** Client connections open and counted against the bounds, and connections refused as they opened so far. */
     public long[] connections() {
         return new long[] {connectionGate.open(), refusedConnections.sum()};

@@ -135,6 +135,14 @@ public interface RelayConfig {
     int queryThreads();
 
     /**
+     * How often the relay pings each client connection: the pongs are the traffic that keeps a quiet subscriber
+     * inside {@code quarkus.http.idle-timeout} (120s), which closes sockets that never send anything. {@code 0s}: no
+     * pings (set the idle timeout far above how long clients stay quiet, then).
+     */
+    @WithDefault("55s")
+    java.time.Duration pingInterval();
+
+    /**
      * Client WebSocket connections open at once on the whole relay (about 10 KB each when idle); one more is told why
      * and closed as it opens (docs/spec/relay.md, "Connections").
      */

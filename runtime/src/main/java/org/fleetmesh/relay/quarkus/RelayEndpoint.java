@@ -193,6 +193,14 @@ public class RelayEndpoint {
         }
 
         @Override
+        public void ping() {
+            if (!dropped.get()) {
+                ws.sendPing(io.vertx.core.buffer.Buffer.buffer()).subscribe().with(v -> {
+                }, t -> LOG.debugf("pinging %s: %s", ws.id(), t.toString()));
+            }
+        }
+
+        @Override
         public void close(int code, String reason) {
             // a close frame's reason is at most 123 bytes (RFC 6455 5.5: a control frame's payload is 125 at most)
             byte[] utf8 = reason.getBytes(StandardCharsets.UTF_8);

@@ -82,6 +82,7 @@ public class RelayRuntime {
                                 "fleetmesh.clients.max-connections-per-address must be at least 1, was " + perAddress);
                     }
                     r.connectionBounds(config.maxConnections(), limits.isOn() ? perAddress : 0);
+                    r.keepAlive(config.pingInterval());
                     enableLiveIndexes(r);
                     r.capacity().apply(capacity.policy());
                     relay = r;
