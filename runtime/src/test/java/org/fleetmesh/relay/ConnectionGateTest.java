@@ -7,12 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import org.junit.jupiter.api.Test;
 
 class ConnectionGateTest {
+    /** Each of {@code addresses} is admitted, in order. */
+    static void admits(ConnectionGate g, String... addresses) {
+        for (String a : addresses) {
+            assertNull(g.admit(a), "admits " + a);
+        }
+    }
+
     @Test
     void theTotalBoundsEveryAddressTogether() {
         ConnectionGate g = new ConnectionGate(3, 0);
-        assertNull(g.admit("a"));
-        assertNull(g.admit("b"));
-        assertNull(g.admit("a"));
+        admits(g, "a", "b", "a");
         assertEquals("rate-limited: the relay holds its 3 connections; try again later", g.admit("c"));
         assertEquals(3, g.open());
         assertEquals(0, g.addresses(), "no per-address table without a per-address bound");
@@ -24,12 +29,9 @@ class ConnectionGateTest {
     @Test
     void oneAddressIsHeldToItsShareAndOthersAreNot() {
         ConnectionGate g = new ConnectionGate(100, 2);
-        assertNull(g.admit("198.51.100.1"));
-        assertNull(g.admit("198.51.100.1"));
+        admits(g, "198.51.100.1", "198.51.100.1");
         assertEquals("rate-limited: this address holds its 2 connections; close one first", g.admit("198.51.100.1"));
-        assertNull(g.admit("198.51.100.2"));
-        assertNull(g.admit(null));
-        assertNull(g.admit(null));
+        admits(g, "198.51.100.2", null, null);
         assertEquals("rate-limited: this address holds its 2 connections; close one first", g.admit(null),
                 "connections of unknown address share one key");
         assertEquals(5, g.open(), "refused ones are not counted");
@@ -45,8 +47,7 @@ class ConnectionGateTest {
     @Test
     void theTotalAppliesBeforeTheAddressesShare() {
         ConnectionGate g = new ConnectionGate(2, 5);
-        assertNull(g.admit("a"));
-        assertNull(g.admit("b"));
+        admits(g, "a", "b");
         assertEquals("rate-limited: the relay holds its 2 connections; try again later", g.admit("c"));
         assertEquals(2, g.addresses(), "a refused address is not entered");
     }
