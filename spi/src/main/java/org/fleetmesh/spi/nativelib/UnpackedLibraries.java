@@ -12,9 +12,8 @@ import java.util.Set;
  * The copies of JNI libraries that their own loaders unpack into the temporary directory, removed once they are loaded
  * (docs/OPERATING.md "Fast start", "Nothing left in the temporary directory"). wasmtime-java unpacks its 18 MB library
  * into {@code java.io.tmpdir} at every process's first run and never deletes it; libsecp256k1's loader (2 MB) deletes
- * its copy only at a normal exit, so a node
- * stopped with {@code kill -9} leaves it. Once the dynamic linker has mapped a library its file can be unlinked: the
- * mapping keeps the inode until the process ends. This finds the files the calling process has mapped, by
+ * its copy only at a normal exit, so a node stopped with {@code kill -9} leaves it. Once the dynamic linker has mapped
+ * a library its file can be unlinked: the mapping keeps the inode until the process ends. This finds the files the calling process has mapped, by
  * {@code /proc/self/maps}, so that no other process's copy is ever touched; where there is no {@code /proc} it
  * deletes nothing.
  */
