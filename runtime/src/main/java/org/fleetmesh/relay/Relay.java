@@ -289,7 +289,9 @@ public final class Relay implements AutoCloseable {
     /** Handles one text frame from a client. Never throws: every problem becomes an answer. */
     public void handle(Connection c, String text) {
         if (text.length() > limits.maxMessageLength()) {
-            c.send(RelayMessages.notice("invalid: message too large (at most " + limits.maxMessageLength() + " characters)"));
+            // NIP-01: an EVENT still gets its OK, a REQ its CLOSED; only the message's address is read
+            refuse(c, parser.refusalUnread(text, "invalid: message too large (at most " + limits.maxMessageLength()
+                    + " characters)"));
             return;
         }
         ClientMessage m;

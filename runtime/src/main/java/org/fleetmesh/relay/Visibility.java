@@ -67,7 +67,8 @@ final class Visibility {
             return "auth-required: this relay serves only authenticated clients";
         }
         for (Filter f : filters) {
-            if (f.kinds() == null || !PRIVATE_KINDS.containsAll(f.kinds())) {
+            // an empty kinds list matches nothing: nothing private either, so it is not refused
+            if (f.kinds() == null || f.kinds().isEmpty() || !PRIVATE_KINDS.containsAll(f.kinds())) {
                 return null;
             }
         }

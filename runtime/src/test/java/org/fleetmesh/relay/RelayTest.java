@@ -339,6 +339,8 @@ class RelayTest {
         relay.handle(stranger, "[\"REQ\",\"all\",{}]");
         assertTrue(stranger.next().contains("public"));
         assertEquals("[\"EOSE\",\"all\"]", stranger.next());
+        relay.handle(stranger, "[\"REQ\",\"none\",{\"kinds\":[]}]");
+        assertEquals("[\"EOSE\",\"none\"]", stranger.next(), "an empty kinds list asks for nothing private");
 
         Client bobClient = connect("b");
         authenticate(bobClient, bob);
@@ -501,6 +503,21 @@ class RelayTest {
         relay.handle(client, "x".repeat(5000));
         assertTrue(client.next().startsWith("[\"NOTICE\",\"invalid: message too large"));
         publish(client, note(NOW, "still here"));
+    }
+
+    /** NIP-01: an EVENT is answered with an OK even when it is too large to read, a REQ with its CLOSED. */
+    @Test
+    void aMessageTooLargeIsAnsweredAsItsVerbNeeds() throws Exception {
+        Event big = note(NOW, "x".repeat(5000));
+        relay.handle(client, "[\"EVENT\"," + big.json() + "]");
+        assertEquals(RelayMessages.ok(big.id().hex(), false, "invalid: message too large (at most 4096 characters)"),
+                client.next());
+        relay.handle(client, "[\"REQ\",\"big\",{\"authors\":[\"" + "ab".repeat(2500) + "\"]}]");
+        assertEquals("[\"CLOSED\",\"big\",\"invalid: message too large (at most 4096 characters)\"]", client.next());
+        relay.handle(client, "[\"REQ\",{\"x\":\"" + "y".repeat(5000) + "\"}]");
+        assertTrue(client.next().startsWith("[\"NOTICE\",\"invalid: message too large"));
+        relay.handle(client, "[\"REQ\",\"q\",{\"ids\":[\"" + big.id().hex() + "\"]}]");
+        assertEquals("[\"EOSE\",\"q\"]", client.next(), "nothing of it stored");
     }
 
     @Test

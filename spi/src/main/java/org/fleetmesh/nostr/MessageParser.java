@@ -111,6 +111,55 @@ public final class MessageParser {
         return e;
     }
 
+    /**
+     * The refusal of a message too large to read, addressed as its verb needs: an EVENT or AUTH by its event's
+     * {@code id} (so it is an {@code OK false} its client can match), a REQ, COUNT or NEG-* by its subscription id
+     * (CLOSED, NEG-ERR), anything else as a NOTICE. Only the verb, the subscription id and the names of the event's
+     * members are read, every value skipped unread, so this is one pass over text the transport already holds; a
+     * message malformed before its address is answered with what was read.
+     */
+    public ProtocolException refusalUnread(String text, String message) {
+        String verb = null, sub = null, id = null, sentId = null;
+        try (JsonParser p = FACTORY.createParser(text)) {
+            if (p.nextToken() == JsonToken.START_ARRAY && p.nextToken() == JsonToken.VALUE_STRING
+                    && p.getTextLength() <= 16) {
+                verb = p.getText();
+                switch (verb) {
+                    case "EVENT", "AUTH" -> {
+                        if (p.nextToken() == JsonToken.START_OBJECT) {
+                            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                                boolean isId = p.currentName().equals("id");
+                                JsonToken v = p.nextToken();
+                                if (isId) {
+                                    if (v == JsonToken.VALUE_STRING && p.getTextLength() <= ProtocolException.MAX_ECHOED_ID) {
+                                        String sent = p.getText();
+                                        if (Hex.isLowerHex(sent, 64)) {
+                                            id = sent;
+                                        } else {
+                                            sentId = sent;
+                                        }
+                                    }
+                                    break;
+                                }
+                                skip(p, v);
+                            }
+                        }
+                    }
+                    case "REQ", "COUNT", "NEG-OPEN", "NEG-MSG", "NEG-CLOSE" -> {
+                        if (p.nextToken() == JsonToken.VALUE_STRING && p.getTextLength() <= 128) {
+                            String s = p.getText();
+                            sub = s.isEmpty() || s.codePointCount(0, s.length()) > 64 ? null : s;
+                        }
+                    }
+                    default -> verb = null;
+                }
+            }
+        } catch (IOException e) {
+            // answered with what was read before the text stopped being JSON
+        }
+        return new ProtocolException(verb, id, sub, message, sentId);
+    }
+
     /** Reads an event object; the parser is on its START_OBJECT. */
     Event readEvent(JsonParser p, String verb) throws IOException, ProtocolException {
         String id = null, pubkey = null, content = null, sig = null, sentId = null;
@@ -274,7 +323,8 @@ public final class MessageParser {
             throw new ProtocolException(verb, null, null, "invalid: " + verb + " needs a subscription id string");
         }
         String sub = p.getText();
-        if (sub.isEmpty() || sub.length() > 64) {
+        // NIP-01: at most 64 characters, counted as Unicode code points (an emoji is one, not two UTF-16 units)
+        if (sub.isEmpty() || (sub.length() > 64 && sub.codePointCount(0, sub.length()) > 64)) {
             // the id goes back as sent, so a refused REQ or COUNT is answered with CLOSED for it
             throw new ProtocolException(verb, null, sub, "invalid: subscription id must be 1 to 64 characters");
         }

@@ -552,6 +552,39 @@ class MessageParserTest {
     }
 
     @Test
+    void subscriptionIdLengthCountsCharactersNotUtf16Units() throws ProtocolException {
+        String emoji = "\uD83D\uDE00"; // one character, two UTF-16 units
+        String sixtyFour = "s".repeat(63) + emoji;
+        assertEquals(sixtyFour, ((ClientMessage.Req) PARSER.parse("[\"REQ\",\"" + sixtyFour + "\",{}]")).subscriptionId());
+        ProtocolException e = refused("[\"REQ\",\"" + emoji.repeat(65) + "\",{}]");
+        assertEquals("invalid: subscription id must be 1 to 64 characters", e.getMessage());
+    }
+
+    @Test
+    void aRefusalUnreadIsAddressedByTheMessagesIdOrSubscription() {
+        String id = "ab".repeat(32);
+        String huge = "x".repeat(10_000);
+        ProtocolException e = PARSER.refusalUnread("[\"EVENT\",{\"content\":\"" + huge + "\",\"tags\":[[\"t\",\"" + huge
+                + "\"]],\"id\":\"" + id + "\",\"kind\":1}]", "invalid: too large");
+        assertEquals("EVENT", e.verb());
+        assertEquals(id, e.eventId());
+        assertEquals("invalid: too large", e.getMessage());
+        e = PARSER.refusalUnread("[\"EVENT\",{\"id\":\"not-hex\",\"content\":\"" + huge + "\"}]", "invalid: too large");
+        assertNull(e.eventId());
+        assertEquals("not-hex", e.sentEventId());
+        e = PARSER.refusalUnread("[\"COUNT\",\"c1\",{\"#t\":[\"" + huge + "\"]}]", "invalid: too large");
+        assertEquals("COUNT", e.verb());
+        assertEquals("c1", e.subscriptionId());
+        e = PARSER.refusalUnread("[\"REQ\",\"" + "s".repeat(65) + "\",{}]", "invalid: too large");
+        assertNull(e.subscriptionId(), "a subscription id the relay would refuse is not one to answer");
+        e = PARSER.refusalUnread("[\"EVENT\",{\"content\":\"" + huge, "invalid: too large");
+        assertEquals("EVENT", e.verb());
+        assertNull(e.eventId(), "cut off before its id: a NOTICE");
+        e = PARSER.refusalUnread(huge, "invalid: too large");
+        assertNull(e.verb());
+    }
+
+    @Test
     void tooManyFiltersAreRefused() {
         MessageParser p = new MessageParser(new MessageParser.Limits(2, 5000, 2500, 1000));
         ProtocolException e = refused(p, "[\"REQ\",\"sub1\",{},{},{}]");

@@ -61,7 +61,7 @@ public record JobRecord(String request, String job, String module, String input,
         return new JobRecord(Offer.required(e, "d"), Offer.required(e, "job"), Offer.required(e, "module"),
                 Offer.required(e, "input"), Offer.required(e, "commitment"), Offer.required(e, "payment_hash"),
                 Offer.number(e, "fuel"), Offer.number(e, "price"), Offer.required(e, "runtime"),
-                Offer.required(e, "p"), Optional.ofNullable(e.firstTagValue("output")));
+                Offer.required(e, "p"), Optional.ofNullable(Offer.single(e, "output")));
     }
 
     /**

@@ -120,9 +120,26 @@ public record Offer(String id, String did, List<String> runtimes, long pricePerK
     }
 
     static String required(Event e, String name) throws MarketProtocolException {
-        String v = e.firstTagValue(name);
+        String v = single(e, name);
         if (v == null || v.isEmpty()) {
             throw new MarketProtocolException("missing tag \"" + name + "\"");
+        }
+        return v;
+    }
+
+    /**
+     * The value of the one tag named {@code name}, or null when there is none; a second tag of the name is refused, so
+     * that no reader can take another value from a signed record than the next one does.
+     */
+    static String single(Event e, String name) throws MarketProtocolException {
+        String v = null;
+        for (List<String> t : e.tags()) {
+            if (t.size() >= 2 && t.get(0).equals(name)) {
+                if (v != null) {
+                    throw new MarketProtocolException("duplicate tag \"" + name + "\"");
+                }
+                v = t.get(1);
+            }
         }
         return v;
     }

@@ -126,6 +126,27 @@ class ComputeVectorsTest {
         assertThrows(MarketProtocolException.class, () -> Offer.parse(noRuntime));
     }
 
+    @Test
+    void aSecondTagOfANameReadOnceIsRefused() throws Exception {
+        Offer o = new Offer("default", "did:key:z6MkExample", List.of("chicory"), 10, 1000, 1_000_000_000L, 256,
+                4_194_304, List.of("ln"), "");
+        List<List<String>> priced = new java.util.ArrayList<>(o.tags());
+        priced.add(List.of("price_per_kfuel", "0"));
+        MarketProtocolException x = assertThrows(MarketProtocolException.class,
+                () -> Offer.parse(Events.sign(SECRET, 1, Offer.KIND, priced, "")));
+        assertEquals("duplicate tag \"price_per_kfuel\"", x.getMessage());
+
+        JobRecord r = new JobRecord(REQUEST.digest(), SPEC.digest(), SPEC.module(), SPEC.input(),
+                Commitment.of(K, Commitment.Summary.of(RESULT)), V.PAYMENT_HASH, 4242, 1000, "chicory",
+                "ab".repeat(32), Optional.of(RESULT.outputDigest()));
+        List<List<String>> twoOutputs = new java.util.ArrayList<>(r.tags());
+        twoOutputs.add(List.of("output", ZEROS));
+        x = assertThrows(MarketProtocolException.class,
+                () -> JobRecord.parse(Events.sign(SECRET, 1, JobRecord.KIND, twoOutputs, "")));
+        assertEquals("duplicate tag \"output\"", x.getMessage());
+        assertEquals(r, JobRecord.parse(Events.sign(SECRET, 1, JobRecord.KIND, r.tags(), "")));
+    }
+
     /** The values docs/spec/compute.md prints. */
     static final class V {
         static final String REQUEST_DIGEST = "46ccd5210da50a72f9c4b731a95d5cbeef271682ab72c76f12330c12597c37bb";
