@@ -11,6 +11,7 @@ import org.fleetmesh.settlement.cashu.conditions.Conditions;
 import org.fleetmesh.settlement.cashu.conditions.Htlc;
 import org.fleetmesh.settlement.cashu.conditions.SigFlag;
 import org.fleetmesh.settlement.cashu.conditions.WellKnownSecret;
+import org.fleetmesh.settlement.cashu.conditions.Witness;
 import org.fleetmesh.settlement.cashu.request.Nut10Option;
 import org.fleetmesh.settlement.cashu.request.PaymentRequest;
 import org.fleetmesh.settlement.cashu.request.Transport;
@@ -52,6 +53,26 @@ class EscrowVectorsTest {
         assertEquals(CREQ, r.encode());
         assertEquals(r, PaymentRequest.decode(CREQ));
     }
+
+    /**
+     * The payee's claim witness on a proof with the payer's secret below: k and the BIP-340 signature of SHA256(secret)
+     * by lock_key (auxiliary randomness 32 zero bytes here, random in use); the refund witness, by the same key in this
+     * vector, carries the same signature without the preimage.
+     */
+    @Test
+    void theClaimAndRefundWitnessesAreAsTheSpecShows() throws Exception {
+        String secret = WellKnownSecret.htlc("00112233445566778899aabbccddeeff", HASH, new Conditions(SigFlag.SIG_INPUTS,
+                List.of(LOCK_PUB), 0, OptionalLong.of(1800000000L), List.of(LOCK_PUB), 0)).serialize();
+        String sig = Hex.encode(org.fleetmesh.nostr.Schnorr.sign(java.security.MessageDigest.getInstance("SHA-256")
+                .digest(secret.getBytes(java.nio.charset.StandardCharsets.UTF_8)), Seed.lockKey(SEED), new byte[32]));
+        assertEquals(SIGNATURE, sig);
+        assertEquals(true, org.fleetmesh.settlement.cashu.conditions.P2pk.verifySignature(sig, secret, LOCK_PUB));
+        assertEquals("{\"preimage\":\"" + "42".repeat(32) + "\",\"signatures\":[\"" + SIGNATURE + "\"]}",
+                new Witness("42".repeat(32), List.of(sig)).json());
+        assertEquals("{\"signatures\":[\"" + SIGNATURE + "\"]}", new Witness(null, List.of(sig)).json());
+    }
+
+    static final String SIGNATURE = "96d7e6f34af0c994374dadcc386c93a9efc2b1a0403eb126afaca9cbf31d7b6684ab6d6ebe992872ecab11d7e05ffbbe4feaa17dcf718972e264f559454c3ae4";
 
     @Test
     void thePayersSecretHasTheTermsAndItsRefundKey() {
