@@ -41,7 +41,7 @@ public record Claim(PubKey author, Shard shard, ShardFigures figures, long creat
      * The same with the given BIP-340 auxiliary randomness (32 bytes): a deterministic signature for the spec's
      * vectors. Production claims use {@link #sign(Shard, ShardFigures, long, byte[])}.
      */
-    static Event sign(Shard shard, ShardFigures figures, long createdAt, byte[] nostrSecret, byte[] auxRand) {
+    public static Event sign(Shard shard, ShardFigures figures, long createdAt, byte[] nostrSecret, byte[] auxRand) {
         PubKey pubkey = new PubKey(Schnorr.publicKey(nostrSecret));
         List<List<String>> tags = tags(shard, figures);
         EventId id = Events.computeId(pubkey, createdAt, KIND, tags, "");

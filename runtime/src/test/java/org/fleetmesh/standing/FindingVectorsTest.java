@@ -126,6 +126,91 @@ class FindingVectorsTest {
         return FindingEvidence.computeEquivocation(statement(secret, T0, "result a"), statement(secret, T0 + 5, "result b"));
     }
 
+    /** An event signed with aux zero, so that its signature is the spec's. */
+    static Event signed(byte[] secret, long createdAt, int kind, List<List<String>> tags, String content) {
+        PubKey pubkey = key(secret);
+        EventId id = Events.computeId(pubkey, createdAt, kind, tags, content);
+        return new Event(id, pubkey, createdAt, kind, tags, content, new Signature(Schnorr.sign(id.unsafeBytes(), secret,
+                AUX)));
+    }
+
+    /** The subject's receipt of e0..e2, then its reset of that chain (it lost its tree). */
+    static String custodyReset() {
+        CompactRange range = CompactRange.empty().appendAll(leaves(List.of(eventId(0), eventId(1), eventId(2))));
+        Receipt r1 = Receipt.sign(SUBJECT_SECRET, T0, OBSERVER, null, 1, 3, range.root(), 900, List.of(), AUX);
+        Event reset = org.fleetmesh.delivery.log.CustodyReset.sign(SUBJECT_SECRET, T0 + 10, OBSERVER, r1.id(), AUX);
+        return org.fleetmesh.delivery.log.CustodyReset.evidence(SUBJECT_DID, SUBJECT, OBSERVER, r1, reset, null,
+                (T0 + 11) * 1000);
+    }
+
+    static final org.fleetmesh.shards.Shard SHARD = new org.fleetmesh.shards.Shard("notes", new org.fleetmesh.nostr.Filter(
+            null, null, java.util.Set.of(1), java.util.Map.of(), null, null, null), org.fleetmesh.shards.Shard.Mode.ASSERTED);
+
+    /** Notes 0..n-1 of the third key: kind 1, {@code created_at} T0 - 3600 + i, no tags, content {@code note <i>}. */
+    static List<Event> notes(int n) {
+        List<Event> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(signed(THIRD_SECRET, T0 - 3600 + i, 1, List.of(), "note " + i));
+        }
+        return out;
+    }
+
+    static org.fleetmesh.shards.ShardFigures figures(List<Event> events) {
+        org.fleetmesh.negentropy.SortedVector.Builder b = org.fleetmesh.negentropy.SortedVector.builder();
+        events.forEach(e -> b.insert(new org.fleetmesh.negentropy.Item(e.createdAt(),
+                org.fleetmesh.negentropy.Id.of(e.id().toBytes()))));
+        return org.fleetmesh.shards.ShardFigures.of(b.seal());
+    }
+
+    /** The subject asserts shard `notes` over notes 1..9 of ten and, asked for 1, 2 and 0 by id, serves 1 and 2. */
+    static String withholding() throws Exception {
+        List<Event> all = notes(10);
+        org.fleetmesh.shards.Claim claim = org.fleetmesh.shards.Claim.read(org.fleetmesh.shards.Claim.sign(SHARD,
+                figures(all.subList(1, 10)), T0, SUBJECT_SECRET, AUX));
+        List<EventId> asked = List.of(all.get(1).id(), all.get(2).id(), all.get(0).id());
+        String req = org.fleetmesh.shards.Withholding.request("k3x9", asked);
+        return new org.fleetmesh.shards.Withholding(SUBJECT_DID, OBSERVER_DID, claim, all.get(0), req,
+                java.util.Set.copyOf(asked.subList(0, 2)), true, 300, T0 + 60).json();
+    }
+
+    /** The subject claims a count of 11 for the set of ten notes whose fingerprint and root it claims and serves. */
+    static String claimMismatch() throws Exception {
+        List<Event> all = notes(10);
+        org.fleetmesh.shards.ShardFigures real = figures(all);
+        org.fleetmesh.shards.Claim claim = org.fleetmesh.shards.Claim.read(org.fleetmesh.shards.Claim.sign(SHARD,
+                new org.fleetmesh.shards.ShardFigures(11, real.fingerprint(), real.root()), T0, SUBJECT_SECRET, AUX));
+        String request = "[" + org.fleetmesh.shards.ShardFilter.canonicalJson(SHARD.filter()) + "]";
+        List<org.fleetmesh.negentropy.Item> served = all.stream().map(e -> new org.fleetmesh.negentropy.Item(e.createdAt(),
+                org.fleetmesh.negentropy.Id.of(e.id().toBytes()))).sorted().toList();
+        return new org.fleetmesh.shards.ClaimMismatch(SUBJECT_DID, OBSERVER_DID, claim, request, served, T0 + 60).json();
+    }
+
+    /** The observer quarantined the subject past its grant (1 MiB and 100 events per 60 s, tier 1). */
+    static String budget() {
+        org.fleetmesh.peering.grant.Grant g = org.fleetmesh.peering.grant.Grant.sign(
+                new org.fleetmesh.peering.grant.GrantTerms(OBSERVER_DID, SUBJECT_DID, 1 << 20, 100, 60, 1, T0 + 86_400),
+                OBSERVER_SECRET, T0 - 600, AUX);
+        String detail = "{\"refused_frames\":20,\"refused_bytes\":81920,\"refused_events\":400,\"used_bytes\":1048576,"
+                + "\"used_events\":100,\"grant_bytes\":1048576,\"grant_events\":100,\"window\":60,\"tier\":1,"
+                + "\"violations_total\":16,\"threshold\":16,\"tolerance\":0}";
+        return FindingEvidence.budgetEvidence(new org.fleetmesh.spi.peers.Evidence(7, SUBJECT_DID, "S3",
+                "quarantined: 16 violations in 60 s", 16, T0 * 1000, T0 * 1000 + 30_000, T0 * 1000 + 3_630_000,
+                g.event().id().hex(), g.event().json(), detail));
+    }
+
+    /** A kind 1804 event by the subject without the tags of a finding, and the reader's refusal. */
+    static String malformedFinding(FindingVerifier v) {
+        Event garbage = signed(SUBJECT_SECRET, T0 + 70, Finding.KIND, List.of(List.of("p", OBSERVER.hex())), "spam");
+        return FindingEvidence.malformedFinding(garbage, v.check(garbage).reason());
+    }
+
+    /** The observer's finding on {@code evidence}, with the severity, scope and rule its type has (§4). */
+    static Event findingOn(String evidence, long createdAt) {
+        Draft d = FindingEvidence.draft(evidence);
+        return Finding.sign(OBSERVER_DID, SUBJECT, SUBJECT_DID, d.severity(), d.scope(), d.rule(), evidence, createdAt,
+                OBSERVER_SECRET, AUX);
+    }
+
     record Vector(String title, String evidence, Event finding, Check check) {
     }
 
@@ -160,6 +245,29 @@ class FindingVectorsTest {
         Event f5 = Finding.sign(OBSERVER_DID, SUBJECT, SUBJECT_DID, Severity.S2, Scope.COMPUTE, "reexecution", rx,
                 T0 + 60, OBSERVER_SECRET, AUX);
         out.add(new Vector("reexecution finding (S2, compute), module and input not inline", rx, f5, v.check(f5)));
+        try {
+            String reset = custodyReset();
+            Event f6 = findingOn(reset, T0 + 80);
+            out.add(new Vector("custody-reset finding (S1, transit)", reset, f6, v.check(f6)));
+            String withheld = withholding();
+            Event f7 = findingOn(withheld, T0 + 90);
+            out.add(new Vector("withholding finding (S2, transit): shard `notes` of the notes below asserted over notes "
+                    + "1..9, note 0 asked for and not served", withheld, f7, v.check(f7)));
+            String mismatch = claimMismatch();
+            Event f8 = findingOn(mismatch, T0 + 100);
+            out.add(new Vector("claim-mismatch finding (S2, transit): a count of 11 claimed for the ten notes served",
+                    mismatch, f8, v.check(f8)));
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+        String quarantined = budget();
+        Event f9 = findingOn(quarantined, T0 + 110);
+        out.add(new Vector("budget finding (S3, transit), the observer's word on the counts", quarantined, f9,
+                v.check(f9)));
+        String malformed = malformedFinding(v);
+        Event f10 = findingOn(malformed, T0 + 120);
+        out.add(new Vector("malformed-finding (S1, transit): a kind 1804 event of the subject's that is not a finding",
+                malformed, f10, v.check(f10)));
         return out;
     }
 
@@ -172,6 +280,12 @@ class FindingVectorsTest {
         assertEquals(Verdict.VERIFIED, vs.get(3).check().verdict(), vs.get(3).check().reason());
         assertEquals(Verdict.FALSE, vs.get(4).check().verdict(), vs.get(4).check().reason());
         assertEquals(Verdict.ATTESTED, vs.get(5).check().verdict(), vs.get(5).check().reason());
+        assertEquals(Verdict.VERIFIED, vs.get(6).check().verdict(), vs.get(6).check().reason());
+        assertEquals(Verdict.VERIFIED, vs.get(7).check().verdict(), vs.get(7).check().reason());
+        assertEquals(Verdict.VERIFIED, vs.get(8).check().verdict(), vs.get(8).check().reason());
+        assertEquals(Verdict.ATTESTED, vs.get(9).check().verdict(), vs.get(9).check().reason());
+        assertEquals(Verdict.VERIFIED, vs.get(10).check().verdict(), vs.get(10).check().reason());
+        assertEquals(11, vs.size());
         for (Vector x : vs) {
             assertEquals(null, Events.verify(x.finding()));
         }
@@ -190,7 +304,9 @@ class FindingVectorsTest {
                 .append(" or SHA-256(`result b`), `fuel` 1200; where they have a `job` tag it is SHA-256(`job 1`) or")
                 .append(" SHA-256(`job 2`). The re-execution vector's job is `").append(JOB.canonicalJson())
                 .append("` (digest `").append(JOB.digest()).append("`), k = `").append(Hex.encode(KEY))
-                .append("`. The verifier requires a grace of 300 s and has no compute runtime.\n");
+                .append("`. The verifier requires a grace of 300 s and has no compute runtime. The shard vectors' notes")
+                .append(" are the third key's: note i is kind 1, `created_at` ").append(T0 - 3600).append(" + i, no tags,")
+                .append(" content `note <i>`; shard `notes` is `{\"kinds\":[1]}`, asserted.\n");
         int n = 1;
         for (Vector v : vectors()) {
             sb.append("\n### ").append(n++).append(". ").append(v.title()).append("\n\n");
