@@ -302,6 +302,104 @@ class ClientLimitsIT {
         }
     }
 
+    /** Sends one keep-alive request on {@code s} and reads its answer: the status code, then the body. */
+    static String[] request(java.net.Socket s) throws java.io.IOException {
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write("GET /.well-known/did.json HTTP/1.1\r\nHost: node\r\n\r\n"
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+        String status = line(in);
+        int length = 0;
+        for (String h = line(in); !h.isEmpty(); h = line(in)) {
+            if (h.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                length = Integer.parseInt(h.substring(15).trim());
+            }
+        }
+        byte[] body = new byte[length];
+        in.readFully(body);
+        return new String[] {status.split(" ")[1], new String(body, java.nio.charset.StandardCharsets.UTF_8)};
+    }
+
+    private static String line(java.io.DataInputStream in) throws java.io.IOException {
+        StringBuilder sb = new StringBuilder();
+        for (int b = in.read(); b != '\n'; b = in.read()) {
+            if (b < 0) {
+                throw new java.io.EOFException("closed after " + sb);
+            }
+            if (b != '\r') {
+                sb.append((char) b);
+            }
+        }
+        return sb.toString();
+    }
+
+    /**
+     * Every TCP connection that sends a request counts, whatever it carries: from one address (not loopback, which
+     * is held to the total only) past fleetmesh.http.max-connections-per-address, and past fleetmesh.http.max-connections
+     * in all, the connection's first request is answered 503 with the reason and the connection closed; one closing
+     * makes room.
+     */
+    @Test
+    void httpConnectionsAreBoundedPerAddressAndInAll() throws Exception {
+        java.util.Optional<java.net.InetAddress> own = java.net.NetworkInterface.networkInterfaces().filter(i -> {
+            try {
+                return i.isUp() && !i.isLoopback();
+            } catch (java.net.SocketException x) {
+                return false;
+            }
+        }).flatMap(java.net.NetworkInterface::inetAddresses)
+                .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress()).findFirst();
+        org.junit.jupiter.api.Assumptions.assumeTrue(own.isPresent(), "this host has no address but loopback");
+        Map<String, String> env = Map.of("QUARKUS_HTTP_HOST", "0.0.0.0", "FLEETMESH_CLIENT_LIMITS", "off",
+                "FLEETMESH_HTTP_MAX_CONNECTIONS", "24",
+                "FLEETMESH_HTTP_MAX_CONNECTIONS_PER_ADDRESS", "2");
+        List<java.net.Socket> open = new java.util.ArrayList<>();
+        try (MeshnodeProcess n = MeshnodeProcess.start("http-connections", env)) {
+            String host = own.get().getHostAddress();
+            for (int i = 0; i < 2; i++) {
+                java.net.Socket s = new java.net.Socket(host, n.port());
+                open.add(s);
+                assertEquals("200", request(s)[0]);
+                assertEquals("200", request(s)[0], "a counted connection goes on being served");
+            }
+            try (java.net.Socket over = new java.net.Socket(host, n.port())) {
+                String[] r = request(over);
+                assertEquals("503", r[0]);
+                assertEquals("rate-limited: this address holds its 2 connections; close one first", r[1]);
+                assertEquals(-1, over.getInputStream().read(), "and closed");
+            }
+            open.remove(0).close();
+            String[] again = null;
+            for (int i = 0; i < 50 && (again == null || !again[0].equals("200")); i++) {
+                MeshnodeProcess.sleep(100); // the server sees the close
+                try (java.net.Socket s = new java.net.Socket(host, n.port())) {
+                    again = request(s);
+                }
+            }
+            assertEquals("200", again[0], "a closed connection makes room");
+            // loopback is held to the total only (the test's own HTTP client may hold some of it)
+            String[] refused = null;
+            int admitted = 0;
+            for (int i = 0; i < 30 && refused == null; i++) {
+                java.net.Socket s = new java.net.Socket("127.0.0.1", n.port());
+                open.add(s);
+                String[] r = request(s);
+                if (r[0].equals("200")) {
+                    admitted++;
+                } else {
+                    refused = r;
+                }
+            }
+            assertTrue(refused != null && admitted >= 2 && admitted < 24, admitted + " admitted from loopback");
+            assertEquals("503", refused[0]);
+            assertEquals("rate-limited: the node holds its 24 connections; try again later", refused[1]);
+        } finally {
+            for (java.net.Socket s : open) {
+                s.close();
+            }
+        }
+    }
+
     /**
      * A socket that never sends a request is closed at the server's idle timeout (it would hold a descriptor for half
      * an hour with Quarkus's default), while a client that only listens is pinged and stays (its pongs are automatic).

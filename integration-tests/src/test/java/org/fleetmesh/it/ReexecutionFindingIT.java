@@ -116,6 +116,33 @@ class ReexecutionFindingIT {
         assertTrue(r.body().contains("FALSE: reexecution: the job re-run here gives"), r.body());
     }
 
+    /**
+     * The same evidence a re-run verifies, published as a finding over the relay by a stranger (an observer whose
+     * findings weigh nothing here): the node checks the record and key but re-runs no job for it, so a stranger cannot
+     * buy the node's CPU with signed events. It is kept ATTESTED, the observer's word.
+     */
+    @Test
+    void aStrangersReexecutionFindingIsCheckedWithoutAReRun() throws Exception {
+        Commitment.Summary honest = Commitment.Summary.of(truth);
+        Commitment.Summary claimed = new Commitment.Summary(0, honest.fuelUsed(), JobSpec.sha256(
+                "made up by a stranger\n".getBytes(StandardCharsets.UTF_8)), honest.stderrDigest());
+        String evidence = FindingEvidence.reexecution(record(claimed), job, KEY, claimed, honest, module, input);
+        Standings.Signer stranger = Standings.Signer.fresh();
+        PubKey worker = new PubKey(Schnorr.publicKey(WORKER));
+        String workerDid = DidKey.of(Multikey.nostr(worker));
+        Event finding = org.fleetmesh.standing.Finding.sign(stranger.did(), worker, workerDid,
+                org.fleetmesh.standing.Severity.S2, org.fleetmesh.standing.Scope.COMPUTE, "reexecution", evidence,
+                Keys.now(), stranger.secret());
+        try (NostrClient c = NostrClient.connect(node)) {
+            c.publishAndWait(finding).assertAccepted();
+        }
+        JsonNode s = Standings.awaitSubject(node, workerDid,
+                x -> Standings.detail(x, finding.id().hex()).isPresent(), "the stranger's finding recorded");
+        JsonNode d = Standings.detail(s, finding.id().hex()).orElseThrow();
+        assertEquals("ATTESTED", d.path("verdict").asText(), d.toString());
+        assertEquals("observer tier 0", d.path("why").asText(), d.toString());
+    }
+
     @Test
     void withoutTheModuleAndInputItIsOnlyTheObserversWord() throws Exception {
         Commitment.Summary honest = Commitment.Summary.of(truth);

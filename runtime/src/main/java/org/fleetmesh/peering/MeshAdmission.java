@@ -56,13 +56,4 @@ public final class MeshAdmission {
     public synchronized int total() {
         return total;
     }
-
-    /** The address part of a {@code host:port} remote address as websockets-next gives it (IPv6 hosts have colons). */
-    public static String hostOf(String remoteAddress) {
-        if (remoteAddress == null) {
-            return "unknown";
-        }
-        int colon = remoteAddress.lastIndexOf(':');
-        return colon <= 0 ? remoteAddress : remoteAddress.substring(0, colon);
-    }
 }

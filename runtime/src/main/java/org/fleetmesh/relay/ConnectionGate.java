@@ -10,7 +10,7 @@ import java.util.Map;
  * told why and closed as it opens, before it costs anything more. The per-address table holds only addresses with a
  * connection open, so it is bounded by the total.
  */
-final class ConnectionGate {
+public final class ConnectionGate {
     /** Client connections at most, by default: about 100 MB when every one is open. */
     static final int DEFAULT_MAX_TOTAL = 10_000;
 
@@ -23,7 +23,7 @@ final class ConnectionGate {
      * @param maxTotal connections at most (at least 1)
      * @param maxPerAddress connections at most from one address (as {@link Connection#address()} keys it); 0: no bound
      */
-    ConnectionGate(int maxTotal, int maxPerAddress) {
+    public ConnectionGate(int maxTotal, int maxPerAddress) {
         if (maxTotal < 1 || maxPerAddress < 0) {
             throw new IllegalArgumentException("connections at most: a total of at least 1 and a per-address bound of at "
                     + "least 0 (none), not " + maxTotal + " and " + maxPerAddress);
@@ -33,7 +33,7 @@ final class ConnectionGate {
     }
 
     /** Counts a connection from {@code address} (null: unknown, one shared key) and returns null, or says why not. */
-    synchronized String admit(String address) {
+    public synchronized String admit(String address) {
         if (open >= maxTotal) {
             return "rate-limited: the relay holds its " + maxTotal + " connections; try again later";
         }
@@ -49,8 +49,27 @@ final class ConnectionGate {
         return null;
     }
 
+    /**
+     * Counts a connection held to the total only (a trusted proxy's, which carries many clients; one from this host) and
+     * returns null, or says why not.
+     */
+    public synchronized String admitUnkeyed() {
+        if (open >= maxTotal) {
+            return "rate-limited: the relay holds its " + maxTotal + " connections; try again later";
+        }
+        open++;
+        return null;
+    }
+
+    /** Gives back a connection {@link #admitUnkeyed} counted. */
+    public synchronized void releaseUnkeyed() {
+        if (open > 0) {
+            open--;
+        }
+    }
+
     /** Gives back a connection {@link #admit} counted. */
-    synchronized void release(String address) {
+    public synchronized void release(String address) {
         if (open > 0) {
             open--;
         }
@@ -59,7 +78,7 @@ final class ConnectionGate {
         }
     }
 
-    synchronized int open() {
+    public synchronized int open() {
         return open;
     }
 

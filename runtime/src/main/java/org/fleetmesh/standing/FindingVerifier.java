@@ -499,7 +499,8 @@ public final class FindingVerifier {
         Optional<Commitment.Summary> here = reexecutor.rerun(job, module, input);
         if (here.isEmpty()) {
             return Check.attested("reexecution: the record and key check and commit to another result (" + differs
-                    + "); this node did not re-run the job (over its limits, or it did not run to its end)");
+                    + "); this node did not re-run the job (over its limits, for an observer whose findings weigh nothing here,"
+                    + " or it did not run to its end)");
         }
         if (!here.get().equals(observed)) {
             return Check.falsehood("reexecution: the job re-run here gives " + here.get().canonicalJson()

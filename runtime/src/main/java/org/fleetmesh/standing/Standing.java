@@ -80,7 +80,8 @@ public final class Standing {
                     .thenComparing(e -> e.r.eventId()));
             List<Ignored> why = new ArrayList<>(ignored.size());
             for (Entry e : ignored) {
-                why.add(new Ignored(e.r.eventId(), e.r.observer(), e.r.severity(), e.r.scope(), e.r.rule(), e.why));
+                why.add(new Ignored(e.r.eventId(), e.r.observer(), e.r.severity(), e.r.scope(), e.r.rule(),
+                        e.r.verdict(), e.why));
             }
             out.put(s.did, new SubjectView(s.did, s.pubkey, t, c, counted, why));
         }
@@ -193,7 +194,8 @@ public final class Standing {
                 sum += w;
                 if (counted != null) {
                     FindingRecord r = b.getValue().r;
-                    counted.add(new Counted(r.eventId(), r.observer(), r.severity(), r.scope(), r.rule(), w));
+                    counted.add(new Counted(r.eventId(), r.observer(), r.severity(), r.scope(), r.rule(),
+                            r.verdict(), w));
                 }
             }
             return Math.max(0, 1 - sum);

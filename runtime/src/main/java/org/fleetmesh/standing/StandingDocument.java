@@ -36,7 +36,7 @@ public final class StandingDocument {
                 if (details.size() >= maxDetails) {
                     break;
                 }
-                ObjectNode d = detail(details, c.eventId(), c.observer(), c.severity(), c.scope(), c.rule());
+                ObjectNode d = detail(details, c.eventId(), c.observer(), c.severity(), c.scope(), c.rule(), c.verdict());
                 d.put("counted", true);
                 d.put("weight", c.weight());
             }
@@ -44,7 +44,7 @@ public final class StandingDocument {
                 if (details.size() >= maxDetails) {
                     break;
                 }
-                ObjectNode d = detail(details, i.eventId(), i.observer(), i.severity(), i.scope(), i.rule());
+                ObjectNode d = detail(details, i.eventId(), i.observer(), i.severity(), i.scope(), i.rule(), i.verdict());
                 d.put("counted", false);
                 d.put("why", i.why());
             }
@@ -53,13 +53,14 @@ public final class StandingDocument {
     }
 
     private static ObjectNode detail(ArrayNode details, String id, String observer, String severity, String scope,
-            String rule) {
+            String rule, String verdict) {
         ObjectNode d = details.addObject();
         d.put("id", id);
         d.put("observer", observer);
         d.put("severity", severity);
         d.put("scope", scope);
         d.put("rule", rule);
+        d.put("verdict", verdict);
         return d;
     }
 }

@@ -37,11 +37,4 @@ class MeshAdmissionTest {
     void releasingWhatWasNeverAdmittedIsABug() {
         assertThrows(IllegalStateException.class, () -> new MeshAdmission(1, 1).release("10.0.0.1"));
     }
-
-    @Test
-    void theAddressIsTheHostWithoutThePort() {
-        assertEquals("127.0.0.1", MeshAdmission.hostOf("127.0.0.1:54321"));
-        assertEquals("0:0:0:0:0:0:0:1", MeshAdmission.hostOf("0:0:0:0:0:0:0:1:54321"));
-        assertEquals("unknown", MeshAdmission.hostOf(null));
-    }
 }

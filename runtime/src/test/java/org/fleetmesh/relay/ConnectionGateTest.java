@@ -53,6 +53,20 @@ class ConnectionGateTest {
     }
 
     @Test
+    void unkeyedConnectionsCountTowardTheTotalOnly() {
+        ConnectionGate g = new ConnectionGate(3, 1);
+        assertEquals(null, g.admitUnkeyed());
+        assertEquals(null, g.admitUnkeyed(), "no per-address share for a proxy's or loopback's connections");
+        admits(g, "a");
+        assertEquals(0 + 1, g.addresses());
+        assertEquals("rate-limited: the relay holds its 3 connections; try again later", g.admitUnkeyed());
+        g.releaseUnkeyed();
+        assertEquals("rate-limited: this address holds its 1 connections; close one first", g.admit("a"));
+        assertEquals(null, g.admit("b"));
+        assertEquals(3, g.open());
+    }
+
+    @Test
     void boundsAreChecked() {
         assertThrows(IllegalArgumentException.class, () -> new ConnectionGate(0, 0));
         assertThrows(IllegalArgumentException.class, () -> new ConnectionGate(1, -1));

@@ -16,11 +16,11 @@ class StandingDocumentTest {
 
     @Test
     void everySubjectWithItsViewsAndItsFindingsCountedAndIgnoredWithTheContractNames() {
-        List<Counted> counted = List.of(new Counted("c1", "did:peer:4zA", "S2", "transit", "custody-fork", 0.5),
-                new Counted("c2", "did:peer:4zB", "S1", "transit", "custody-reset", 0.05));
+        List<Counted> counted = List.of(new Counted("c1", "did:peer:4zA", "S2", "transit", "custody-fork", "VERIFIED", 0.5),
+                new Counted("c2", "did:peer:4zB", "S1", "transit", "custody-reset", "ATTESTED", 0.05));
         List<Ignored> ignored = new ArrayList<>();
         for (int i = 0; i < 60; i++) {
-            ignored.add(new Ignored("i" + i, "pubkey:ab", "S3", "transit", "budget", "observer tier 0"));
+            ignored.add(new Ignored("i" + i, "pubkey:ab", "S3", "transit", "budget", "ATTESTED", "observer tier 0"));
         }
         Views v = new Views(Map.of("did:peer:4zX", new SubjectView("did:peer:4zX", "ab".repeat(32), 0.45, 1.0,
                 counted, ignored), "did:peer:4zY", new SubjectView("did:peer:4zY", null, 1.0, 0.5, List.of(),
@@ -41,9 +41,12 @@ class StandingDocumentTest {
         assertEquals(0.5, details.get(0).path("weight").asDouble());
         assertEquals("custody-fork", details.get(0).path("rule").asText());
         assertEquals("did:peer:4zA", details.get(0).path("observer").asText());
+        assertEquals("VERIFIED", details.get(0).path("verdict").asText());
+        assertEquals("ATTESTED", details.get(1).path("verdict").asText());
         JsonNode third = details.get(2);
         assertFalse(third.path("counted").asBoolean());
         assertEquals("observer tier 0", third.path("why").asText());
+        assertEquals("ATTESTED", third.path("verdict").asText());
         assertFalse(third.has("weight"));
         assertTrue(doc.path("subjects").get(1).path("pubkey").isNull());
     }

@@ -92,7 +92,9 @@ public class MeshEndpoint {
                 offload(Vertx.currentContext()), System::nanoTime, peers.accepted());
         connection.userData().put(TRANSPORT, transport);
         connection.userData().put(LINK, link);
-        String address = MeshAdmission.hostOf(connection.handshakeRequest().remoteAddress());
+        // keyed as client budgets are: IPv4 as it is, IPv6 by its /64 (one subscriber's block, not 2^64 addresses)
+        String address = org.fleetmesh.relay.limits.ClientAddress.DIRECT.of(
+                connection.handshakeRequest().remoteAddress(), java.util.List.of());
         Optional<Refusal> busy = admission().admit(address);
         if (busy.isPresent()) {
             LOG.debugf("mesh connection %s from %s refused: %s", connection.id(), address, busy.get());

@@ -63,6 +63,29 @@ public final class ClientAddress {
         return key(peer);
     }
 
+    /**
+     * The key a TCP connection from {@code remoteAddress} is held to a per-address bound by: its peer's (IPv6 by the
+     * /64), or null when the peer is a trusted proxy (its connections are many clients') or this host (loopback), which
+     * are held to totals only.
+     */
+    public String connectionKey(String remoteAddress) {
+        String peer = canonical(hostOf(remoteAddress));
+        if (peer == null) {
+            return "unknown";
+        }
+        if (trustedProxies.contains(peer)) {
+            return null;
+        }
+        try {
+            if (InetAddress.getByName(peer).isLoopbackAddress()) { // a literal: parsed, not resolved
+                return null;
+            }
+        } catch (UnknownHostException e) {
+            return "unknown";
+        }
+        return key(peer);
+    }
+
     static String hostOf(String remoteAddress) {
         if (remoteAddress == null) {
             return null;

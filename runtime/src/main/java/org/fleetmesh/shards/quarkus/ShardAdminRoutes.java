@@ -39,24 +39,19 @@ public class ShardAdminRoutes {
     AdminAccess access;
 
     void routes(@Observes Router router) {
-        router.get("/mesh/shards").blockingHandler(this::list);
+        router.get("/mesh/shards").handler(access.gate(Right.ADMIN_READ, false)).blockingHandler(this::list);
+        router.post("/mesh/shards").handler(access.gate(Right.ADMIN_WRITE, false)); // before the body route
         router.post("/mesh/shards").handler(BodyHandler.create().setBodyLimit(MAX_BODY)).blockingHandler(this::add);
-        router.delete("/mesh/shards/:id").blockingHandler(this::remove);
+        router.delete("/mesh/shards/:id").handler(access.gate(Right.ADMIN_WRITE, false)).blockingHandler(this::remove);
     }
 
     private void list(RoutingContext ctx) {
-        if (denied(ctx, Right.ADMIN_READ)) {
-            return;
-        }
         Map<String, Object> described = new LinkedHashMap<>();
         shards.describe(described);
         json(ctx, 200, JSON.valueToTree(described));
     }
 
     private void add(RoutingContext ctx) {
-        if (denied(ctx, Right.ADMIN_WRITE)) {
-            return;
-        }
         Shard shard;
         boolean fresh;
         try {
@@ -83,9 +78,6 @@ public class ShardAdminRoutes {
     }
 
     private void remove(RoutingContext ctx) {
-        if (denied(ctx, Right.ADMIN_WRITE)) {
-            return;
-        }
         String id = ctx.pathParam("id");
         if (!ShardsSetting.isId(id)) {
             error(ctx, 400, "invalid: a shard id is 1 to 64 characters of [A-Za-z0-9._:-]");
@@ -97,10 +89,6 @@ public class ShardAdminRoutes {
         }
         LOG.infof("admin: removed shard %s", id);
         ctx.response().setStatusCode(204).end();
-    }
-
-    private boolean denied(RoutingContext ctx, Right right) {
-        return access.refuse(ctx, right, false);
     }
 
     private static void error(RoutingContext ctx, int status, String reason) {

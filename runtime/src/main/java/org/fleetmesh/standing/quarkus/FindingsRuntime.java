@@ -112,6 +112,9 @@ public class FindingsRuntime {
     private FindingVerifier verifier;
     /** Without this node's own least grace: a finding false only by this node's stricter rule blames no one. */
     private FindingVerifier lenient;
+    /** The same two without re-running any job: for observers whose findings weigh nothing here. */
+    private FindingVerifier unweighted;
+    private FindingVerifier unweightedLenient;
     private Penalties penalties;
     private CheckQueue verifying;
     private ThreadPoolExecutor signing;
@@ -138,6 +141,12 @@ public class FindingsRuntime {
         Reexecutor rerun = (job, module, input) -> new Reexecution(sandboxes.sandbox()).rerun(job, module, input);
         verifier = FindingVerifier.reexecuting(sampling.grace().toSeconds(), rerun);
         lenient = FindingVerifier.reexecuting(0, rerun);
+        // an observer whose findings weigh nothing here (a stranger, a peer below min-observer-tier) gets its evidence
+        // checked but no job re-run: a re-run is up to a sandbox's fuel and time limits of this node's CPU, and a
+        // stranger could otherwise buy them with a signed event each
+        Reexecutor none = (job, module, input) -> Optional.empty();
+        unweighted = FindingVerifier.reexecuting(sampling.grace().toSeconds(), none);
+        unweightedLenient = FindingVerifier.reexecuting(0, none);
         penalties = new Penalties(config.strangerPenaltiesPerMinute(), 4096);
         // drop-oldest: a flood of findings pushes out the oldest waiting, never blocks the writer
         verifying = new CheckQueue(Math.max(1, config.verifyQueue()), "fleetmesh-findings-verify");
@@ -293,9 +302,27 @@ public class FindingsRuntime {
         }
     }
 
+    /**
+     * Whether the finding's {@code observer} (as it names itself: a finding whose observer does not sign it is
+     * refused before any evidence is read) is one whose findings count here, so that its re-execution evidence is
+     * worth re-running.
+     */
+    private boolean observerWeighs(Event e) {
+        String observer = e.firstTagValue("observer");
+        if (observer == null) {
+            return false;
+        }
+        try {
+            return standing.tier(PeerIdentity.shortForm(observer)) >= standing.policy().minObserverTier();
+        } catch (RuntimeException ex) {
+            return false;
+        }
+    }
+
     private void received(Event e, Origin origin, boolean fresh) {
         try {
-            Check c = verifier.check(e);
+            boolean weighs = observerWeighs(e);
+            Check c = (weighs ? verifier : unweighted).check(e);
             verified.incrementAndGet();
             FindingRecord r = FindingRecords.of(e, c, false, System.currentTimeMillis());
             if (!book.add(r)) {
@@ -311,7 +338,7 @@ public class FindingsRuntime {
                     }
                 }
                 case FALSE -> {
-                    if (lenient.check(e).verdict() == Verdict.FALSE) {
+                    if ((weighs ? lenient : unweightedLenient).check(e).verdict() == Verdict.FALSE) {
                         penalize(e, FindingEvidence.falseFinding(e, c.reason()));
                     } else {
                         LOG.debugf("finding %s is false only by this node's least grace: ignored, no penalty",

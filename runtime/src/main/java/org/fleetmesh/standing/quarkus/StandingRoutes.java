@@ -40,24 +40,18 @@ public class StandingRoutes {
     FindingsRuntime findings;
 
     void routes(@Observes Router router) {
-        router.get("/mesh/standing").blockingHandler(this::standing);
-        router.post("/mesh/findings").handler(BodyHandler.create().setBodyLimit(MAX_BODY))
-                .blockingHandler(this::observe);
+        router.get("/mesh/standing").handler(access.gate(Right.ADMIN_READ, true)).blockingHandler(this::standing);
+        router.post("/mesh/findings").handler(access.gate(Right.ADMIN_WRITE, false)); // before the body route
+        router.post("/mesh/findings").handler(BodyHandler.create().setBodyLimit(MAX_BODY)).blockingHandler(this::observe);
     }
 
     private void standing(RoutingContext ctx) {
-        if (access.refuse(ctx, Right.ADMIN_READ, true)) {
-            return;
-        }
         ObjectNode root = StandingDocument.of(standing.current(), MAX_DETAILS);
         root.set("findings", JSON.valueToTree(findings.counters()));
         json(ctx, 200, root);
     }
 
     private void observe(RoutingContext ctx) {
-        if (access.refuse(ctx, Right.ADMIN_WRITE, false)) {
-            return;
-        }
         JsonNode body;
         try {
             body = ctx.body().buffer() == null ? null : JSON.readTree(ctx.body().asString());

@@ -147,46 +147,18 @@ public class StatusPageRoutes {
     }
 
     void routes(@Observes Router router) {
-        // Vert.x matches "/mesh/" and "/mesh" alike (a trailing slash is ignored): the page answers only its own
-        // path exactly and passes "/mesh" (the link WebSocket) on.
+        // Vert.x's path routes match "/mesh/" and "/mesh" alike (a trailing slash is ignored): a regex route matches
+        // the page's own path exactly and leaves "/mesh" (the link WebSocket) alone; the caller is admitted first
         for (String path : List.of("/mesh/", "/mesh/page.js", "/mesh/page.css")) {
-            router.get(path).order(-10).handler(ctx -> {
-                if (!path.equals(ctx.request().path())) {
-                    ctx.next();
-                    return;
-                }
-                ctx.vertx().executeBlocking(() -> {
-                    asset(ctx, path); // a token's check is a signature verification: off the event loop
-                    return null;
-                }, false);
-            });
+            router.getWithRegex(java.util.regex.Pattern.quote(path)).order(-10)
+                    .handler(access.gate(Right.ADMIN_READ, true)).handler(ctx -> asset(ctx, path));
         }
-        router.get("/mesh/status/stream").blockingHandler(this::stream, false);
+        router.get("/mesh/status/stream").handler(access.gate(Right.ADMIN_READ, true)).blockingHandler(this::stream, false);
         // the metrics name every peer (label peer) with its state, round-trip time and traffic: what /mesh/status
         // tells, under the same rule unless the operator opens them (before Micrometer's own route)
         if (!config.metricsPublic()) {
-            router.route().pathRegex("/q/metrics(/.*)?").order(-10).handler(this::guardMetrics);
+            router.route().pathRegex("/q/metrics(/.*)?").order(-10).handler(access.gate(Right.ADMIN_READ, true));
         }
-    }
-
-    private void guardMetrics(RoutingContext ctx) {
-        if (ctx.request().getHeader("Authorization") == null) {
-            if (!access.refuse(ctx, Right.ADMIN_READ, true)) {
-                ctx.next(); // from loopback: no token to verify, no hop
-            }
-            return;
-        }
-        // a token's check is a signature verification: off the event loop, then back on it
-        ctx.vertx().executeBlocking(() -> access.check(ctx.request(), Right.ADMIN_READ, true), false)
-                .onComplete(ar -> {
-                    if (ar.failed()) {
-                        ctx.fail(ar.cause());
-                    } else if (ar.result().isEmpty()) {
-                        ctx.next();
-                    } else {
-                        access.refuse(ctx, ar.result().get());
-                    }
-                });
     }
 
     /** The snapshot and sampling thread starts once the node has booted (not while boot still loads its classes). */
@@ -202,9 +174,6 @@ public class StatusPageRoutes {
     }
 
     private void asset(RoutingContext ctx, String path) {
-        if (access.refuse(ctx, Right.ADMIN_READ, true)) {
-            return;
-        }
         Asset a = assets.get(path);
         ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, a.type()).putHeader("Cache-Control", "no-store")
                 .putHeader("Content-Security-Policy", CSP).putHeader("X-Content-Type-Options", "nosniff")
@@ -212,9 +181,6 @@ public class StatusPageRoutes {
     }
 
     private void stream(RoutingContext ctx) {
-        if (access.refuse(ctx, Right.ADMIN_READ, true)) {
-            return;
-        }
         ScheduledExecutorService t = ticker;
         if (t == null) {
             ctx.response().setStatusCode(503).putHeader("Retry-After", "1")

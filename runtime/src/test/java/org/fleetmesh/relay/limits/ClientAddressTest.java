@@ -40,6 +40,17 @@ class ClientAddressTest {
     }
 
     @Test
+    void aConnectionIsKeyedByItsPeerAndLoopbackAndTrustedProxiesByNone() {
+        ClientAddress proxied = new ClientAddress(Set.of("10.0.0.9"), "X-Forwarded-For");
+        assertEquals("198.51.100.7", proxied.connectionKey("198.51.100.7:5000"));
+        assertEquals("2001:db8:1:2::/64", proxied.connectionKey("[2001:db8:1:2:aaaa::1]:443"));
+        assertEquals(null, proxied.connectionKey("10.0.0.9:5000"), "a trusted proxy carries many clients");
+        assertEquals(null, proxied.connectionKey("127.0.0.1:5000"));
+        assertEquals(null, proxied.connectionKey("0:0:0:0:0:0:0:1:5000"));
+        assertEquals("unknown", proxied.connectionKey(null));
+    }
+
+    @Test
     void trustedProxiesMustBeAddresses() {
         assertThrows(IllegalArgumentException.class, () -> new ClientAddress(Set.of("proxy.example"), "X-Forwarded-For"));
     }

@@ -38,11 +38,14 @@ public class CashuPayRoute {
 
     void routes(@Observes Router router) {
         inFlight = new Semaphore(Math.max(1, config.maxConcurrentPayments()));
+        // admitted on the event loop before its body is read: a refused request costs no buffer and no worker thread
+        router.route(CashuRailProducer.PAY_PATH).handler(this::admit);
         router.route(CashuRailProducer.PAY_PATH).handler(BodyHandler.create().setBodyLimit(MAX_BODY));
         router.route(CashuRailProducer.PAY_PATH).blockingHandler(this::handle, false);
     }
 
-    void handle(RoutingContext ctx) {
+    /** A POST to a node with a Cashu rail, with a slot of {@code max-concurrent-payments} free, goes on; held to its end. */
+    void admit(RoutingContext ctx) {
         if (ctx.request().method() != HttpMethod.POST) {
             ctx.response().putHeader("Allow", "POST");
             answer(ctx, 405, "use POST with a NUT-18 payment payload");
@@ -53,9 +56,20 @@ public class CashuPayRoute {
             return;
         }
         if (!inFlight.tryAcquire()) {
+            ctx.response().putHeader("Retry-After", "1");
             answer(ctx, 503, "too many payments at once; try again");
             return;
         }
+        java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+        ctx.addEndHandler(v -> {
+            if (held.getAndSet(false)) {
+                inFlight.release();
+            }
+        });
+        ctx.next();
+    }
+
+    void handle(RoutingContext ctx) {
         try {
             PaymentRequestPayload payload;
             try {
@@ -74,8 +88,6 @@ public class CashuPayRoute {
         } catch (RuntimeException e) {
             LOG.errorf(e, "cashu: a payment could not be handled");
             answer(ctx, 500, "error: " + e.getMessage());
-        } finally {
-            inFlight.release();
         }
     }
 
