@@ -400,6 +400,76 @@ class ClientLimitsIT {
         }
     }
 
+    /** Opens a WebSocket on "/" by hand (the handshake's answer read up to its blank line). */
+    static java.net.Socket rawWebSocket(MeshnodeProcess n) throws java.io.IOException {
+        java.net.Socket s = new java.net.Socket("127.0.0.1", n.port());
+        s.setSoTimeout(15_000);
+        s.getOutputStream().write(("GET / HTTP/1.1\r\nHost: node\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+        assertTrue(line(in).contains(" 101 "), "upgraded");
+        while (!line(in).isEmpty()) {
+            // the 101's headers
+        }
+        return s;
+    }
+
+    /** The close frame's code the server sent on {@code s}, skipping its other frames (unmasked, server to client). */
+    static int closeCode(java.net.Socket s) throws java.io.IOException {
+        java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+        while (true) {
+            int b0 = in.readUnsignedByte();
+            int len = in.readUnsignedByte() & 0x7f;
+            long n = len == 126 ? in.readUnsignedShort() : len == 127 ? in.readLong() : len;
+            byte[] payload = new byte[(int) n];
+            in.readFully(payload);
+            if ((b0 & 0x0f) == 8) {
+                return ((payload[0] & 0xff) << 8) | (payload[1] & 0xff);
+            }
+        }
+    }
+
+    /**
+     * Clients that send most of a large message and then stall hold the transport's buffers: past the node's receive
+     * budget (fleetmesh.relay.receive-total-bytes, 1 MiB here) the one past its share is closed 1009, the others and a
+     * client with small messages go on.
+     */
+    @Test
+    void stalledHalfSentMessagesAreHeldToTheReceiveBudget() throws Exception {
+        Map<String, String> env = Map.of("FLEETMESH_CLIENT_LIMITS", "off", "FLEETMESH_RELAY_RECEIVE_TOTAL_BYTES",
+                "1048576");
+        List<java.net.Socket> stalled = new java.util.ArrayList<>();
+        try (MeshnodeProcess n = MeshnodeProcess.start("receive-budget", env)) {
+            byte[] header = {(byte) 0x81, (byte) (0x80 | 127), 0, 0, 0, 0, 0, 9, 0x27, (byte) 0xc0, 1, 2, 3, 4}; // 600,000
+            byte[] half = new byte[500_000];
+            for (int i = 0; i < 3; i++) {
+                java.net.Socket s = rawWebSocket(n);
+                stalled.add(s);
+                s.getOutputStream().write(header);
+                s.getOutputStream().write(half);
+                s.getOutputStream().flush();
+                MeshnodeProcess.sleep(300); // the node reads it
+            }
+            assertEquals(1009, closeCode(stalled.get(2)), "the third is past 1 MiB / 3 of a full budget");
+            try (NostrClient c = admitted(NostrClient.connect(n))) {
+                c.publishAndWait(Keys.fresh().note(now(), "a small message goes through")).assertAccepted();
+            }
+            stalled.get(0).setSoTimeout(500);
+            try {
+                int b = stalled.get(0).getInputStream().read();
+                assertTrue(b >= 0, "the first stalled one is still open (its AUTH challenge may be waiting)");
+            } catch (java.net.SocketTimeoutException open) {
+                // still open, nothing to read
+            }
+            assertEquals(1.0, Metrics.scrape(n).value("fleetmesh_websocket_receive_refused_total"));
+        } finally {
+            for (java.net.Socket s : stalled) {
+                s.close();
+            }
+        }
+    }
+
     /**
      * A socket that never sends a request is closed at the server's idle timeout (it would hold a descriptor for half
      * an hour with Quarkus's default), while a client that only listens is pinged and stays (its pongs are automatic).

@@ -96,6 +96,20 @@ public interface RelayConfig {
     @WithDefault("0")
     long sendQueueTotalBytes();
 
+    /**
+     * Bytes of unfinished incoming WebSocket messages all connections (clients and /mesh links) may hold together before
+     * the largest holders are closed (1009); 0: a quarter of the JVM's maximum heap (Netty's direct memory defaults to
+     * the heap's size, and a buffer may be twice what it holds).
+     */
+    @WithDefault("0")
+    long receiveTotalBytes();
+
+    /** The receive budget these settings make: one per node. */
+    default org.fleetmesh.relay.ReceiveBudget receiveBudget() {
+        return new org.fleetmesh.relay.ReceiveBudget(receiveTotalBytes() > 0 ? receiveTotalBytes()
+                : Runtime.getRuntime().maxMemory() / 4);
+    }
+
     /** The send budget these settings make: one per node. */
     default org.fleetmesh.relay.SendBudget sendBudget() {
         long total = sendQueueTotalBytes() > 0 ? sendQueueTotalBytes() : Runtime.getRuntime().maxMemory() / 4;

@@ -1,0 +1,149 @@
+package org.fleetmesh.relay.quarkus;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+
+import org.fleetmesh.relay.FrameMeter;
+import org.fleetmesh.relay.ReceiveBudget;
+import org.jboss.logging.Logger;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
+import io.netty.handler.ssl.SslHandler;
+import io.vertx.core.net.impl.ConnectionBase;
+import io.vertx.ext.web.Router;
+
+/**
+ * Holds every WebSocket this node serves (the relay's and {@code /mesh}) to the node's {@link ReceiveBudget}: a
+ * handler at the front of the connection's pipeline (after TLS, where the node terminates it) follows the frames as
+ * their bytes arrive, once the WebSocket decoder is in place (after the upgrade), and when the budget refuses the
+ * connection it is sent close 1009 with the reason and closed, its half-sent message dropped with it.
+ */
+@ApplicationScoped
+public class WebSocketInbound {
+    private static final Logger LOG = Logger.getLogger(WebSocketInbound.class);
+    static final String NAME = "fleetmeshInbound";
+    static final String REASON = "too large: the node holds too many unfinished messages and yours is over its share";
+
+    @Inject
+    RelayConfig config;
+
+    @Inject
+    MeterRegistry registry;
+
+    private ReceiveBudget budget;
+    private final java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
+
+    void routes(@Observes Router router) {
+        budget = config.receiveBudget();
+        router.route().order(-2001).handler(rc -> {
+            String upgrade = rc.request().getHeader(HttpHeaderNames.UPGRADE);
+            if (upgrade != null && upgrade.equalsIgnoreCase("websocket")
+                    && rc.request().connection() instanceof ConnectionBase connection) {
+                hook(connection.channel().pipeline());
+            }
+            rc.next();
+        });
+        Gauge.builder("fleetmesh.websocket.receive.held", budget, ReceiveBudget::held).baseUnit("bytes")
+                .description("Bytes of unfinished incoming WebSocket messages held (fleetmesh.relay.receive-total-bytes)")
+                .register(registry);
+        FunctionCounter.builder("fleetmesh.websocket.receive.refused", refused, java.util.concurrent.atomic.LongAdder::sum)
+                .description("WebSocket connections closed 1009 for holding more than their share of a full receive"
+                        + " budget").register(registry);
+    }
+
+    /** The node's budget (tests). */
+    ReceiveBudget budget() {
+        return budget;
+    }
+
+    private void hook(ChannelPipeline pipeline) {
+        if (pipeline.get(NAME) != null) {
+            return;
+        }
+        String ssl = null;
+        for (Map.Entry<String, ChannelHandler> e : pipeline) {
+            if (e.getValue() instanceof SslHandler) {
+                ssl = e.getKey();
+            }
+        }
+        Meter meter = new Meter(budget.open());
+        if (ssl != null) {
+            pipeline.addAfter(ssl, NAME, meter);
+        } else {
+            pipeline.addFirst(NAME, meter);
+        }
+    }
+
+    /** Counts frame bytes once the connection speaks WebSocket; before that it passes everything on untouched. */
+    final class Meter extends ChannelInboundHandlerAdapter {
+        private final ReceiveBudget.Account account;
+        private final FrameMeter frames;
+        private boolean upgraded;
+        private boolean refusing;
+
+        Meter(ReceiveBudget.Account account) {
+            this.account = account;
+            this.frames = new FrameMeter(account);
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+            if (refusing) {
+                io.netty.util.ReferenceCountUtil.release(msg);
+                return;
+            }
+            if (msg instanceof ByteBuf buf && isUpgraded(ctx)) {
+                int from = buf.readerIndex();
+                if (!frames.feed(i -> buf.getByte(from + i), buf.readableBytes())) {
+                    refuse(ctx);
+                    buf.release();
+                    return;
+                }
+            }
+            ctx.fireChannelRead(msg);
+        }
+
+        private boolean isUpgraded(ChannelHandlerContext ctx) {
+            if (!upgraded) {
+                upgraded = ctx.pipeline().get(WebSocketFrameDecoder.class) != null;
+            }
+            return upgraded;
+        }
+
+        private void refuse(ChannelHandlerContext ctx) {
+            refusing = true;
+            refused.increment();
+            LOG.debugf("websocket %s closed 1009: %d bytes of an unfinished message, %d held by %d connections",
+                    ctx.channel().remoteAddress(), account.holding(), budget.held(), budget.holders());
+            byte[] reason = REASON.getBytes(StandardCharsets.UTF_8);
+            ByteBuf close = Unpooled.buffer(4 + reason.length);
+            close.writeByte(0x88).writeByte(2 + reason.length).writeShort(1009).writeBytes(reason); // unmasked
+            ctx.writeAndFlush(close).addListener(f -> ctx.close());
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            account.closed();
+            super.channelInactive(ctx);
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            account.closed();
+        }
+    }
+}
