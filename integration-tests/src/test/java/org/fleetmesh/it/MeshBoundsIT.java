@@ -100,6 +100,11 @@ class MeshBoundsIT {
 
         static Peer connect(MeshnodeProcess node, WebSocketClientOptions options, boolean authenticate, MeshSigner as)
                 throws Exception {
+            return connect(node, "127.0.0.1", options, authenticate, as);
+        }
+
+        static Peer connect(MeshnodeProcess node, String host, WebSocketClientOptions options, boolean authenticate,
+                MeshSigner as) throws Exception {
             Peer p = new Peer(options);
             var ws = p.client.webSocket();
             if (authenticate) {
@@ -127,7 +132,7 @@ class MeshBoundsIT {
             });
             ws.closeHandler(v -> p.closed.complete(ws.closeStatusCode() + " " + ws.closeReason()));
             p.ws = ws;
-            Dialer.open(vertx, ws, new WebSocketConnectOptions().setHost("127.0.0.1").setPort(node.port()).setURI("/mesh"))
+            Dialer.open(vertx, ws, new WebSocketConnectOptions().setHost(host).setPort(node.port()).setURI("/mesh"))
                     .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             if (authenticate) {
                 PeerIdentity peer = p.link.authenticated().toCompletableFuture().get(20, TimeUnit.SECONDS);
@@ -202,6 +207,67 @@ class MeshBoundsIT {
         } finally {
             for (Peer p : open) {
                 p.close();
+            }
+        }
+    }
+
+    /** A fresh identity of a test peer (its own three keys). */
+    static MeshSigner freshSigner(String name) throws Exception {
+        NodeSecrets keys = NodeSecrets.loadOrCreate(Files.createDirectories(ourDir.resolve(name)),
+                NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE);
+        return MeshSigner.forNode(keys, NodeEndpoints.of("ws://127.0.0.1:3/", "ws://127.0.0.1:3/mesh",
+                "http://127.0.0.1:3/didcomm"));
+    }
+
+    /**
+     * New identities from one address (not loopback) are held to fleetmesh.mesh.new-peers-per-hour: each would cost the
+     * node a stored grant, a link record and an account; past the bound the link is refused busy after its handshake,
+     * while an identity the node already knows links again.
+     */
+    @Test
+    void newIdentitiesFromOneAddressAreHeldToTheirHourlyBound() throws Exception {
+        java.util.Optional<java.net.InetAddress> own = java.net.NetworkInterface.networkInterfaces().filter(i -> {
+            try {
+                return i.isUp() && !i.isLoopback();
+            } catch (java.net.SocketException x) {
+                return false;
+            }
+        }).flatMap(java.net.NetworkInterface::inetAddresses)
+                .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress()).findFirst();
+        org.junit.jupiter.api.Assumptions.assumeTrue(own.isPresent(), "this host has no address but loopback");
+        String host = own.get().getHostAddress();
+        try (MeshnodeProcess node = MeshnodeProcess.start("mesh-newcomers", Map.of("QUARKUS_HTTP_HOST", "0.0.0.0",
+                "FLEETMESH_MESH_NEW_PEERS_PER_HOUR", "2", "FLEETMESH_GRANTS_WINDOW", "1s"))) {
+            MeshSigner first = freshSigner("newcomer-1");
+            List<Peer> open = new ArrayList<>();
+            try {
+                open.add(Peer.connect(node, host, new WebSocketClientOptions(), true, first));
+                open.add(Peer.connect(node, host, new WebSocketClientOptions(), true, freshSigner("newcomer-2")));
+                Peer third = Peer.connect(node, host, new WebSocketClientOptions(), true, freshSigner("newcomer-3"));
+                assertEquals("1013 busy: this address has linked 2 new identities this hour, the most this node takes;"
+                        + " try again later", third.awaitClose());
+                assertTrue(open.get(1).ws.isClosed() == false, "the ones taken stay linked");
+                // the first is known now (its link record is written within a tier window): it links again
+                open.remove(0).ws.close();
+                String again = null;
+                for (int i = 0; i < 40; i++) {
+                    MeshnodeProcess.sleep(500);
+                    Peer p = Peer.connect(node, host, new WebSocketClientOptions(), true, first);
+                    String closed = p.closed.getNow(null);
+                    MeshnodeProcess.sleep(500);
+                    closed = p.closed.getNow(null);
+                    if (closed == null) {
+                        open.add(p);
+                        again = "linked";
+                        break;
+                    }
+                    again = closed;
+                }
+                assertEquals("linked", again, "a known identity is not a newcomer");
+            } finally {
+                for (Peer p : open) {
+                    p.ws.close();
+                }
             }
         }
     }

@@ -39,6 +39,13 @@ public interface MeshConfig {
     @WithDefault("8")
     int maxConnectionsPerAddress();
 
+    /**
+     * New peer identities (DIDs this node holds no record of and has not declared) one address may link per hour; one
+     * more is refused {@code busy} after its handshake. Loopback and trusted proxies are not held to it.
+     */
+    @WithDefault("10")
+    int newPeersPerHour();
+
     /** Bytes queued to one peer and not yet written (at least 16384); a peer that lets more pile up is closed ({@code slow}). */
     @WithDefault("4194304")
     long sendBudget();

@@ -81,6 +81,16 @@ public class MeshEndpoint {
     private volatile MeshSigner signer;
     private volatile SeenProofs seen;
     private volatile MeshAdmission admission;
+    private volatile org.fleetmesh.peering.Newcomers newcomers;
+
+    @Inject
+    org.fleetmesh.relay.quarkus.RelayRuntime relays;
+
+    @Inject
+    org.fleetmesh.spi.peers.LinkLedger ledger;
+
+    @Inject
+    GrantedLinkSessions granted;
 
     @OnOpen
     @NonBlocking
@@ -89,7 +99,8 @@ public class MeshEndpoint {
         Transport transport = new Transport(connection, vertx, connection.userData().get(HTTP_CONNECTION));
         BudgetedSocket socket = new BudgetedSocket(transport, new SendBudget(config.sendBudget()));
         MeshLink link = new MeshLink(MeshHandshake.responder(signer(), settings, seen()), socket,
-                offload(Vertx.currentContext()), System::nanoTime, peers.accepted());
+                offload(Vertx.currentContext()), System::nanoTime,
+                newcomerBound(peers.accepted(), connection.handshakeRequest().remoteAddress()));
         connection.userData().put(TRANSPORT, transport);
         connection.userData().put(LINK, link);
         // keyed as client budgets are: IPv4 as it is, IPv6 by its /64 (one subscriber's block, not 2^64 addresses)
@@ -213,6 +224,68 @@ public class MeshEndpoint {
             }
         }
         return s;
+    }
+
+    /**
+     * The sessions of a link from {@code remoteAddress}, held to {@code fleetmesh.mesh.new-peers-per-hour}: a peer this
+     * node has declared or holds a record of goes on; a new one is counted against its address and, past the bound,
+     * its link is ended {@code busy}. Loopback and trusted proxies are not held to it.
+     */
+    private org.fleetmesh.peering.LinkSessions newcomerBound(org.fleetmesh.peering.LinkSessions sessions,
+            String remoteAddress) {
+        String key = relays.clientAddress().connectionKey(remoteAddress);
+        if (key == null) {
+            return sessions;
+        }
+        return new org.fleetmesh.peering.LinkSessions() {
+            @Override
+            public org.fleetmesh.peering.LinkSession open(org.fleetmesh.peering.MeshLink link) {
+                String peer = link.peer().map(PeerIdentity::shortDid).orElse(null);
+                if (peer != null && !known(peer) && !newcomers().admit(key, System.currentTimeMillis())) {
+                    LOG.debugf("mesh: a new identity %s from %s refused: %d new ones an hour", peer, key,
+                            newcomers().perHour());
+                    link.end(Refusal.of(Refusal.Kind.BUSY, "this address has linked " + newcomers().perHour()
+                            + " new identities this hour, the most this node takes; try again later"));
+                    return org.fleetmesh.peering.LinkSession.unsupported(link);
+                }
+                return sessions.open(link);
+            }
+
+            @Override
+            public void describe(String peerKey, java.util.Map<String, Object> into) {
+                sessions.describe(peerKey, into);
+            }
+
+            @Override
+            public Optional<java.time.Instant> quarantinedUntil(String peerKey) {
+                return sessions.quarantinedUntil(peerKey);
+            }
+        };
+    }
+
+    /** A peer this node holds an account of, has declared, or holds a link record of. */
+    private boolean known(String peer) {
+        try {
+            return granted.links().known(peer).isPresent() || peers.store().find(peer).isPresent()
+                    || ledger.load(peer).isPresent();
+        } catch (RuntimeException e) {
+            LOG.debugf("mesh: could not look %s up (%s); taking it as known", peer, e.getMessage());
+            return true;
+        }
+    }
+
+    private org.fleetmesh.peering.Newcomers newcomers() {
+        org.fleetmesh.peering.Newcomers n = newcomers;
+        if (n == null) {
+            synchronized (this) {
+                n = newcomers;
+                if (n == null) {
+                    n = new org.fleetmesh.peering.Newcomers(config.newPeersPerHour(), 4096);
+                    newcomers = n;
+                }
+            }
+        }
+        return n;
     }
 
     private MeshAdmission admission() {
