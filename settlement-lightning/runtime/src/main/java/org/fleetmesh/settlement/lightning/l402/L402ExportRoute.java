@@ -53,6 +53,9 @@ public class L402ExportRoute {
     int maxLimit;
 
     private L402Export export;
+    /** Export requests answered at once. */
+    static final int MAX_IN_FLIGHT = 16;
+    private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
 
     void routes(@Observes Router router) {
         if (!config.enabled()) {
@@ -62,6 +65,24 @@ public class L402ExportRoute {
                 config.invoiceExpiry(), maxLimit, config.location());
         byte[] rootKey = L402RootKey.load(config.rootKey(), config.rootKeyFile(), dataDir);
         export = new L402Export(settings, rootKey, this::store, this::rail);
+        // at most MAX_IN_FLIGHT requests on worker threads at once (each may count in the store and open an invoice):
+        // one more is answered 503 on the event loop, so a stranger's requests queue no task
+        router.route(config.path()).handler(ctx -> {
+            if (!inFlight.tryAcquire()) {
+                ctx.response().putHeader("Retry-After", "1");
+                L402Export.corsHeaders().forEach(ctx.response()::putHeader);
+                refuse(ctx.response(), new L402Export.Refused(L402Refusal.Code.UNAVAILABLE,
+                        "busy: " + MAX_IN_FLIGHT + " export requests are being answered; try again"));
+                return;
+            }
+            java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+            ctx.addEndHandler(v -> {
+                if (held.getAndSet(false)) {
+                    inFlight.release();
+                }
+            });
+            ctx.next();
+        });
         router.route(config.path()).blockingHandler(this::handle, false);
         LOG.infof("L402 paid export on %s: %d msat per event, at least %d msat", config.path(), settings.pricePerEventMsat(),
                 settings.minPriceMsat());
