@@ -90,6 +90,7 @@ public class AdminAccess {
                             ctx.request().resume();
                             ctx.next();
                         } else {
+                            ctx.request().resume(); // its body, if any, is read and dropped
                             refuse(ctx, ar.result().get());
                         }
                     });

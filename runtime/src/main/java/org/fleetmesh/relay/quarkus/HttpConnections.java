@@ -116,9 +116,4 @@ public class HttpConnections {
         });
         ctx.next();
     }
-
-    /** Connections counted and open now (for tests and the status page). */
-    public int open() {
-        return gate == null ? 0 : gate.open();
-    }
 }

@@ -65,11 +65,6 @@ public class WebSocketInbound {
                         + " budget").register(registry);
     }
 
-    /** The node's budget (tests). */
-    ReceiveBudget budget() {
-        return budget;
-    }
-
     private void hook(ChannelPipeline pipeline) {
         if (pipeline.get(NAME) != null) {
             return;
