@@ -7,7 +7,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * Bytes of unfinished incoming WebSocket messages, held by all connections together. A message is buffered whole
  * before anyone reads it (the transport's cumulation buffer grows to hold it, up to its 2 MiB bound), so a client that
  * sends most of a large message and then nothing holds that memory for as long as it keeps the connection: measured,
- * 64 such connections from one address pinned 269 MB of direct memory. Each connection has an {@link Account}: once
+ * 64 such connections from one address pinned 269 MB of direct memory. A connection is charged what such a buffer has
+ * allocated for what it holds ({@link #capacity}: doubling from 64 bytes, so up to twice the bytes; 4 MiB for a
+ * message of 2 MiB with its frame header), not only the bytes. Each connection has an {@link Account}: once
  * all of them together hold more than the budget, a connection growing past its fair share (the budget divided by the
  * connections holding anything, and at least {@link #MIN_SHARE}) is refused, and its transport closes it. A client
  * whose messages are small is never the one refused. The counterpart of {@link SendBudget} for the other direction.
@@ -32,7 +34,7 @@ public final class ReceiveBudget {
         return new Account();
     }
 
-    /** Bytes of unfinished messages held now, by all connections. */
+    /** Bytes charged for unfinished messages now, by all connections (what their buffers have allocated). */
     public long held() {
         return held.get();
     }
@@ -46,9 +48,19 @@ public final class ReceiveBudget {
         return budget;
     }
 
+    /** What a buffer that grows by doubling from 64 bytes (Netty's, below 4 MiB) has allocated to hold {@code bytes}. */
+    static long capacity(long bytes) {
+        return bytes <= 64 ? 64 : Long.highestOneBit(bytes - 1) << 1;
+    }
+
+    /** The frame header and the rest a cumulation buffer holds beside the payload, charged with it. */
+    static final long OVERHEAD = 64;
+
     /** One connection's unfinished message; used from that connection's thread only. */
     public final class Account {
         private long mine;
+        private long charged;
+        private long completed;
 
         private Account() {
         }
@@ -65,16 +77,24 @@ public final class ReceiveBudget {
                 holders.incrementAndGet();
             }
             mine += n;
-            long total = held.addAndGet(n);
-            if (total <= budget || mine <= MIN_SHARE) {
+            long c = capacity(mine + OVERHEAD);
+            long total = held.addAndGet(c - charged);
+            charged = c;
+            if (total <= budget || charged <= MIN_SHARE) {
                 return true;
             }
-            return mine <= budget / Math.max(1, holders.get());
+            return charged <= budget / Math.max(1, holders.get());
         }
 
         /** The message is whole: it is no longer held here (the reader has it). */
         public void completed() {
+            completed++;
             release();
+        }
+
+        /** Messages this connection has completed so far. */
+        public long completedMessages() {
+            return completed;
         }
 
         /** The connection closed. */
@@ -89,9 +109,10 @@ public final class ReceiveBudget {
 
         private void release() {
             if (mine > 0) {
-                held.addAndGet(-mine);
+                held.addAndGet(-charged);
                 holders.decrementAndGet();
                 mine = 0;
+                charged = 0;
             }
         }
     }

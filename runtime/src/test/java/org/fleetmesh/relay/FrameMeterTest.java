@@ -76,7 +76,8 @@ class FrameMeterTest {
         assertTrue(m.feed(k -> first[k], first.length));
         byte[] ping = frame(true, 9, 5);
         assertTrue(m.feed(k -> ping[k], ping.length));
-        assertEquals(1000, b.held());
+        assertEquals(1000, a.holding());
+        assertEquals(2048, b.held(), "charged what a doubling buffer allocates for 1,000 bytes and 64 of overhead");
         byte[] half = frame(true, 0, 4000);
         assertTrue(m.feed(k -> half[k], 8 + 1500)); // the header (2 + 2 + 4) and 1,500 bytes of the payload
         assertEquals(2500, a.holding());
@@ -95,7 +96,7 @@ class FrameMeterTest {
         int sent = 14 + 500_000;
         assertTrue(one.feed(k -> stall[k], sent));
         assertTrue(two.feed(k -> stall[k], sent));
-        assertEquals(1_000_000, b.held());
+        assertEquals(1 << 20, b.held(), "each charged the 512 KiB a buffer allocates for it");
         assertFalse(three.feed(k -> stall[k], sent), "the budget is full and the third is past 1 MiB / 3");
         // a small message from a fourth goes through however full the budget
         FrameMeter small = new FrameMeter(b.open());

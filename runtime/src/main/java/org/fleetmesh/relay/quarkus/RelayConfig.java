@@ -104,6 +104,14 @@ public interface RelayConfig {
     @WithDefault("0")
     long receiveTotalBytes();
 
+    /**
+     * How long an incoming WebSocket message may stay unfinished (its first frame's bytes arrived, its last frame not):
+     * past it the connection is closed 1008. A client that answers pings keeps its connection past the idle timeout,
+     * so without this a half-sent message would hold its buffer for as long as the client likes. {@code 0s}: no limit.
+     */
+    @WithDefault("60s")
+    java.time.Duration messageTimeout();
+
     /** The receive budget these settings make: one per node. */
     default org.fleetmesh.relay.ReceiveBudget receiveBudget() {
         return new org.fleetmesh.relay.ReceiveBudget(receiveTotalBytes() > 0 ? receiveTotalBytes()

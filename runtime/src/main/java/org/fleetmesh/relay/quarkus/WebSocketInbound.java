@@ -37,6 +37,7 @@ public class WebSocketInbound {
     private static final Logger LOG = Logger.getLogger(WebSocketInbound.class);
     static final String NAME = "fleetmeshInbound";
     static final String REASON = "too large: the node holds too many unfinished messages and yours is over its share";
+    static final String SLOW = "too slow: a message stayed unfinished past the node's message timeout";
 
     @Inject
     RelayConfig config;
@@ -45,10 +46,13 @@ public class WebSocketInbound {
     MeterRegistry registry;
 
     private ReceiveBudget budget;
+    private long timeoutNanos;
     private final java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder timedOut = new java.util.concurrent.atomic.LongAdder();
 
     void routes(@Observes Router router) {
         budget = config.receiveBudget();
+        timeoutNanos = config.messageTimeout().toNanos();
         router.route().order(-2001).handler(rc -> {
             String upgrade = rc.request().getHeader(HttpHeaderNames.UPGRADE);
             if (upgrade != null && upgrade.equalsIgnoreCase("websocket")
@@ -58,11 +62,16 @@ public class WebSocketInbound {
             rc.next();
         });
         Gauge.builder("fleetmesh.websocket.receive.held", budget, ReceiveBudget::held).baseUnit("bytes")
-                .description("Bytes of unfinished incoming WebSocket messages held (fleetmesh.relay.receive-total-bytes)")
+                .description("Bytes charged for unfinished incoming WebSocket messages: what their buffers have allocated"
+                        + " (fleetmesh.relay.receive-total-bytes)")
                 .register(registry);
         FunctionCounter.builder("fleetmesh.websocket.receive.refused", refused, java.util.concurrent.atomic.LongAdder::sum)
                 .description("WebSocket connections closed 1009 for holding more than their share of a full receive"
                         + " budget").register(registry);
+        FunctionCounter.builder("fleetmesh.websocket.receive.timed.out", timedOut,
+                java.util.concurrent.atomic.LongAdder::sum)
+                .description("WebSocket connections closed 1008 for a message unfinished past fleetmesh.relay.message-timeout")
+                .register(registry);
     }
 
     private void hook(ChannelPipeline pipeline) {
@@ -104,12 +113,35 @@ public class WebSocketInbound {
             if (msg instanceof ByteBuf buf && isUpgraded(ctx)) {
                 int from = buf.readerIndex();
                 if (!frames.feed(i -> buf.getByte(from + i), buf.readableBytes())) {
-                    refuse(ctx);
+                    refused.increment();
+                    refuse(ctx, 1009, REASON);
                     buf.release();
                     return;
                 }
+                if (account.holding() > 0 && !timed && timeoutNanos > 0) {
+                    watch(ctx, account.completedMessages());
+                }
             }
             ctx.fireChannelRead(msg);
+        }
+
+        private boolean timed;
+
+        /** Closes the connection if message number {@code n} is still unfinished when the timeout has passed. */
+        private void watch(ChannelHandlerContext ctx, long n) {
+            timed = true;
+            ctx.executor().schedule(() -> {
+                timed = false;
+                if (refusing || !ctx.channel().isActive() || account.holding() == 0) {
+                    return;
+                }
+                if (account.completedMessages() == n) {
+                    timedOut.increment();
+                    refuse(ctx, 1008, SLOW);
+                } else {
+                    watch(ctx, account.completedMessages()); // a later message is unfinished now: its own time
+                }
+            }, timeoutNanos, java.util.concurrent.TimeUnit.NANOSECONDS);
         }
 
         private boolean isUpgraded(ChannelHandlerContext ctx) {
@@ -119,14 +151,13 @@ public class WebSocketInbound {
             return upgraded;
         }
 
-        private void refuse(ChannelHandlerContext ctx) {
+        private void refuse(ChannelHandlerContext ctx, int code, String why) {
             refusing = true;
-            refused.increment();
-            LOG.debugf("websocket %s closed 1009: %d bytes of an unfinished message, %d held by %d connections",
-                    ctx.channel().remoteAddress(), account.holding(), budget.held(), budget.holders());
-            byte[] reason = REASON.getBytes(StandardCharsets.UTF_8);
+            LOG.debugf("websocket %s closed %d: %d bytes of an unfinished message, %d charged to %d connections",
+                    ctx.channel().remoteAddress(), code, account.holding(), budget.held(), budget.holders());
+            byte[] reason = why.getBytes(StandardCharsets.UTF_8);
             ByteBuf close = Unpooled.buffer(4 + reason.length);
-            close.writeByte(0x88).writeByte(2 + reason.length).writeShort(1009).writeBytes(reason); // unmasked
+            close.writeByte(0x88).writeByte(2 + reason.length).writeShort(code).writeBytes(reason); // unmasked
             ctx.writeAndFlush(close).addListener(f -> ctx.close());
         }
 
