@@ -341,14 +341,7 @@ class ClientLimitsIT {
      */
     @Test
     void httpConnectionsAreBoundedPerAddressAndInAll() throws Exception {
-        java.util.Optional<java.net.InetAddress> own = java.net.NetworkInterface.networkInterfaces().filter(i -> {
-            try {
-                return i.isUp() && !i.isLoopback();
-            } catch (java.net.SocketException x) {
-                return false;
-            }
-        }).flatMap(java.net.NetworkInterface::inetAddresses)
-                .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress()).findFirst();
+        java.util.Optional<java.net.InetAddress> own = MeshnodeProcess.nonLoopbackAddress();
         org.junit.jupiter.api.Assumptions.assumeTrue(own.isPresent(), "this host has no address but loopback");
         Map<String, String> env = Map.of("QUARKUS_HTTP_HOST", "0.0.0.0", "FLEETMESH_CLIENT_LIMITS", "off",
                 "FLEETMESH_HTTP_MAX_CONNECTIONS", "24",

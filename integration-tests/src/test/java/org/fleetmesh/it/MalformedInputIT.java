@@ -241,9 +241,12 @@ class MalformedInputIT {
         assertEquals(MAX_MESSAGE, ("[\"EVENT\"," + fits.json() + "]").length());
         survives(c -> {
             c.publishAndWait(fits).assertAccepted();
-            c.publish(tooBig);
-            notice(c);
+            // NIP-01: an EVENT gets its OK, too large or not; a REQ its CLOSED
+            assertEquals("invalid: message too large (at most " + MAX_MESSAGE + " characters)",
+                    c.publishAndWait(tooBig).assertRefused("invalid:").message());
             c.send("[\"REQ\",\"big\",{\"#t\":[\"" + "x".repeat(MAX_MESSAGE) + "\"]}]");
+            assertEquals("invalid: message too large (at most " + MAX_MESSAGE + " characters)", c.expectClosed("big"));
+            c.send("[\"HELLO\",\"" + "x".repeat(MAX_MESSAGE) + "\"]");
             notice(c);
         });
         try (NostrClient c = NostrClient.connect(node)) {

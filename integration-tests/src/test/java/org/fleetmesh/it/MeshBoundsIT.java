@@ -226,14 +226,7 @@ class MeshBoundsIT {
      */
     @Test
     void newIdentitiesFromOneAddressAreHeldToTheirHourlyBound() throws Exception {
-        java.util.Optional<java.net.InetAddress> own = java.net.NetworkInterface.networkInterfaces().filter(i -> {
-            try {
-                return i.isUp() && !i.isLoopback();
-            } catch (java.net.SocketException x) {
-                return false;
-            }
-        }).flatMap(java.net.NetworkInterface::inetAddresses)
-                .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress()).findFirst();
+        java.util.Optional<java.net.InetAddress> own = MeshnodeProcess.nonLoopbackAddress();
         org.junit.jupiter.api.Assumptions.assumeTrue(own.isPresent(), "this host has no address but loopback");
         String host = own.get().getHostAddress();
         try (MeshnodeProcess node = MeshnodeProcess.start("mesh-newcomers", Map.of("QUARKUS_HTTP_HOST", "0.0.0.0",

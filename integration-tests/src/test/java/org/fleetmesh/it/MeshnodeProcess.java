@@ -559,4 +559,16 @@ public final class MeshnodeProcess implements AutoCloseable {
     public String toString() {
         return name + "@" + port + " (" + dataDir + ")";
     }
+
+    /** This host's first IPv4 address that is not loopback, if any: to reach a node as a stranger would. */
+    static java.util.Optional<java.net.InetAddress> nonLoopbackAddress() throws java.net.SocketException {
+        return java.net.NetworkInterface.networkInterfaces().filter(i -> {
+            try {
+                return i.isUp() && !i.isLoopback();
+            } catch (java.net.SocketException x) {
+                return false;
+            }
+        }).flatMap(java.net.NetworkInterface::inetAddresses)
+                .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress()).findFirst();
+    }
 }

@@ -310,16 +310,7 @@ class PeeringIT {
 
     private static void statusNeedsATokenFromAnAddressThatIsNotLoopback(MeshnodeProcess e, String token)
             throws Exception {
-        Optional<java.net.InetAddress> own = java.net.NetworkInterface.networkInterfaces()
-                .filter(i -> {
-                    try {
-                        return i.isUp() && !i.isLoopback();
-                    } catch (java.net.SocketException x) {
-                        return false;
-                    }
-                })
-                .flatMap(java.net.NetworkInterface::inetAddresses)
-                .filter(a -> a instanceof java.net.Inet4Address && !a.isLoopbackAddress()).findFirst();
+        java.util.Optional<java.net.InetAddress> own = MeshnodeProcess.nonLoopbackAddress();
         org.junit.jupiter.api.Assumptions.assumeTrue(own.isPresent(), "this host has no address but loopback");
         URI status = URI.create("http://" + own.get().getHostAddress() + ":" + e.port() + "/mesh/status");
         HttpResponse<String> without = send(HttpRequest.newBuilder(status).GET());

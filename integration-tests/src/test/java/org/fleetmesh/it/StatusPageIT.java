@@ -160,14 +160,7 @@ class StatusPageIT {
 
     /** From an address that is not loopback: 401 as /mesh/status without a token, the page with one. */
     private static void thePageFollowsTheAccessRuleOfStatus(MeshnodeProcess a) throws Exception {
-        Optional<java.net.InetAddress> own = java.net.NetworkInterface.networkInterfaces().filter(i -> {
-            try {
-                return i.isUp() && !i.isLoopback();
-            } catch (java.net.SocketException x) {
-                return false;
-            }
-        }).flatMap(java.net.NetworkInterface::inetAddresses)
-                .filter(x -> x instanceof java.net.Inet4Address && !x.isLoopbackAddress()).findFirst();
+        java.util.Optional<java.net.InetAddress> own = MeshnodeProcess.nonLoopbackAddress();
         Assumptions.assumeTrue(own.isPresent(), "this host has no address but loopback");
         {
             String base = "http://" + own.get().getHostAddress() + ":" + a.port();

@@ -98,6 +98,8 @@ public class WebSocketInbound {
         private final FrameMeter frames;
         private boolean upgraded;
         private boolean refusing;
+        /** A timeout check is scheduled for the unfinished message. */
+        private boolean timed;
 
         Meter(ReceiveBudget.Account account) {
             this.account = account;
@@ -124,8 +126,6 @@ public class WebSocketInbound {
             }
             ctx.fireChannelRead(msg);
         }
-
-        private boolean timed;
 
         /** Closes the connection if message number {@code n} is still unfinished when the timeout has passed. */
         private void watch(ChannelHandlerContext ctx, long n) {
