@@ -14,20 +14,28 @@ public final class ConnectionGate {
     /** Client connections at most, by default: about 100 MB when every one is open. */
     static final int DEFAULT_MAX_TOTAL = 10_000;
 
+    private final String holder;
     private final int maxTotal;
     private final int maxPerAddress;
     private final Map<String, Integer> perAddress = new HashMap<>(); // guarded by this
     private int open; // guarded by this
 
+    /** The relay's WebSocket connections: refusals say "the relay holds ...". */
+    public ConnectionGate(int maxTotal, int maxPerAddress) {
+        this("the relay", maxTotal, maxPerAddress);
+    }
+
     /**
+     * @param holder what holds the connections, as a refusal names it ("the relay", "the node")
      * @param maxTotal connections at most (at least 1)
      * @param maxPerAddress connections at most from one address (as {@link Connection#address()} keys it); 0: no bound
      */
-    public ConnectionGate(int maxTotal, int maxPerAddress) {
+    public ConnectionGate(String holder, int maxTotal, int maxPerAddress) {
         if (maxTotal < 1 || maxPerAddress < 0) {
             throw new IllegalArgumentException("connections at most: a total of at least 1 and a per-address bound of at "
                     + "least 0 (none), not " + maxTotal + " and " + maxPerAddress);
         }
+        this.holder = holder;
         this.maxTotal = maxTotal;
         this.maxPerAddress = maxPerAddress;
     }
@@ -35,7 +43,7 @@ public final class ConnectionGate {
     /** Counts a connection from {@code address} (null: unknown, one shared key) and returns null, or says why not. */
     public synchronized String admit(String address) {
         if (open >= maxTotal) {
-            return "rate-limited: the relay holds its " + maxTotal + " connections; try again later";
+            return "rate-limited: " + holder + " holds its " + maxTotal + " connections; try again later";
         }
         if (maxPerAddress > 0) {
             String key = address == null ? "" : address;
@@ -55,7 +63,7 @@ public final class ConnectionGate {
      */
     public synchronized String admitUnkeyed() {
         if (open >= maxTotal) {
-            return "rate-limited: the relay holds its " + maxTotal + " connections; try again later";
+            return "rate-limited: " + holder + " holds its " + maxTotal + " connections; try again later";
         }
         open++;
         return null;

@@ -67,6 +67,14 @@ class ConnectionGateTest {
     }
 
     @Test
+    void aRefusalNamesWhatHoldsTheConnections() {
+        ConnectionGate g = new ConnectionGate("the node", 1, 0);
+        assertEquals(null, g.admitUnkeyed());
+        assertEquals("rate-limited: the node holds its 1 connections; try again later", g.admit("a"));
+        assertEquals("rate-limited: the node holds its 1 connections; try again later", g.admitUnkeyed());
+    }
+
+    @Test
     void boundsAreChecked() {
         assertThrows(IllegalArgumentException.class, () -> new ConnectionGate(0, 0));
         assertThrows(IllegalArgumentException.class, () -> new ConnectionGate(1, -1));

@@ -62,8 +62,9 @@ public final class Buyer {
     }
 
     /**
-     * {@code resendSeconds}: a job still {@code requested} after this long without an answer has its request sent
-     * again (0: only when the worker's link opens again).
+     * {@code resendSeconds}: a job that waits on its worker ({@code requested}, {@code fetching}, a free job
+     * {@code sealed} without its key) and has heard nothing from it nor sent it anything this long has its request
+     * sent again (0: only when the worker's link opens again).
      */
     public record Settings(long maxFeeMsat, int chunkBytes, long expirySeconds, boolean neverPay, long resendSeconds) {
         public Settings(long maxFeeMsat, int chunkBytes, long expirySeconds, boolean neverPay) {
@@ -126,12 +127,15 @@ public final class Buyer {
             book.save(f);
             return f;
         }
-        lastSent.put(e.id(), seconds.getAsLong());
+        lastActive.put(e.id(), seconds.getAsLong());
         return e;
     }
 
-    /** Per job, when its request was last sent (epoch s), for {@link #sweep}'s resend; the job's update time else. */
-    private final java.util.Map<String, Long> lastSent = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Per job, when its request was last sent or its worker's last {@code fetch} came (epoch s), for
+     * {@link #sweep}'s resend; the job's update time else.
+     */
+    private final java.util.Map<String, Long> lastActive = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Whether a job waits on something the worker sends, so that a request sent again is answered usefully. */
     private static boolean waiting(JobEntry e) {
@@ -160,7 +164,7 @@ public final class Buyer {
         if (!peers.send(e.peer(), ComputeMessages.REQUEST, request(e).body())) {
             return false;
         }
-        lastSent.put(e.id(), seconds.getAsLong());
+        lastActive.put(e.id(), seconds.getAsLong());
         LOG.debugf("job %s: its request was sent to %s again", e.id(), e.peer());
         return true;
     }
@@ -201,6 +205,7 @@ public final class Buyer {
             return;
         }
         Request q = request(e);
+        lastActive.put(e.id(), seconds.getAsLong());
         if (s == JobState.REQUESTED) {
             e = e.moved(JobState.FETCHING.word(), seconds.getAsLong());
             book.save(e);
@@ -559,9 +564,12 @@ public final class Buyer {
     }
 
     /**
-     * Jobs that waited past {@code expirySeconds} for a sealed result (or sealed and unpaid) end expired; a job still
-     * {@code requested} {@code resendSeconds} after its request was last sent has it sent again (a request the
-     * worker's grant refused, or lost on a link that has not noticed yet).
+     * Jobs that waited past {@code expirySeconds} for a sealed result (or sealed and unpaid) end expired; a job that
+     * waits on its worker and has had nothing on its link for {@code resendSeconds} (no request sent, no fetch heard)
+     * has its request sent again: a request the worker's grant refused, a message lost on a link that has not noticed
+     * yet, or a repeated request the worker dropped (a worker answers a job again at most every 2 s) would otherwise
+     * leave it waiting until it expires. The worker answers nothing while the job runs, so a long run costs one small
+     * message per {@code resendSeconds}.
      */
     public void sweep() {
         long now = seconds.getAsLong();
@@ -574,11 +582,11 @@ public final class Buyer {
                 continue;
             }
             open.add(e.id());
-            if (settings.resendSeconds() > 0 && e.state().equals(JobState.REQUESTED.word())
-                    && now - lastSent.getOrDefault(e.id(), e.updatedAt()) >= settings.resendSeconds()) {
+            if (settings.resendSeconds() > 0 && waiting(e)
+                    && now - lastActive.getOrDefault(e.id(), e.updatedAt()) >= settings.resendSeconds()) {
                 sendAgain(e);
             }
         }
-        lastSent.keySet().retainAll(open);
+        lastActive.keySet().retainAll(open);
     }
 }

@@ -70,8 +70,9 @@ public interface MarketConfig {
     Duration invoiceExpiry();
 
     /**
-     * A bought job still {@code requested} this long after its request was sent has the request sent again (the
-     * worker answers a repeated request with its last answer); 0 sends again only when the worker's link opens again.
+     * A bought job waiting on its worker ({@code requested}, {@code fetching}, a free job {@code sealed} without its
+     * key) with nothing sent to it or heard from it this long has the request sent again (the worker answers a
+     * repeated request with its last answer); 0 sends again only when the worker's link opens again.
      */
     @WithDefault("30s")
     Duration requestResend();

@@ -54,7 +54,7 @@ public class HttpConnections {
             throw new IllegalArgumentException("fleetmesh.http.max-connections-per-address must be at least 0 (none), was "
                     + perAddress);
         }
-        gate = new ConnectionGate(max, perAddress);
+        gate = new ConnectionGate("the node", max, perAddress);
         LOG.debugf("http: at most %d connections, %d from one address", max, perAddress);
         router.route().order(-3000).handler(this::admit);
         Gauge.builder("fleetmesh.http.connections", gate, ConnectionGate::open)
@@ -102,7 +102,7 @@ public class HttpConnections {
             }
             ctx.response().setStatusCode(503).putHeader("Retry-After", "10")
                     .putHeader("Content-Type", "text/plain; charset=utf-8")
-                    .end(refusal.replace("the relay holds", "the node holds"))
+                    .end(refusal)
                     .onComplete(v -> conn.close());
             return;
         }

@@ -714,6 +714,63 @@ class MarketFlowTest {
     }
 
     @Test
+    void aFetchingJobWhoseChunksWereLostHasItsRequestSentAgainByTheSweep() throws Exception {
+        long[] clock = { 20_000 };
+        buyerClock = () -> clock[0];
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false, 30),
+                false);
+        byte[] input = new byte[20_000];
+        new java.util.Random(11).nextBytes(input);
+        int moduleChunks = (module("sha256sum.wasm").length + 4095) / 4096;
+        lose = cut(ComputeMessages.BLOB, moduleChunks + 1); // the input's last four chunks are lost
+        JobSpec spec = spec("sha256sum.wasm", input, 1_000_000_000);
+        Request q = request(spec, 10_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        awaitWorker(q.digest(), JobState.FETCHING);
+        for (int i = 0; i < 300 && lost.get() < 4; i++) {
+            Thread.sleep(10);
+        }
+        assertEquals(4, lost.get(), "four of the input's chunks were lost");
+        assertEquals("fetching", buyerBook.find(JobEntry.Role.BUYER, q.digest()).get().state());
+        lose = null;
+        clock[0] += 29;
+        buyer.sweep();
+        Thread.sleep(200);
+        synchronized (sentToBuyer) {
+            assertEquals(1, java.util.Collections.frequency(sentToBuyer, ComputeMessages.FETCH),
+                    "nothing sent again within 30 s of the worker's fetch");
+        }
+        clock[0] += 1;
+        buyer.sweep();
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertTrue(new String(ResultJson.read(done.result()).stdout(), StandardCharsets.UTF_8)
+                .startsWith(JobSpec.sha256(input)));
+    }
+
+    @Test
+    void aWorkerRestartedWhileFetchingWhoseRefusalWasLostIsAskedAgainByTheSweep() throws Exception {
+        long[] clock = { 30_000 };
+        buyerClock = () -> clock[0];
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false, 30),
+                false);
+        lose = t -> t.equals(ComputeMessages.BLOB) || t.equals(ComputeMessages.REFUSE);
+        JobSpec spec = spec("upper.wasm", "restarted".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        awaitWorker(q.digest(), JobState.FETCHING);
+        await(q.digest(), in(JobState.FETCHING));
+        worker.resume(); // as after a restart: the job it was fetching for ends failed, its refusal is lost
+        awaitWorker(q.digest(), JobState.FAILED);
+        lose = null;
+        clock[0] += 30;
+        buyer.sweep();
+        JobEntry end = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("failed", end.state());
+        assertTrue(end.error().contains("the worker restarted"), end.error());
+    }
+
+    @Test
     void aWorkerAnswersARepeatedRequestAtMostOncePerJobEveryFewSecondsAndOnlyToItsBuyer() throws Exception {
         start(0, 0);
         long[] clock = { 50_000 };
