@@ -265,6 +265,51 @@ class MeshBoundsIT {
         }
     }
 
+    /**
+     * Of fleetmesh.mesh.max-connections, fleetmesh.mesh.reserved-connections are kept for peers the node declared or
+     * trusts: new identities hold the others at most, past them a new one is refused busy after its handshake, while a
+     * declared peer still links; a stranger's closed link gives its place back.
+     */
+    @Test
+    void strangersCannotHoldThePlacesKeptForDeclaredPeers() throws Exception {
+        try (MeshnodeProcess node = MeshnodeProcess.start("mesh-reserved", Map.of("FLEETMESH_MESH_MAX_CONNECTIONS", "4",
+                "FLEETMESH_MESH_RESERVED_CONNECTIONS", "2",
+                // declared at an address where nothing listens: the node's own dials fail, our link comes in
+                "FLEETMESH_PEERS", us.did() + "@ws://127.0.0.1:1/mesh"))) {
+            List<Peer> open = new ArrayList<>();
+            try {
+                open.add(Peer.connect(node, from("127.0.0.1"), true, freshSigner("reserved-1")));
+                open.add(Peer.connect(node, from("127.0.0.1"), true, freshSigner("reserved-2")));
+                Peer third = Peer.connect(node, from("127.0.0.1"), true, freshSigner("reserved-3"));
+                assertEquals("1013 busy: this node keeps 2 of its 4 /mesh places for peers it declared or trusts; new"
+                        + " peers hold the rest; try again later", third.awaitClose());
+                Peer declared = Peer.connect(node, from("127.0.0.1"), true, us);
+                open.add(declared);
+                MeshnodeProcess.sleep(1000);
+                assertEquals(null, declared.closed.getNow(null), "the declared peer stays linked");
+                for (Peer p : open.subList(0, 2)) {
+                    assertEquals(null, p.closed.getNow(null), "the strangers taken stay linked");
+                }
+                open.remove(0).close();
+                String fourth = null;
+                for (int i = 0; i < 40; i++) {
+                    Peer p = Peer.connect(node, from("127.0.0.1"), true, freshSigner("reserved-4-" + i));
+                    MeshnodeProcess.sleep(500);
+                    fourth = p.closed.getNow(null);
+                    if (fourth == null) {
+                        open.add(p);
+                        break;
+                    }
+                }
+                assertEquals(null, fourth, "the closed stranger's place is taken by another");
+            } finally {
+                for (Peer p : open) {
+                    p.ws.close();
+                }
+            }
+        }
+    }
+
     @Test
     void aConnectionThatNeverCompletesTheHandshakeIsClosedAfterTheTimeout() throws Exception {
         Peer silent = Peer.connect(timed, new WebSocketClientOptions(), false);

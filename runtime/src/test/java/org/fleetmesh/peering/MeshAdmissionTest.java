@@ -37,4 +37,30 @@ class MeshAdmissionTest {
     void releasingWhatWasNeverAdmittedIsABug() {
         assertThrows(IllegalStateException.class, () -> new MeshAdmission(1, 1).release("10.0.0.1"));
     }
+
+    @Test
+    void strangersHoldAtMostThePlacesNotKeptForKnownPeers() {
+        MeshAdmission caps = new MeshAdmission(4, 8, 2);
+        for (int i = 1; i <= 4; i++) {
+            assertEquals(Optional.empty(), caps.admit("10.0.0." + i), "every connection gets in to handshake");
+        }
+        assertEquals(Optional.empty(), caps.stranger());
+        assertEquals(Optional.empty(), caps.stranger());
+        assertEquals("busy: this node keeps 2 of its 4 /mesh places for peers it declared or trusts; new peers hold the"
+                + " rest; try again later", caps.stranger().orElseThrow().reason());
+        assertEquals(2, caps.strangers(), "a refused stranger takes no place");
+        caps.strangerLeft();
+        assertEquals(Optional.empty(), caps.stranger(), "a stranger's closed link gives its place back");
+        assertThrows(IllegalStateException.class, () -> {
+            MeshAdmission none = new MeshAdmission(4, 8, 2);
+            none.strangerLeft();
+        });
+    }
+
+    @Test
+    void theReservationLeavesStrangersAPlace() {
+        assertThrows(IllegalArgumentException.class, () -> new MeshAdmission(4, 8, 4));
+        assertThrows(IllegalArgumentException.class, () -> new MeshAdmission(4, 8, -1));
+        assertTrue(new MeshAdmission(4, 8, 3).stranger().isEmpty());
+    }
 }

@@ -40,6 +40,14 @@ public interface MeshConfig {
     int maxConnectionsPerAddress();
 
     /**
+     * Of {@code max-connections}, the places only a peer this node declared or trusts (tier 1 or above) may hold once
+     * its handshake says who it is; a new peer's link past the others is refused {@code busy}. At most
+     * {@code max-connections - 1} is used.
+     */
+    @WithDefault("32")
+    int reservedConnections();
+
+    /**
      * New peer identities (DIDs this node holds no record of and has not declared) one address may link per hour; one
      * more is refused {@code busy} after its handshake. Loopback and trusted proxies are not held to it.
      */

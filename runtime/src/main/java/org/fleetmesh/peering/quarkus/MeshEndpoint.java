@@ -55,6 +55,8 @@ public class MeshEndpoint {
     public static final UserData.TypedKey<PeerIdentity> PEER = new UserData.TypedKey<>("fleetmesh.mesh.peer");
     static final UserData.TypedKey<HttpConnection> HTTP_CONNECTION = new UserData.TypedKey<>("fleetmesh.mesh.http");
     private static final UserData.TypedKey<String> ADMITTED = new UserData.TypedKey<>("fleetmesh.mesh.admitted");
+    /** Set on a connection whose link holds one of the places strangers may hold. */
+    private static final UserData.TypedKey<Boolean> STRANGER = new UserData.TypedKey<>("fleetmesh.mesh.stranger");
     private static final UserData.TypedKey<Transport> TRANSPORT = new UserData.TypedKey<>("fleetmesh.mesh.transport");
 
     @Inject
@@ -100,7 +102,7 @@ public class MeshEndpoint {
         BudgetedSocket socket = new BudgetedSocket(transport, new SendBudget(config.sendBudget()));
         MeshLink link = new MeshLink(MeshHandshake.responder(signer(), settings, seen()), socket,
                 offload(Vertx.currentContext()), System::nanoTime,
-                newcomerBound(peers.accepted(), connection.handshakeRequest().remoteAddress()));
+                admitted(peers.accepted(), connection));
         connection.userData().put(TRANSPORT, transport);
         connection.userData().put(LINK, link);
         // keyed as client budgets are: IPv4 as it is, IPv6 by its /64 (one subscriber's block, not 2^64 addresses)
@@ -151,6 +153,9 @@ public class MeshEndpoint {
         String address = connection.userData().remove(ADMITTED);
         if (address != null) {
             admission().release(address);
+        }
+        if (connection.userData().remove(STRANGER) != null) {
+            admission().strangerLeft();
         }
         Transport transport = connection.userData().get(TRANSPORT);
         if (transport != null) {
@@ -227,26 +232,40 @@ public class MeshEndpoint {
     }
 
     /**
-     * The sessions of a link from {@code remoteAddress}, held to {@code fleetmesh.mesh.new-peers-per-hour}: a peer this
-     * node has declared or holds a record of goes on; a new one is counted against its address and, past the bound,
-     * its link is ended {@code busy}. Loopback and trusted proxies are not held to it.
+     * The sessions of a link on {@code connection}, once its handshake says who the peer is: a peer this node has not
+     * declared and holds no record of is held to {@code fleetmesh.mesh.new-peers-per-hour} for its address (loopback and
+     * trusted proxies are not), and a peer without standing here (neither declared nor above tier 0) takes one of the
+     * places strangers may hold ({@code fleetmesh.mesh.reserved-connections} are kept for the others); past either, its
+     * link is ended {@code busy}.
      */
-    private org.fleetmesh.peering.LinkSessions newcomerBound(org.fleetmesh.peering.LinkSessions sessions,
-            String remoteAddress) {
-        String key = relays.clientAddress().connectionKey(remoteAddress);
-        if (key == null) {
-            return sessions;
-        }
+    private org.fleetmesh.peering.LinkSessions admitted(org.fleetmesh.peering.LinkSessions sessions,
+            WebSocketConnection connection) {
+        String key = relays.clientAddress().connectionKey(connection.handshakeRequest().remoteAddress());
         return new org.fleetmesh.peering.LinkSessions() {
             @Override
             public org.fleetmesh.peering.LinkSession open(org.fleetmesh.peering.MeshLink link) {
                 String peer = link.peer().map(PeerIdentity::shortDid).orElse(null);
-                if (peer != null && !known(peer) && !newcomers().admit(key, System.currentTimeMillis())) {
+                if (peer == null) {
+                    return sessions.open(link);
+                }
+                if (key != null && !known(peer) && !newcomers().admit(key, System.currentTimeMillis())) {
                     LOG.debugf("mesh: a new identity %s from %s refused: %d new ones an hour", peer, key,
                             newcomers().perHour());
                     link.end(Refusal.of(Refusal.Kind.BUSY, "this address has linked " + newcomers().perHour()
                             + " new identities this hour, the most this node takes; try again later"));
                     return org.fleetmesh.peering.LinkSession.unsupported(link);
+                }
+                if (!trusted(peer)) {
+                    Optional<Refusal> full = admission().stranger();
+                    if (full.isPresent()) {
+                        LOG.debugf("mesh: %s refused: %s", peer, full.get());
+                        link.end(full.get());
+                        return org.fleetmesh.peering.LinkSession.unsupported(link);
+                    }
+                    connection.userData().put(STRANGER, Boolean.TRUE);
+                    if (connection.isClosed() && connection.userData().remove(STRANGER) != null) {
+                        admission().strangerLeft(); // closed meanwhile: its close did not see the mark
+                    }
                 }
                 return sessions.open(link);
             }
@@ -261,6 +280,26 @@ public class MeshEndpoint {
                 return sessions.quarantinedUntil(peerKey);
             }
         };
+    }
+
+    /**
+     * A peer with standing here: declared by the operator, or above tier 0 (in its account, or in its link record when
+     * no account is in memory). A peer that cannot be looked up is taken as having it.
+     */
+    private boolean trusted(String peer) {
+        try {
+            if (peers.store().find(peer).isPresent()) {
+                return true;
+            }
+            Optional<org.fleetmesh.peering.link.PeerAccount> account = granted.links().known(peer);
+            if (account.isPresent()) {
+                return account.get().tier().level() >= 1;
+            }
+            return ledger.load(peer).map(r -> r.tier() >= 1).orElse(false);
+        } catch (RuntimeException e) {
+            LOG.debugf("mesh: could not look %s up (%s); taking it as trusted", peer, e.getMessage());
+            return true;
+        }
     }
 
     /** A peer this node holds an account of, has declared, or holds a link record of. */
@@ -294,7 +333,8 @@ public class MeshEndpoint {
             synchronized (this) {
                 a = admission;
                 if (a == null) {
-                    a = new MeshAdmission(config.maxConnections(), config.maxConnectionsPerAddress());
+                    a = new MeshAdmission(config.maxConnections(), config.maxConnectionsPerAddress(),
+                            Math.max(0, Math.min(config.reservedConnections(), config.maxConnections() - 1)));
                     admission = a;
                 }
             }
