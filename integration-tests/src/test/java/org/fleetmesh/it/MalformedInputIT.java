@@ -255,6 +255,52 @@ class MalformedInputIT {
         }
     }
 
+    /**
+     * A message over the WebSocket server's most (2 MiB), on the relay and on /mesh, in one frame or in fragments: the
+     * connection is closed 1009 with the reason as the frame header announces it (RFC 6455 7.4.1), where the server
+     * alone dropped the TCP connection without a word (one frame) or read every fragment and answered nothing
+     * (fragments); the node goes on serving.
+     */
+    @Test
+    void aMessageOverTheTransportsMostIsClosed1009InOneFrameOrInFragments() throws Exception {
+        String reason = "1009 too large: a message is at most 2097152 bytes";
+        for (String path : List.of("/", "/mesh")) {
+            for (boolean fragmented : List.of(false, true)) {
+                java.util.concurrent.CompletableFuture<String> closed = new java.util.concurrent.CompletableFuture<>();
+                java.net.http.WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder()
+                        .buildAsync(node.wsUri().resolve(path), new java.net.http.WebSocket.Listener() {
+                            @Override
+                            public java.util.concurrent.CompletionStage<?> onClose(java.net.http.WebSocket w, int code,
+                                    String why) {
+                                closed.complete(code + " " + why);
+                                return null;
+                            }
+
+                            @Override
+                            public void onError(java.net.http.WebSocket w, Throwable error) {
+                                closed.complete("error " + error);
+                            }
+                        }).get(10, java.util.concurrent.TimeUnit.SECONDS);
+                try {
+                    if (fragmented) {
+                        String mib = "x".repeat(1 << 20);
+                        ws.sendText(mib, false).get(20, java.util.concurrent.TimeUnit.SECONDS);
+                        ws.sendText(mib, false).get(20, java.util.concurrent.TimeUnit.SECONDS);
+                        ws.sendText("x".repeat(1000), true).get(20, java.util.concurrent.TimeUnit.SECONDS);
+                    } else {
+                        ws.sendText("x".repeat((2 << 20) + 1000), true).get(20, java.util.concurrent.TimeUnit.SECONDS);
+                    }
+                } catch (java.util.concurrent.ExecutionException sendFailed) {
+                    // the node may close before the last bytes are written: its close frame is what counts
+                }
+                assertEquals(reason, closed.get(20, java.util.concurrent.TimeUnit.SECONDS),
+                        path + (fragmented ? " in fragments" : " in one frame"));
+                ws.abort();
+            }
+        }
+        survives(c -> c.publishAndWait(Keys.fresh().note(now(), "after the large ones")).assertAccepted());
+    }
+
     @Test
     void nip11AdvertisesTheConfiguredMessageLimit() throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(node.httpUri())

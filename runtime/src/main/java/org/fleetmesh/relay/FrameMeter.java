@@ -14,17 +14,37 @@ public final class FrameMeter {
     }
 
     private final ReceiveBudget.Account account;
+    private final long maxMessage;
     private final byte[] header = new byte[14];
+    private long messageBytes; // payload bytes the frames of the current message announced
+    private boolean tooLarge;
     private int have; // header bytes collected
     private long remaining = -1; // payload bytes of the current frame still to come; -1: reading a header
     private boolean data; // the current frame is a data frame (text, binary, continuation)
     private boolean fin;
 
     public FrameMeter(ReceiveBudget.Account account) {
-        this.account = account;
+        this(account, 0);
     }
 
-    /** Reads {@code length} bytes; false when the budget refuses the connection. */
+    /**
+     * @param maxMessage the most payload bytes a message's frames may announce in all (0: no bound); a frame header
+     *        that takes its message past it is refused before its payload is read
+     */
+    public FrameMeter(ReceiveBudget.Account account, long maxMessage) {
+        this.account = account;
+        this.maxMessage = maxMessage;
+    }
+
+    /** Whether the last refusal was of a message over {@code maxMessage} (else the budget refused). */
+    public boolean tooLarge() {
+        return tooLarge;
+    }
+
+    /**
+     * Reads {@code length} bytes; false when the budget refuses the connection, or a frame takes its message past
+     * {@code maxMessage} ({@link #tooLarge}).
+     */
     public boolean feed(Bytes bytes, int length) {
         int i = 0;
         while (i < length) {
@@ -35,6 +55,9 @@ public final class FrameMeter {
                     continue;
                 }
                 start();
+                if (tooLarge) {
+                    return false;
+                }
                 if (remaining == 0) {
                     end();
                 }
@@ -83,12 +106,20 @@ public final class FrameMeter {
         }
         remaining = len;
         have = 0;
+        if (data) {
+            // a text or binary frame starts a message; a continuation (opcode 0) adds to it
+            messageBytes = opcode == 0 ? messageBytes + len : len;
+            if (maxMessage > 0 && (messageBytes > maxMessage || messageBytes < 0)) {
+                tooLarge = true;
+            }
+        }
     }
 
     /** The frame is whole. */
     private void end() {
         remaining = -1;
         if (data && fin) {
+            messageBytes = 0;
             account.completed();
         }
     }

@@ -103,4 +103,33 @@ class FrameMeterTest {
         byte[] note = frame(true, 1, 4000);
         assertTrue(small.feed(k -> note[k], note.length));
     }
+
+    @Test
+    void aMessageOverTheMostIsRefusedAsItsHeaderAnnouncesItOneFrameOrFragmented() {
+        ReceiveBudget b = new ReceiveBudget(1L << 30);
+        ReceiveBudget.Account first = b.open();
+        FrameMeter whole = new FrameMeter(first, 10_000);
+        byte[] ok = concat(frame(true, 1, 10_000), frame(false, 1, 6_000), frame(true, 9, 4), frame(true, 0, 4_000));
+        assertTrue(feed(whole, ok, 1), "10,000 bytes in one frame, and in two fragments with a ping between");
+        byte[] one = frame(true, 1, 10_001);
+        assertFalse(whole.feed(k -> one[k], 14), "refused at its header, before any payload");
+        assertTrue(whole.tooLarge());
+
+        ReceiveBudget.Account second = b.open();
+        FrameMeter parts = new FrameMeter(second, 10_000);
+        byte[] fragments = concat(frame(false, 2, 4_000), frame(false, 0, 4_000), frame(true, 0, 2_001));
+        assertFalse(feed(parts, fragments, 2), "the third fragment takes the message past 10,000");
+        assertTrue(parts.tooLarge());
+        first.closed();
+        second.closed();
+        assertEquals(0, b.held(), "both refused connections give back what they held as they close");
+
+        ReceiveBudget small = new ReceiveBudget(1 << 20);
+        FrameMeter full = new FrameMeter(small.open(), 0);
+        FrameMeter other = new FrameMeter(small.open(), 0);
+        byte[] stall = frame(true, 1, 900_000);
+        assertTrue(full.feed(k -> stall[k], 14 + 800_000));
+        assertFalse(other.feed(k -> stall[k], 14 + 800_000), "the budget refuses: not a message too large");
+        assertFalse(other.tooLarge());
+    }
 }

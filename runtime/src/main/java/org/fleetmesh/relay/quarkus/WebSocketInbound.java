@@ -30,7 +30,10 @@ import io.vertx.ext.web.Router;
  * Holds every WebSocket this node serves (the relay's and {@code /mesh}) to the node's {@link ReceiveBudget}: a
  * handler at the front of the connection's pipeline (after TLS, where the node terminates it) follows the frames as
  * their bytes arrive, once the WebSocket decoder is in place (after the upgrade), and when the budget refuses the
- * connection it is sent close 1009 with the reason and closed, its half-sent message dropped with it.
+ * connection it is sent close 1009 with the reason and closed, its half-sent message dropped with it. A message whose
+ * frames announce more than {@code quarkus.websockets-next.server.max-message-size} in all is refused the same way as
+ * its header arrives (close 1009 {@code "too large: a message is at most N bytes"}), where the WebSocket server would
+ * drop the connection without a word (one frame) or read the fragments and drop the message unanswered (several).
  */
 @ApplicationScoped
 public class WebSocketInbound {
@@ -42,6 +45,11 @@ public class WebSocketInbound {
     @Inject
     RelayConfig config;
 
+    /** The largest message the WebSocket server reads (frames of a message in all); one larger is closed 1009. */
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.websockets-next.server.max-message-size",
+            defaultValue = "2097152")
+    int maxMessageSize;
+
     @Inject
     MeterRegistry registry;
 
@@ -49,6 +57,7 @@ public class WebSocketInbound {
     private long timeoutNanos;
     private final java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder timedOut = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder tooLarge = new java.util.concurrent.atomic.LongAdder();
 
     void routes(@Observes Router router) {
         budget = config.receiveBudget();
@@ -71,6 +80,11 @@ public class WebSocketInbound {
         FunctionCounter.builder("fleetmesh.websocket.receive.timed.out", timedOut,
                 java.util.concurrent.atomic.LongAdder::sum)
                 .description("WebSocket connections closed 1008 for a message unfinished past fleetmesh.relay.message-timeout")
+                .register(registry);
+        FunctionCounter.builder("fleetmesh.websocket.receive.too.large", tooLarge,
+                java.util.concurrent.atomic.LongAdder::sum)
+                .description("WebSocket connections closed 1009 for a message over"
+                        + " quarkus.websockets-next.server.max-message-size, as its frame headers announced it")
                 .register(registry);
     }
 
@@ -103,7 +117,7 @@ public class WebSocketInbound {
 
         Meter(ReceiveBudget.Account account) {
             this.account = account;
-            this.frames = new FrameMeter(account);
+            this.frames = new FrameMeter(account, maxMessageSize);
         }
 
         @Override
@@ -115,8 +129,13 @@ public class WebSocketInbound {
             if (msg instanceof ByteBuf buf && isUpgraded(ctx)) {
                 int from = buf.readerIndex();
                 if (!frames.feed(i -> buf.getByte(from + i), buf.readableBytes())) {
-                    refused.increment();
-                    refuse(ctx, 1009, REASON);
+                    if (frames.tooLarge()) {
+                        tooLarge.increment();
+                        refuse(ctx, 1009, "too large: a message is at most " + maxMessageSize + " bytes");
+                    } else {
+                        refused.increment();
+                        refuse(ctx, 1009, REASON);
+                    }
                     buf.release();
                     return;
                 }
