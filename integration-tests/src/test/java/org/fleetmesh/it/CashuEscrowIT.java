@@ -377,6 +377,31 @@ class CashuEscrowIT {
         byte[] big = new byte[256 * 1024 + 1];
         java.util.Arrays.fill(big, (byte) ' ');
         assertEquals(413, raw(worker, "POST", pay, HttpRequest.BodyPublishers.ofByteArray(big)).statusCode());
+        r = raw(worker, "POST", pay, HttpRequest.BodyPublishers.ofString("null"));
+        assertEquals(400, r.statusCode(), r.body());
+        assertEquals("invalid: not a NUT-18 payment payload: the body is null, not an object",
+                NostrClient.tree(r.body()).path("detail").asText());
+        // a multipart upload is read as a body, never written to a file
+        String boundary = "b0undary";
+        String form = "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"f\"\r\n"
+                + "Content-Type: application/octet-stream\r\n\r\n" + "x".repeat(100_000) + "\r\n--" + boundary + "--\r\n";
+        r = HTTP.send(HttpRequest.newBuilder(worker.p.httpUri().resolve(pay)).timeout(Duration.ofSeconds(20))
+                .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(400, r.statusCode(), r.body());
+        java.nio.file.Path uploads = worker.p.dataDir().resolve("file-uploads");
+        assertTrue(!java.nio.file.Files.exists(uploads) || java.nio.file.Files.list(uploads).findAny().isEmpty(),
+                "nothing left in " + uploads);
+        // a body that does not come in time gives its slot back: 408, and the connection closed
+        try (java.net.Socket slow = new java.net.Socket("127.0.0.1", worker.p.port())) {
+            slow.setSoTimeout(30_000);
+            slow.getOutputStream().write(("POST " + pay + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                    + "\r\nContent-Length: 1000\r\n\r\n{").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            slow.getOutputStream().flush();
+            String answer = new String(slow.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(answer.startsWith("HTTP/1.1 408"), answer);
+            assertTrue(answer.contains("the payment's body did not arrive within 10 s"), answer);
+        }
 
         // a real open request: a job sealed but not paid
         JsonNode view = submit(worker, "paid by hand", false);

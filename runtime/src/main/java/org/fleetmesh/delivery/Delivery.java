@@ -206,9 +206,19 @@ public final class Delivery implements Carrier.Carriers {
 
         private void refused(String text) throws FrameException {
             JsonNode root = DeliveryJson.read(text, EventFrame.REFUSED);
-            long seq = DeliveryJson.count(root.path(1).get("seq"));
-            long retry = DeliveryJson.count(root.path(1).get("retry_ms"));
-            forwarder.refused(seq, retry, root.path(2).asText(""));
+            JsonNode header = root.path(1);
+            JsonNode seq = header.get("seq");
+            JsonNode retry = header.get("retry_ms");
+            if (!root.isArray() || root.size() != 3 || !header.isObject() || !root.get(2).isTextual()
+                    || !nullOrCount(seq) || !nullOrCount(retry)) {
+                throw new FrameException("invalid: " + EventFrame.REFUSED + " is [\"" + EventFrame.REFUSED
+                        + "\", {\"seq\": <n> | null, \"retry_ms\": <ms> | null}, <reason>]");
+            }
+            forwarder.refused(DeliveryJson.count(seq), DeliveryJson.count(retry), root.get(2).textValue());
+        }
+
+        private static boolean nullOrCount(JsonNode v) {
+            return v == null || v.isNull() || DeliveryJson.count(v) >= 0;
         }
 
         @Override

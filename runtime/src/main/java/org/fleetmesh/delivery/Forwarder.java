@@ -25,6 +25,7 @@ import org.fleetmesh.nostr.ProtocolException;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.nostr.Utf8;
 import org.fleetmesh.peering.budget.Bucket;
+import org.fleetmesh.peering.link.EventFrame;
 import org.fleetmesh.peering.link.EventLink;
 import org.fleetmesh.peering.link.PeerAccount;
 import org.fleetmesh.spi.delivery.CustodyLedger;
@@ -254,7 +255,8 @@ final class Forwarder {
         synchronized (this) {
             Sent s = inFlight.get(seq);
             if (s == null) {
-                LOG.debugf("%s refused frame %d, which is not in flight: %s", peer, seq, reason);
+                LOG.debugf("%s refused frame %d, which is not in flight: %s", peer, seq,
+                        org.fleetmesh.peering.LogText.of(reason));
                 return;
             }
             if (reason.startsWith("rate-limited:") || reason.startsWith("error:")) {
@@ -262,12 +264,13 @@ final class Forwarder {
                 queueFirst(s.batch());
                 wakeLater(retryMillis < 0 ? DEFAULT_RETRY_MS : retryMillis);
             } else {
-                LOG.warnf("%s refused frame %d: %s; forwarding to it halts", peer, seq, reason);
+                LOG.warnf("%s refused frame %d: %s; forwarding to it halts", peer, seq,
+                        org.fleetmesh.peering.LogText.of(reason));
                 halt = true;
             }
         }
         if (halt) {
-            halt("refused: " + reason);
+            halt("refused: " + org.fleetmesh.peering.LogText.of(reason));
         }
     }
 
@@ -1080,11 +1083,18 @@ final class Forwarder {
         return pushedPending;
     }
 
-    /** Parses a MESH-EVENTS-OK's answers, leniently (they only decide what is resent). */
-    static Answered answers(JsonNode root) {
+    /**
+     * Parses a MESH-EVENTS-OK: its shape strictly (a message that does not read is answered), each answer's members
+     * leniently (they only decide what is resent).
+     */
+    static Answered answers(JsonNode root) throws FrameException {
         long seq = DeliveryJson.count(root.path(1).get("seq"));
+        if (!root.isArray() || root.size() != 3 || !root.get(1).isObject() || seq < 0 || !root.get(2).isArray()) {
+            throw new FrameException("invalid: " + EventFrame.EVENTS_OK + " is [\"" + EventFrame.EVENTS_OK
+                    + "\", {\"seq\": <n>}, [[<id>, <accepted>, <message>], ...]]");
+        }
         List<String[]> out = new ArrayList<>();
-        for (JsonNode a : root.path(2)) {
+        for (JsonNode a : root.get(2)) {
             out.add(new String[] { a.path(0).asText(""), a.path(1).asText("false"), a.path(2).asText("") });
         }
         return new Answered(seq, out);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 
+import org.fleetmesh.peering.MeshMessage;
 import org.fleetmesh.peering.link.EventFrame;
 
 import org.fleetmesh.nostr.Event;
@@ -84,5 +85,31 @@ class OverEventLinksTest {
         for (int i = 0; i < 16; i++) {
             assertTrue(!b.store.holds(mesh.event(1, i).id()), "nothing of an unsigned frame is stored");
         }
+    }
+
+    /** delivery.md §1: an answer that does not read is answered MESH-ERR invalid, not dropped in silence. */
+    @Test
+    void answersThatDoNotReadAreAnsweredInvalid() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(DeliveryTest.KIND_1));
+        EventLinks lb = links(b);
+        Mesh.Link l = mesh.new Link(a, b);
+        EventLink atB = lb.open(l.ba);
+        atB.receive("[\"MESH-EVENTS-OK\",5]");
+        atB.receive("[\"MESH-EVENTS-REFUSED\",5]");
+        atB.receive("[\"MESH-EVENTS-REFUSED\",{\"seq\":-1,\"retry_ms\":null},\"x\"]");
+        atB.receive("[\"MESH-EVENTS-REFUSED\",{\"seq\":3,\"retry_ms\":\"soon\"},\"x\"]");
+        atB.receive("[\"MESH-EVENTS-REFUSED\",{\"seq\":3,\"retry_ms\":null},7]");
+        List<String> errs = l.ba.sent(MeshMessage.ERR);
+        assertEquals(5, errs.size(), l.ba.sent.toString());
+        assertTrue(errs.get(0).contains("invalid: MESH-EVENTS-OK is [\\\"MESH-EVENTS-OK\\\", {\\\"seq\\\": <n>}"),
+                errs.get(0));
+        for (String e : errs.subList(1, 5)) {
+            assertTrue(e.contains("invalid: MESH-EVENTS-REFUSED is [\\\"MESH-EVENTS-REFUSED\\\""), e);
+        }
+        // well formed, for a frame never sent: taken and ignored, no answer
+        atB.receive("[\"MESH-EVENTS-REFUSED\",{\"seq\":3,\"retry_ms\":null},\"invalid: x\"]");
+        atB.receive("[\"MESH-EVENTS-OK\",{\"seq\":3},[]]");
+        assertEquals(5, l.ba.sent(MeshMessage.ERR).size(), l.ba.sent.toString());
     }
 }

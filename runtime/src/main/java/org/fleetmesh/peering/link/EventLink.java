@@ -98,8 +98,9 @@ public final class EventLink implements LinkSession {
         }
         long bytes = Utf8.length(text);
         if (bytes > node.policy().maxFrameBytes()) {
-            refuseUnread(-1, true, "invalid: a frame is at most " + node.policy().maxFrameBytes() + " bytes, this one is "
-                    + bytes);
+            boolean frame = isEventFrame(text);
+            refuseUnread(-1, frame, "invalid: a " + (frame ? "frame" : "message") + " is at most "
+                    + node.policy().maxFrameBytes() + " bytes, this one is " + bytes);
             return;
         }
         EventFrame.Reader reader;
@@ -288,12 +289,23 @@ public final class EventLink implements LinkSession {
             case GrantMessages.OFFER, GrantMessages.REVISE -> offered(m);
             case GrantMessages.ACCEPT -> {
                 if (!account.accepted(m.text("grant_id"))) {
-                    LOG.debugf("%s accepted grant %s, which is not the current one", account.peer(), m.text("grant_id"));
+                    LOG.debugf("%s accepted grant %s, which is not the current one", account.peer(),
+                            org.fleetmesh.peering.LogText.of(m.text("grant_id")));
                 }
             }
             case GrantMessages.SUSPEND -> {
-                LOG.infof("%s suspended its grant %s to this node: %s", account.peer(), m.text("grant_id"),
-                        m.text("reason"));
+                String id = m.text("grant_id");
+                Optional<Grant> held = account.received();
+                if (held.isEmpty() || id == null || !id.equals(held.get().event().id().hex())) {
+                    // only the grant in force can be withdrawn: another id suspends nothing
+                    String named = id == null ? "(none)" : id.length() > 64 ? id.substring(0, 64) + "..." : id;
+                    wire.send(MeshErr.of(Refusal.of(Refusal.Kind.INVALID, "DIDComm message: suspend names grant "
+                            + org.fleetmesh.peering.LogText.of(named) + ", not the grant in force on this link"))
+                            .encode());
+                    return;
+                }
+                LOG.infof("%s suspended its grant %s to this node: %s", account.peer(), id,
+                        org.fleetmesh.peering.LogText.of(m.text("reason")));
                 node.suspended(account);
             }
             default -> throw new IllegalStateException(m.type());

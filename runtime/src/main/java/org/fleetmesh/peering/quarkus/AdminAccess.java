@@ -100,7 +100,8 @@ public class AdminAccess {
     public Optional<Denial> check(HttpServerRequest request, Right right, boolean loopbackWithoutToken) {
         String header = request.getHeader("Authorization");
         if (header == null) {
-            if (loopbackWithoutToken && isLoopback(request)) {
+            if (loopbackWithoutToken && isLoopback(request)
+                    && namesLoopback(request.getHeader("Host"), request.getHeader("Origin"))) {
                 return Optional.empty();
             }
             return Optional.of(new Denial(401, "unauthorized: an admin token is required (" + HINT + right + ")"));
@@ -125,6 +126,57 @@ public class AdminAccess {
                     || e.reason() == CapabilityException.Reason.WRONG_HOLDER
                     || e.reason() == CapabilityException.Reason.CHECK_FAILED ? 403 : 401;
             return Optional.of(new Denial(status, (status == 403 ? "forbidden: " : "unauthorized: ") + e.getMessage()));
+        }
+    }
+
+    /**
+     * Whether a loopback request also names this host as loopback: its {@code Host} (when sent) is {@code localhost},
+     * a name under {@code .localhost} or a loopback address, and its {@code Origin} (when sent) is one too. A page a
+     * browser on this host loaded from elsewhere, whose name was then pointed at 127.0.0.1 (DNS rebinding), sends its
+     * own name, and gets no token-free access.
+     */
+    static boolean namesLoopback(String host, String origin) {
+        if (host != null && !loopbackName(host)) {
+            return false;
+        }
+        if (origin == null) {
+            return true;
+        }
+        try {
+            java.net.URI o = new java.net.URI(origin.strip());
+            return o.getHost() != null && loopbackName(o.getHost());
+        } catch (java.net.URISyntaxException e) {
+            return false; // "null" and the like: an opaque origin is not this host
+        }
+    }
+
+    /** A host (with or without its port) that is loopback by its form alone: no name is looked up. */
+    static boolean loopbackName(String hostAndPort) {
+        String h = hostAndPort.strip();
+        if (h.startsWith("[")) {
+            int end = h.indexOf(']');
+            if (end < 0) {
+                return false;
+            }
+            h = h.substring(1, end);
+        } else if (h.indexOf(':') >= 0 && h.indexOf(':') == h.lastIndexOf(':')) {
+            h = h.substring(0, h.indexOf(':'));
+        }
+        String lower = h.toLowerCase(java.util.Locale.ROOT);
+        if (lower.endsWith(".")) {
+            lower = lower.substring(0, lower.length() - 1);
+        }
+        if (lower.equals("localhost") || lower.endsWith(".localhost")) {
+            return true;
+        }
+        boolean literal = lower.matches("[0-9.]+") || (lower.indexOf(':') >= 0 && lower.matches("[0-9a-f:.]+"));
+        if (!literal) {
+            return false;
+        }
+        try {
+            return InetAddress.getByName(lower).isLoopbackAddress();
+        } catch (UnknownHostException e) {
+            return false;
         }
     }
 

@@ -78,7 +78,7 @@ public class MeshAdminRoutes {
         router.get("/mesh/status").handler(access.gate(Right.ADMIN_READ, true)).blockingHandler(this::status);
         router.get("/mesh/peers").handler(access.gate(Right.ADMIN_READ, false)).blockingHandler(this::list);
         router.post("/mesh/peers").handler(access.gate(Right.ADMIN_WRITE, false));
-        router.post("/mesh/peers").handler(BodyHandler.create().setBodyLimit(MAX_BODY)).blockingHandler(this::add);
+        router.post("/mesh/peers").handler(BodyHandler.create(false).setBodyLimit(MAX_BODY)).blockingHandler(this::add);
         router.delete("/mesh/peers/:did").handler(access.gate(Right.ADMIN_WRITE, false)).blockingHandler(this::remove);
         router.post("/mesh/peers/:did/resume").handler(access.gate(Right.ADMIN_WRITE, false))
                 .blockingHandler(this::resume);

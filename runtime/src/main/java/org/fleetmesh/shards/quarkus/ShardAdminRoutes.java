@@ -41,7 +41,7 @@ public class ShardAdminRoutes {
     void routes(@Observes Router router) {
         router.get("/mesh/shards").handler(access.gate(Right.ADMIN_READ, false)).blockingHandler(this::list);
         router.post("/mesh/shards").handler(access.gate(Right.ADMIN_WRITE, false)); // before the body route
-        router.post("/mesh/shards").handler(BodyHandler.create().setBodyLimit(MAX_BODY)).blockingHandler(this::add);
+        router.post("/mesh/shards").handler(BodyHandler.create(false).setBodyLimit(MAX_BODY)).blockingHandler(this::add);
         router.delete("/mesh/shards/:id").handler(access.gate(Right.ADMIN_WRITE, false)).blockingHandler(this::remove);
     }
 

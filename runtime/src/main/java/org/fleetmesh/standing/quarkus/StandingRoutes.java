@@ -42,7 +42,7 @@ public class StandingRoutes {
     void routes(@Observes Router router) {
         router.get("/mesh/standing").handler(access.gate(Right.ADMIN_READ, true)).blockingHandler(this::standing);
         router.post("/mesh/findings").handler(access.gate(Right.ADMIN_WRITE, false)); // before the body route
-        router.post("/mesh/findings").handler(BodyHandler.create().setBodyLimit(MAX_BODY)).blockingHandler(this::observe);
+        router.post("/mesh/findings").handler(BodyHandler.create(false).setBodyLimit(MAX_BODY)).blockingHandler(this::observe);
     }
 
     private void standing(RoutingContext ctx) {

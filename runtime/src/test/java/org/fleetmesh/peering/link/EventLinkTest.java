@@ -330,6 +330,25 @@ class EventLinkTest {
     }
 
     @Test
+    void aSuspendOfAnotherGrantThanTheOneInForceIsRefusedAndSuspendsNothing() throws Exception {
+        Wire w = new Wire(identity(B));
+        EventLink s = node.open(w);
+        long now = T0_MILLIS / 1000;
+        Grant fromB = Grant.sign(new GrantTerms(PeerIdentity.shortForm(B_DID), PeerIdentity.shortForm(A_DID), 9000, 90,
+                60, 1, now + 600), B.nostr().bytes(), now);
+        s.receive(atB().offer(fromB, Optional.empty(), now));
+        assertEquals(GrantMessages.ACCEPT, atB().read(w.last()).type());
+        s.receive(atB().suspend("00".repeat(32), "x\n22:00:00.000 ERROR [fake] injected", now + 60, now));
+        assertEquals("[\"MESH-ERR\",\"invalid: DIDComm message: suspend names grant " + "00".repeat(32)
+                + ", not the grant in force on this link\"]", w.last());
+        advance(Duration.ofSeconds(11)); // the tiny test grant (4 KiB in 10 s) refills
+        int before = w.sent.size();
+        s.receive(atB().suspend(fromB.event().id().hex(), "quarantined", now + 60, now + 11));
+        assertEquals(before, w.sent.size(), "the grant in force is suspended without an answer: " + w.last());
+        assertNull(w.ended);
+    }
+
+    @Test
     void aPeersGrantIsVerifiedStoredAndAccepted() throws Exception {
         Wire w = new Wire(identity(B));
         EventLink s = node.open(w);

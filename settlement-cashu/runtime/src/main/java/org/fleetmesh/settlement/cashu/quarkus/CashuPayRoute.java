@@ -36,11 +36,14 @@ public class CashuPayRoute {
 
     private Semaphore inFlight;
 
+    /** How long a payment's body may take to arrive once its slot is taken. */
+    static final long BODY_TIMEOUT_MILLIS = 10_000;
+
     void routes(@Observes Router router) {
         inFlight = new Semaphore(Math.max(1, config.maxConcurrentPayments()));
         // admitted on the event loop before its body is read: a refused request costs no buffer and no worker thread
         router.route(CashuRailProducer.PAY_PATH).handler(this::admit);
-        router.route(CashuRailProducer.PAY_PATH).handler(BodyHandler.create().setBodyLimit(MAX_BODY));
+        router.route(CashuRailProducer.PAY_PATH).handler(BodyHandler.create(false).setBodyLimit(MAX_BODY));
         router.route(CashuRailProducer.PAY_PATH).blockingHandler(this::handle, false);
     }
 
@@ -61,7 +64,17 @@ public class CashuPayRoute {
             return;
         }
         java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
+        // a slot is held until the body has come: one that does not come in time is answered 408 and closed, so
+        // that slow senders cannot hold the slots for as long as they trickle bytes
+        long timer = ctx.vertx().setTimer(BODY_TIMEOUT_MILLIS, id -> {
+            if (!ctx.request().isEnded() && !ctx.response().ended()) {
+                ctx.response().putHeader("Connection", "close");
+                answer(ctx, 408, "the payment's body did not arrive within " + BODY_TIMEOUT_MILLIS / 1000 + " s");
+                ctx.request().connection().close();
+            }
+        });
         ctx.addEndHandler(v -> {
+            ctx.vertx().cancelTimer(timer);
             if (held.getAndSet(false)) {
                 inFlight.release();
             }
@@ -72,10 +85,19 @@ public class CashuPayRoute {
     void handle(RoutingContext ctx) {
         try {
             PaymentRequestPayload payload;
+            String body = ctx.body().asString();
+            if (body == null || body.isBlank()) {
+                answer(ctx, 400, "invalid: not a NUT-18 payment payload: no body");
+                return;
+            }
             try {
-                payload = Nut.json().readValue(ctx.body().asString(), PaymentRequestPayload.class);
+                payload = Nut.json().readValue(body, PaymentRequestPayload.class);
             } catch (Exception e) {
                 answer(ctx, 400, "invalid: not a NUT-18 payment payload: " + e.getMessage().split("\n")[0]);
+                return;
+            }
+            if (payload == null) {
+                answer(ctx, 400, "invalid: not a NUT-18 payment payload: the body is null, not an object");
                 return;
             }
             Optional<String> refused = rails.get().receive(payload);

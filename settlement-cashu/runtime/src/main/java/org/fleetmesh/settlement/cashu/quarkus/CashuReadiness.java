@@ -9,12 +9,17 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 import org.fleetmesh.settlement.cashu.rail.CashuRail;
 
-/** Ready when Cashu is disabled, or when the mint answers NUT-06 info and has a keyset in our unit. */
+/**
+ * Ready when Cashu is disabled, or when the mint answers NUT-06 info and has a keyset in our unit; the mint is asked
+ * at most once every 5 s, whoever probes.
+ */
 @Readiness
 @ApplicationScoped
 public class CashuReadiness implements HealthCheck {
     @Inject
     Instance<CashuRail> rail;
+
+    private volatile org.fleetmesh.spi.settlement.HealthProbe<java.util.Map<String, Object>> probe;
 
     @Override
     public HealthCheckResponse call() {
@@ -25,7 +30,12 @@ public class CashuReadiness implements HealthCheck {
         CashuRail r = rail.get();
         response.withData("rail", r.id());
         try {
-            r.health().forEach((k, v) -> response.withData(k, String.valueOf(v)));
+            org.fleetmesh.spi.settlement.HealthProbe<java.util.Map<String, Object>> p = probe;
+            if (p == null) {
+                p = new org.fleetmesh.spi.settlement.HealthProbe<>(r::health, java.time.Duration.ofSeconds(5));
+                probe = p;
+            }
+            p.get().forEach((k, v) -> response.withData(k, String.valueOf(v)));
             return response.up().build();
         } catch (RuntimeException e) {
             return response.down().withData("error", String.valueOf(e.getMessage())).build();

@@ -8,12 +8,17 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 import org.fleetmesh.spi.settlement.SettlementException;
 
-/** Ready when Lightning is disabled, or when LND answers GetInfo with our macaroon and is synced to chain. */
+/**
+ * Ready when Lightning is disabled, or when LND answers GetInfo with our macaroon and is synced to chain; LND is asked
+ * at most once every 5 s, whoever probes.
+ */
 @Readiness
 @ApplicationScoped
 public class LndReadiness implements HealthCheck {
     @Inject
     Instance<LndRail> rail;
+
+    private volatile org.fleetmesh.spi.settlement.HealthProbe<LndRail.NodeInfo> probe;
 
     @Override
     public HealthCheckResponse call() {
@@ -22,7 +27,13 @@ public class LndReadiness implements HealthCheck {
             return response.up().withData("lnd", "disabled").build();
         }
         try {
-            LndRail.NodeInfo info = rail.get().info();
+            org.fleetmesh.spi.settlement.HealthProbe<LndRail.NodeInfo> p = probe;
+            if (p == null) {
+                LndRail r = rail.get();
+                p = new org.fleetmesh.spi.settlement.HealthProbe<>(r::info, java.time.Duration.ofSeconds(5));
+                probe = p;
+            }
+            LndRail.NodeInfo info = p.get();
             response.withData("lnd", rail.get().target()).withData("identity_pubkey", info.identityPubkey())
                     .withData("version", info.version()).withData("synced_to_chain", info.syncedToChain());
             return (info.ready() ? response.up() : response.down()).build();
