@@ -53,8 +53,31 @@ public final class AgentApi {
 
     /** A status and a JSON body. */
     public record Answer(int status, JsonNode body) {
+        /** An error, its reason led by a word (compute-agent.md: {@code "<word>: <reason>"}); the status's when missing. */
         static Answer error(int status, String reason) {
-            return new Answer(status, JSON.createObjectNode().put("error", reason));
+            String r = reason == null ? "" : reason;
+            if (!WORDED.matcher(r).lookingAt()) {
+                r = word(status) + ": " + r;
+            }
+            return new Answer(status, JSON.createObjectNode().put("error", r));
+        }
+
+        private static final java.util.regex.Pattern WORDED = java.util.regex.Pattern.compile("[a-z][a-z -]{0,24}: ");
+
+        static String word(int status) {
+            return switch (status) {
+                case 400 -> "invalid";
+                case 401 -> "unauthorized";
+                case 403 -> "forbidden";
+                case 404 -> "not found";
+                case 409 -> "conflict";
+                case 413 -> "too large";
+                case 422 -> "unprocessable";
+                case 429 -> "busy";
+                case 503 -> "unavailable";
+                case 507 -> "full";
+                default -> "error";
+            };
         }
     }
 

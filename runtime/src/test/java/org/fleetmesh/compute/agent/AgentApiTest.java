@@ -292,4 +292,19 @@ class AgentApiTest {
         assertEquals(404, small.job(t, first).status(), "the oldest owner is forgotten");
         assertEquals(2, small.jobs(t).body().path("jobs").size());
     }
+
+    @Test
+    void everyErrorIsLedByAWordAsTheSpecSays() {
+        assertEquals("not found: module ab is not in the blob store",
+                AgentApi.Answer.error(404, "module ab is not in the blob store").body().path("error").asText());
+        assertEquals("conflict: job x is done, it has no invoice to pay",
+                AgentApi.Answer.error(409, "job x is done, it has no invoice to pay").body().path("error").asText());
+        assertEquals("unprocessable: no linked peer offers compute",
+                AgentApi.Answer.error(422, "no linked peer offers compute").body().path("error").asText());
+        assertEquals("not found: no offer from did:peer:4zQm (is it linked and selling?)",
+                AgentApi.Answer.error(404, "no offer from did:peer:4zQm (is it linked and selling?)").body()
+                        .path("error").asText());
+        assertEquals("busy: 8 jobs", AgentApi.Answer.error(429, "busy: 8 jobs").body().path("error").asText());
+        assertEquals("too large: a blob", AgentApi.Answer.error(413, "too large: a blob").body().path("error").asText());
+    }
 }

@@ -1,0 +1,110 @@
+package org.fleetmesh.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import org.fleetmesh.identity.DidPeer2;
+import org.fleetmesh.identity.DidResolver;
+import org.fleetmesh.identity.didcomm.DidDocumentKeys;
+import org.fleetmesh.identity.didcomm.Didcomm;
+import org.fleetmesh.identity.didcomm.Ed25519Secret;
+import org.fleetmesh.identity.didcomm.PlaintextMessage;
+import org.fleetmesh.identity.didcomm.UnpackedMessage;
+import org.fleetmesh.identity.didcomm.X25519Secret;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+
+/**
+ * The DIDComm endpoint the node's DID document advertises ({@code #didcomm}) is served: a Trust Ping 2.0 authcrypted
+ * to the node, with {@code return_route: all}, is answered on the same request with an authcrypted ping-response;
+ * what is not a POST of an encrypted message of at most 64 KiB is refused with the reason.
+ */
+class DidcommEndpointIT {
+    static final SecureRandom RANDOM = new SecureRandom();
+    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    static MeshnodeProcess node;
+
+    @BeforeAll
+    static void start() {
+        node = MeshnodeProcess.start("didcomm-endpoint", Map.of());
+    }
+
+    @AfterAll
+    static void stop() {
+        if (node != null) {
+            node.close();
+        }
+    }
+
+    static HttpResponse<String> post(URI uri, String contentType, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).header("Content-Type", contentType)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void theAdvertisedEndpointAnswersATrustPingAndRefusesWhatItMust() throws Exception {
+        JsonNode doc = NostrClient.tree(HTTP.send(HttpRequest.newBuilder(node.httpUri().resolve("/.well-known/did.json"))
+                .GET().build(), HttpResponse.BodyHandlers.ofString()).body());
+        String nodeDid = doc.path("id").asText();
+        String endpoint = null;
+        for (JsonNode s : doc.path("service")) {
+            if (s.path("type").asText().equals("DIDCommMessaging")) {
+                endpoint = s.path("serviceEndpoint").path("uri").asText();
+            }
+        }
+        assertTrue(endpoint != null && endpoint.endsWith("/didcomm"), doc.toString());
+        URI didcomm = node.httpUri().resolve(URI.create(endpoint).getPath());
+
+        Ed25519Secret signing = Ed25519Secret.generate(RANDOM);
+        X25519Secret agreement = X25519Secret.generate(RANDOM);
+        String me = DidPeer2.create(List.of(new DidPeer2.PurposedKey(DidPeer2.Purpose.AUTHENTICATION, signing.publicKey()),
+                new DidPeer2.PurposedKey(DidPeer2.Purpose.KEY_AGREEMENT, agreement.publicKey())), List.of());
+        Didcomm client = Didcomm.using(DidDocumentKeys.using(DidResolver.offline().knowing(nodeDid)));
+        PlaintextMessage ping = PlaintextMessage.builder("ping-it", "https://didcomm.org/trust-ping/2.0/ping").from(me)
+                .to(nodeDid).createdTime(System.currentTimeMillis() / 1000)
+                .header("return_route", TextNode.valueOf("all")).build();
+        String envelope = client.packAuthcrypt(ping, me + "#key-2", agreement, nodeDid);
+        HttpResponse<String> r = post(didcomm, "application/didcomm-encrypted+json", envelope);
+        assertEquals(200, r.statusCode(), r.body());
+        assertEquals("application/didcomm-encrypted+json", r.headers().firstValue("Content-Type").orElse(""));
+        UnpackedMessage answer = client.unpack(r.body(),
+                kid -> kid.equals(me + "#key-2") ? Optional.of(agreement) : Optional.empty());
+        assertTrue(answer.authcrypted());
+        assertEquals("https://didcomm.org/trust-ping/2.0/ping-response", answer.message().type());
+        assertEquals("ping-it", answer.message().thid().orElseThrow());
+        assertEquals(nodeDid, answer.message().from().orElseThrow());
+
+        // the same ping without a return route: accepted, nothing dialled back
+        PlaintextMessage quiet = ping.toBuilder().build();
+        String noRoute = client.packAuthcrypt(PlaintextMessage.builder("ping-2", "https://didcomm.org/trust-ping/2.0/ping")
+                .from(me).to(nodeDid).createdTime(System.currentTimeMillis() / 1000).build(), me + "#key-2", agreement,
+                nodeDid);
+        assertEquals(202, post(didcomm, "application/didcomm-encrypted+json", noRoute).statusCode());
+        assertEquals("ping-it", quiet.id());
+
+        r = post(didcomm, "application/didcomm-encrypted+json", "{\"protected\":\"x\"}");
+        assertEquals(400, r.statusCode(), r.body());
+        assertTrue(NostrClient.tree(r.body()).path("error").asText().startsWith("invalid: "), r.body());
+        r = post(didcomm, "application/json", envelope);
+        assertEquals(415, r.statusCode(), r.body());
+        r = post(didcomm, "application/didcomm-encrypted+json", "x".repeat(64 * 1024 + 1));
+        assertEquals(413, r.statusCode());
+        r = HTTP.send(HttpRequest.newBuilder(didcomm).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(405, r.statusCode());
+        assertEquals("POST", r.headers().firstValue("Allow").orElse(""));
+    }
+}
