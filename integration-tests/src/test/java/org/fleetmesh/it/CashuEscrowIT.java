@@ -372,7 +372,13 @@ class CashuEscrowIT {
         String pay = "/cashu/v1/pay";
         HttpResponse<String> r = raw(worker, "POST", pay, HttpRequest.BodyPublishers.ofString("{not json"));
         assertEquals(400, r.statusCode(), r.body());
-        assertTrue(NostrClient.tree(r.body()).path("detail").asText().startsWith("invalid: "), r.body());
+        assertEquals("invalid: not a NUT-18 payment payload: the body is not JSON",
+                NostrClient.tree(r.body()).path("detail").asText());
+        r = raw(worker, "POST", pay, HttpRequest.BodyPublishers.ofString("{\"id\":\"x\",\"proofs\":{\"a\":1}}"));
+        assertEquals(400, r.statusCode(), r.body());
+        String detail = NostrClient.tree(r.body()).path("detail").asText();
+        assertTrue(detail.startsWith("invalid: not a NUT-18 payment payload: \"proofs"), detail);
+        assertTrue(!detail.contains("java") && !detail.contains("Payload"), "named by its member, no class: " + detail);
         assertEquals(405, raw(worker, "GET", pay, HttpRequest.BodyPublishers.noBody()).statusCode());
         byte[] big = new byte[256 * 1024 + 1];
         java.util.Arrays.fill(big, (byte) ' ');

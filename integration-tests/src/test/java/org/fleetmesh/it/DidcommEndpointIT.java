@@ -60,6 +60,11 @@ class DidcommEndpointIT {
         JsonNode doc = NostrClient.tree(HTTP.send(HttpRequest.newBuilder(node.httpUri().resolve("/.well-known/did.json"))
                 .GET().build(), HttpResponse.BodyHandlers.ofString()).body());
         String nodeDid = doc.path("id").asText();
+        HttpResponse<String> head = HTTP.send(HttpRequest.newBuilder(node.httpUri().resolve("/.well-known/did.json"))
+                .method("HEAD", HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, head.statusCode(), "HEAD answers as GET would (RFC 9110)");
+        assertEquals("application/did+json", head.headers().firstValue("Content-Type").orElse(""));
+        assertEquals("", head.body());
         String endpoint = null;
         for (JsonNode s : doc.path("service")) {
             if (s.path("type").asText().equals("DIDCommMessaging")) {

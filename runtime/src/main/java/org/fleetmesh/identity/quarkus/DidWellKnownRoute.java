@@ -29,6 +29,9 @@ public class DidWellKnownRoute {
     void routes(@Observes Router router) {
         router.get(DID_JSON).handler(this::didDocument);
         router.get(PREFIX + ":file").handler(this::handle);
+        // RFC 9110 9.3.2: HEAD answers as GET would, without the body (Vert.x writes none for a HEAD)
+        router.head(DID_JSON).handler(this::didDocument);
+        router.head(PREFIX + ":file").handler(this::handle);
     }
 
     private void didDocument(RoutingContext ctx) {

@@ -407,7 +407,33 @@ public final class EventLinks implements LinkSessions {
         return all;
     }
 
+    /**
+     * The identity a peer proved on its open link, or on its last link since this node started (the newest 4,096
+     * peers): evidence is often signed after the link that earned it has closed (a quarantine ends it), and the
+     * finding needs the Nostr key the peer proved.
+     */
+    public Optional<PeerIdentity> lastLinked(String shortDid) {
+        EventLink l = open.get(shortDid);
+        if (l != null) {
+            return Optional.of(l.peer());
+        }
+        synchronized (recentlyLinked) {
+            return Optional.ofNullable(recentlyLinked.get(shortDid));
+        }
+    }
+
+    private static final int RECENTLY_LINKED = 4096;
+    private final java.util.Map<String, PeerIdentity> recentlyLinked = new java.util.LinkedHashMap<>(64, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<String, PeerIdentity> eldest) {
+            return size() > RECENTLY_LINKED;
+        }
+    };
+
     void closed(EventLink link) {
+        synchronized (recentlyLinked) {
+            recentlyLinked.put(link.account().peer(), link.peer());
+        }
         open.remove(link.account().peer(), link);
         persist(link.account(), false);
     }

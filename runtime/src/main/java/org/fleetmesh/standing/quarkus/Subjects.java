@@ -31,10 +31,9 @@ public class Subjects {
     public Optional<PubKey> keyOf(String did) {
         String shortDid = PeerIdentity.shortForm(did);
         EventLinks links = sessions.links();
-        for (PeerIdentity p : links.linked()) {
-            if (p.shortDid().equals(shortDid) && p.nostr().isPresent()) {
-                return p.nostr();
-            }
+        Optional<PubKey> proven = links.lastLinked(shortDid).flatMap(PeerIdentity::nostr);
+        if (proven.isPresent()) {
+            return proven; // on its link now, or on its last one (a quarantine closed it before the finding)
         }
         for (String candidate : List.of(did, peers.find(shortDid).map(PeerStore.StoredPeer::did).orElse(did))) {
             try {
@@ -55,10 +54,9 @@ public class Subjects {
         if (!shortDid.equals(did)) {
             return did; // a long form already
         }
-        for (PeerIdentity p : sessions.links().linked()) {
-            if (p.shortDid().equals(shortDid)) {
-                return p.did();
-            }
+        Optional<PeerIdentity> linked = sessions.links().lastLinked(shortDid);
+        if (linked.isPresent()) {
+            return linked.get().did();
         }
         return peers.find(shortDid).map(PeerStore.StoredPeer::did).orElse(did);
     }

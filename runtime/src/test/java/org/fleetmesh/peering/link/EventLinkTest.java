@@ -330,6 +330,19 @@ class EventLinkTest {
     }
 
     @Test
+    void thePeerAndTheKeyItProvedAreKnownAfterItsLinkClosed() {
+        String b = PeerIdentity.shortForm(B_DID);
+        assertTrue(node.lastLinked(b).isEmpty(), "never linked");
+        Wire w = new Wire(identity(B));
+        EventLink s = node.open(w);
+        assertEquals(identity(B).nostr(), node.lastLinked(b).orElseThrow().nostr(), "on its open link");
+        s.closed();
+        assertTrue(node.linked().isEmpty());
+        assertEquals(identity(B).nostr(), node.lastLinked(b).orElseThrow().nostr(),
+                "a finding signed after a quarantine closed the link still has the key the peer proved");
+    }
+
+    @Test
     void aSuspendOfAnotherGrantThanTheOneInForceIsRefusedAndSuspendsNothing() throws Exception {
         Wire w = new Wire(identity(B));
         EventLink s = node.open(w);

@@ -93,7 +93,7 @@ public class CashuPayRoute {
             try {
                 payload = Nut.json().readValue(body, PaymentRequestPayload.class);
             } catch (Exception e) {
-                answer(ctx, 400, "invalid: not a NUT-18 payment payload: " + e.getMessage().split("\n")[0]);
+                answer(ctx, 400, "invalid: not a NUT-18 payment payload: " + why(e));
                 return;
             }
             if (payload == null) {
@@ -111,6 +111,30 @@ public class CashuPayRoute {
             LOG.errorf(e, "cashu: a payment could not be handled");
             answer(ctx, 500, "error: " + e.getMessage());
         }
+    }
+
+    /** What did not read, without the reader's class names: the member's path and the kind of fault. */
+    static String why(Exception e) {
+        if (e instanceof com.fasterxml.jackson.core.JsonParseException) {
+            return "the body is not JSON";
+        }
+        if (e instanceof com.fasterxml.jackson.databind.JsonMappingException m && !m.getPath().isEmpty()) {
+            StringBuilder path = new StringBuilder();
+            for (com.fasterxml.jackson.databind.JsonMappingException.Reference r : m.getPath()) {
+                if (r.getFieldName() != null) {
+                    path.append(path.length() == 0 ? "" : ".").append(r.getFieldName());
+                } else if (r.getIndex() >= 0) {
+                    path.append('[').append(r.getIndex()).append(']');
+                }
+            }
+            String kind = e instanceof com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException
+                    ? "is not a member of a payload" : "has the wrong type or value";
+            return "\"" + path + "\" " + kind;
+        }
+        if (e instanceof com.fasterxml.jackson.databind.JsonMappingException) {
+            return "the body is not a JSON object with the payload's members";
+        }
+        return "the body does not read";
     }
 
     private static void answer(RoutingContext ctx, int status, String detail) {
