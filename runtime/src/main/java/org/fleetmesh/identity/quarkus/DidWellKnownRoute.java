@@ -29,15 +29,15 @@ public class DidWellKnownRoute {
     void routes(@Observes Router router) {
         router.get(DID_JSON).handler(this::didDocument);
         router.get(PREFIX + ":file").handler(this::handle);
-        // RFC 9110 9.3.2: HEAD answers as GET would, without the body (Vert.x writes none for a HEAD)
+        // RFC 9110 9.3.2: HEAD answers as GET would, without the body
         router.head(DID_JSON).handler(this::didDocument);
         router.head(PREFIX + ":file").handler(this::handle);
     }
 
     private void didDocument(RoutingContext ctx) {
         NodeDidDocument doc = NodeDidDocument.of(identity.secrets().publicKeys(), address.endpoints());
-        ctx.response().putHeader("Access-Control-Allow-Origin", "*")
-                .putHeader(HttpHeaders.CONTENT_TYPE, "application/did+json").end(doc.document().toString());
+        end(ctx, ctx.response().putHeader("Access-Control-Allow-Origin", "*")
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/did+json"), doc.document().toString());
     }
 
     private void handle(RoutingContext ctx) {
@@ -50,6 +50,17 @@ public class DidWellKnownRoute {
             return;
         }
         NodeDidDocument doc = NodeDidDocument.of(secrets.publicKeys(), address.endpoints());
-        response.putHeader(HttpHeaders.CONTENT_TYPE, "application/did+json").end(doc.didNostrDocument().toString());
+        end(ctx, response.putHeader(HttpHeaders.CONTENT_TYPE, "application/did+json"),
+                doc.didNostrDocument().toString());
+    }
+
+    /** The body, or for a HEAD only its length. */
+    private static void end(RoutingContext ctx, io.vertx.core.http.HttpServerResponse response, String body) {
+        if (ctx.request().method() == io.vertx.core.http.HttpMethod.HEAD) {
+            response.putHeader(HttpHeaders.CONTENT_LENGTH,
+                    Integer.toString(body.getBytes(java.nio.charset.StandardCharsets.UTF_8).length)).end();
+        } else {
+            response.end(body);
+        }
     }
 }
