@@ -135,6 +135,12 @@ public final class EventLink implements LinkSession {
                 if (c != null && c.receive(type, text)) {
                     return;
                 }
+                if (type.equals(org.fleetmesh.peering.Heartbeat.PING) || type.equals(org.fleetmesh.peering.Heartbeat.PONG)) {
+                    // the heartbeat takes only short ones: a longer ping or pong is not one of its shape
+                    wire.send(MeshErr.of(Refusal.of(Refusal.Kind.MALFORMED, type + " is [\"" + type
+                            + "\", {\"n\": <integer 0..2^53-1>}]")).encode());
+                    return;
+                }
                 wire.send(MeshErr.of(Refusal.of(Refusal.Kind.UNSUPPORTED, "message type \"" + EventFrame.clip(type)
                         + "\" is not served on this link")).encode());
             }

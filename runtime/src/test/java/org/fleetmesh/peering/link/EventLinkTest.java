@@ -330,6 +330,16 @@ class EventLinkTest {
     }
 
     @Test
+    void aPingTooLongForTheHeartbeatIsMalformedNotAnUnservedType() {
+        Wire w = new Wire(identity(B));
+        EventLink s = node.open(w);
+        s.receive("[\"MESH-PING\"," + "[".repeat(300) + "]".repeat(300) + "]");
+        assertEquals("[\"MESH-ERR\",\"malformed: MESH-PING is [\\\"MESH-PING\\\", {\\\"n\\\": <integer 0..2^53-1>}]\"]",
+                w.last());
+        assertNull(w.ended);
+    }
+
+    @Test
     void thePeerAndTheKeyItProvedAreKnownAfterItsLinkClosed() {
         String b = PeerIdentity.shortForm(B_DID);
         assertTrue(node.lastLinked(b).isEmpty(), "never linked");
