@@ -352,13 +352,18 @@ class EventLinkTest {
                 "a finding signed after a quarantine closed the link still has the key the peer proved");
     }
 
+    /** B's grant to A: 9,000 bytes and 90 events per 60 s, tier 1, valid 600 s from {@code now}. */
+    static Grant grantOfB(long now) {
+        return Grant.sign(new GrantTerms(PeerIdentity.shortForm(B_DID), PeerIdentity.shortForm(A_DID), 9000, 90, 60, 1,
+                now + 600), B.nostr().bytes(), now);
+    }
+
     @Test
     void aSuspendOfAnotherGrantThanTheOneInForceIsRefusedAndSuspendsNothing() throws Exception {
         Wire w = new Wire(identity(B));
         EventLink s = node.open(w);
         long now = T0_MILLIS / 1000;
-        Grant fromB = Grant.sign(new GrantTerms(PeerIdentity.shortForm(B_DID), PeerIdentity.shortForm(A_DID), 9000, 90,
-                60, 1, now + 600), B.nostr().bytes(), now);
+        Grant fromB = grantOfB(now);
         s.receive(atB().offer(fromB, Optional.empty(), now));
         assertEquals(GrantMessages.ACCEPT, atB().read(w.last()).type());
         s.receive(atB().suspend("00".repeat(32), "x\n22:00:00.000 ERROR [fake] injected", now + 60, now));
@@ -376,8 +381,7 @@ class EventLinkTest {
         Wire w = new Wire(identity(B));
         EventLink s = node.open(w);
         long now = T0_MILLIS / 1000;
-        Grant fromB = Grant.sign(new GrantTerms(PeerIdentity.shortForm(B_DID), PeerIdentity.shortForm(A_DID), 9000, 90,
-                60, 1, now + 600), B.nostr().bytes(), now);
+        Grant fromB = grantOfB(now);
         s.receive(atB().offer(fromB, Optional.empty(), now));
         assertEquals(List.of(List.of(fromB.event())), intake.fromPeer, "stored like any event from the peer");
         GrantMessages.Received accept = atB().read(w.last());
