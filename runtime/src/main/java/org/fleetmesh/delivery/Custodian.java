@@ -20,6 +20,7 @@ import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
 import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.nostr.Snippet;
 import org.fleetmesh.nostr.Utf8;
 import org.fleetmesh.peering.link.EventFrame;
 import org.fleetmesh.peering.link.EventLink;
@@ -221,11 +222,11 @@ final class Custodian {
     private SignedFrame verified(String headerJson, List<String> events) throws FrameException {
         SignedFrame.Header h = SignedFrame.parseHeader(headerJson);
         if (!h.from().equals(peer)) {
-            throw new FrameException("invalid: the frame is from " + DeliveryJson.clip(h.from())
+            throw new FrameException("invalid: the frame is from " + Snippet.of(h.from())
                     + ", not this link's peer " + peer);
         }
         if (!h.to().equals(node.self())) {
-            throw new FrameException("invalid: the frame is to " + DeliveryJson.clip(h.to()) + ", not this node "
+            throw new FrameException("invalid: the frame is to " + Snippet.of(h.to()) + ", not this node "
                     + node.self());
         }
         long skew = Math.abs(h.time() - node.millis());

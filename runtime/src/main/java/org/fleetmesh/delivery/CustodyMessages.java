@@ -3,14 +3,14 @@ package org.fleetmesh.delivery;
 import java.util.ArrayList;
 import java.util.List;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.NostrJson;
 import org.fleetmesh.nostr.ProtocolException;
-
-import com.fasterxml.jackson.databind.JsonNode;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * The custody messages of a link (docs/spec/delivery.md, "Receipts" and "Catch-up"): {@code MESH-CUSTODY} (sender →
@@ -120,7 +120,7 @@ public final class CustodyMessages {
             try {
                 reset = EVENTS.parseEvent(DeliveryJson.MAPPER.writeValueAsString(r));
             } catch (ProtocolException | com.fasterxml.jackson.core.JsonProcessingException e) {
-                throw new FrameException("invalid: " + HEAD + " reset event: " + DeliveryJson.clip(e.getMessage()));
+                throw new FrameException("invalid: " + HEAD + " reset event: " + Snippet.of(e.getMessage()));
             }
         }
         return new Head(size(o, HEAD), headId(o, HEAD), s, more != null && more.asBoolean(false), reset);
@@ -152,7 +152,7 @@ public final class CustodyMessages {
         try {
             receipt = EVENTS.parseEvent(DeliveryJson.MAPPER.writeValueAsString(root.get(2)));
         } catch (ProtocolException | com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new FrameException("invalid: " + RECEIPT + " receipt event: " + DeliveryJson.clip(e.getMessage()));
+            throw new FrameException("invalid: " + RECEIPT + " receipt event: " + Snippet.of(e.getMessage()));
         }
         List<byte[]> proof = new ArrayList<>();
         for (String hex : hexes(root.get(3), MAX_PROOF, "consistency proof")) {

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.fleetmesh.nostr.Snippet;
 
 /** The JSON reader of the delivery messages: strict (duplicate members, trailing tokens), shallow. */
 final class DeliveryJson {
@@ -25,19 +26,12 @@ final class DeliveryJson {
         try {
             return MAPPER.readTree(text);
         } catch (JsonProcessingException e) {
-            throw new FrameException("invalid: " + what + " is not JSON (" + clip(e.getOriginalMessage()) + ")");
+            throw new FrameException("invalid: " + what + " is not JSON (" + Snippet.of(e.getOriginalMessage()) + ")");
         } catch (IOException e) {
             throw new FrameException("invalid: " + what + " is unreadable");
         }
     }
 
-    static String clip(String s) {
-        if (s == null) {
-            return "";
-        }
-        String line = s.replaceAll("\\s+", " ");
-        return line.length() <= 80 ? line : line.substring(0, 77) + "...";
-    }
 
     /** A non-negative integer within 0..2^53-1, or -1. */
     static long count(JsonNode v) {

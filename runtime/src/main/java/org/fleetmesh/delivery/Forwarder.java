@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.fleetmesh.delivery.log.CompactRange;
 import org.fleetmesh.delivery.log.CustodyReset;
 import org.fleetmesh.delivery.log.Receipt;
@@ -23,6 +24,7 @@ import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
 import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.nostr.Snippet;
 import org.fleetmesh.nostr.Utf8;
 import org.fleetmesh.peering.budget.Bucket;
 import org.fleetmesh.peering.link.EventFrame;
@@ -31,8 +33,6 @@ import org.fleetmesh.peering.link.PeerAccount;
 import org.fleetmesh.spi.delivery.CustodyLedger;
 import org.fleetmesh.spi.peers.Evidence;
 import org.jboss.logging.Logger;
-
-import com.fasterxml.jackson.databind.JsonNode;
 
 /**
  * The sender side of one pair on one link (docs/spec/delivery.md, "Store-and-forward"): the custody exchange at open,
@@ -256,7 +256,7 @@ final class Forwarder {
             Sent s = inFlight.get(seq);
             if (s == null) {
                 LOG.debugf("%s refused frame %d, which is not in flight: %s", peer, seq,
-                        org.fleetmesh.peering.LogText.of(reason));
+                        Snippet.forLog(reason));
                 return;
             }
             if (reason.startsWith("rate-limited:") || reason.startsWith("error:")) {
@@ -265,12 +265,12 @@ final class Forwarder {
                 wakeLater(retryMillis < 0 ? DEFAULT_RETRY_MS : retryMillis);
             } else {
                 LOG.warnf("%s refused frame %d: %s; forwarding to it halts", peer, seq,
-                        org.fleetmesh.peering.LogText.of(reason));
+                        Snippet.forLog(reason));
                 halt = true;
             }
         }
         if (halt) {
-            halt("refused: " + org.fleetmesh.peering.LogText.of(reason));
+            halt("refused: " + Snippet.forLog(reason));
         }
     }
 

@@ -5,12 +5,12 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.Objects;
 
-import org.bouncycastle.math.ec.rfc8032.Ed25519;
-
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.bouncycastle.math.ec.rfc8032.Ed25519;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * A signed hand-over from a node's old DID to its new one after a key rotation: the DIDComm v2 {@code from_prior}
@@ -133,7 +133,7 @@ public record KeyHandover(String jwt, String prior, String next, long issuedAt) 
         int hash = kid.indexOf('#');
         String kidDid = hash < 0 ? kid : kid.substring(0, hash);
         if (hash <= 0 || !(kidDid.equals(iss) || kidDid.equals(shortForm(iss)))) {
-            throw new IllegalArgumentException("the header's \"kid\" must be a DID URL of \"iss\" (" + clip(iss) + "#...)");
+            throw new IllegalArgumentException("the header's \"kid\" must be a DID URL of \"iss\" (" + Snippet.of(iss, 64) + "#...)");
         }
         ObjectNode doc;
         try {
@@ -257,9 +257,5 @@ public record KeyHandover(String jwt, String prior, String next, long issuedAt) 
     /** The did:peer:4 short form of a long form, otherwise the DID itself: how a node keys a DID. */
     public static String shortForm(String did) {
         return DidPeer4.shortFormOf(did);
-    }
-
-    private static String clip(String s) {
-        return s.length() <= 64 ? s : s.substring(0, 61) + "...";
     }
 }

@@ -7,6 +7,7 @@ import java.util.Objects;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * The initiator side of one NIP-77 reconciliation as messages: {@link #open()} gives the NEG-OPEN to send, each
@@ -111,7 +112,7 @@ public final class NegInitiator {
                 try {
                     reply = HEX.parseHex(m.path(2).asText(""));
                 } catch (IllegalArgumentException e) {
-                    return new Failed(false, "the relay sent a NEG-MSG that is not hex: " + clip(m.toString()), close());
+                    return new Failed(false, "the relay sent a NEG-MSG that is not hex: " + Snippet.of(m.toString(), 300), close());
                 }
                 byte[] next;
                 try {
@@ -131,7 +132,7 @@ public final class NegInitiator {
             case "CLOSED", "NOTICE" -> {
                 return new Failed(!answered, (answered ? "the relay broke off the reconciliation: "
                         : "the relay does not speak NIP-77 (or refused it): ") + verb + " "
-                        + clip(m.path(verb.equals("CLOSED") ? 2 : 1).asText(m.toString())), null);
+                        + Snippet.of(m.path(verb.equals("CLOSED") ? 2 : 1).asText(m.toString()), 300), null);
             }
             default -> {
                 // an EVENT/EOSE/OK for the same id cannot be ours
@@ -158,9 +159,5 @@ public final class NegInitiator {
 
     static boolean isFor(JsonNode n, String subId) {
         return n.isArray() && n.size() > 1 && subId.equals(n.get(1).asText(null));
-    }
-
-    static String clip(String s) {
-        return s.length() > 300 ? s.substring(0, 300) + "..." : s;
     }
 }

@@ -12,18 +12,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.EventId;
 import org.fleetmesh.nostr.Filter;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.nostr.Snippet;
 import org.fleetmesh.relay.client.RelayLink;
 import org.fleetmesh.spi.storage.EventStore;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * A NIP-77 client session with one relay over a {@link RelayLink}: {@link #reconcile} finds the difference
@@ -245,7 +245,7 @@ public final class RelaySync {
                         link.send(NegInitiator.array("CLOSE", subId));
                         done = true;
                     }
-                    case "NOTICE" -> progress.accept("relay notice: " + NegInitiator.clip(m.path(1).asText(m.toString())));
+                    case "NOTICE" -> progress.accept("relay notice: " + Snippet.of(m.path(1).asText(m.toString()), 300));
                     default -> {
                     }
                 }
@@ -320,7 +320,7 @@ public final class RelaySync {
             return !link.isClosed();
         }
         if (NegInitiator.verb(m).equals("NOTICE")) {
-            progress.accept("relay notice: " + NegInitiator.clip(m.path(1).asText(m.toString())));
+            progress.accept("relay notice: " + Snippet.of(m.path(1).asText(m.toString()), 300));
             return true;
         }
         pending.remove(m.path(1).asText());

@@ -4,12 +4,12 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Consumer;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.fleetmesh.identity.EndpointAnnouncement;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
-
-import com.fasterxml.jackson.databind.JsonNode;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * Tells the peer where this node is reached, and learns where the peer is (docs/spec/mesh-link.md, "Endpoint
@@ -81,7 +81,7 @@ public final class EndpointExchange implements LinkSession {
         try {
             root = MeshJson.MAPPER.readTree(text);
         } catch (java.io.IOException e) {
-            throw MeshJson.malformed("not JSON (" + MeshJson.clip(e.getMessage()) + ")");
+            throw MeshJson.malformed("not JSON (" + Snippet.of(e.getMessage()) + ")");
         }
         if (root == null || !root.isArray() || root.size() != 2 || !root.get(1).isObject()) {
             throw MeshJson.malformed(TYPE + " is [\"" + TYPE + "\", <kind " + EndpointAnnouncement.KIND + " event>]");
@@ -90,13 +90,13 @@ public final class EndpointExchange implements LinkSession {
         try {
             event = PARSER.parseEvent(root.get(1).toString());
         } catch (ProtocolException e) {
-            throw MeshJson.malformed("the event: " + MeshJson.clip(e.getMessage()));
+            throw MeshJson.malformed("the event: " + Snippet.of(e.getMessage()));
         }
         EndpointAnnouncement a;
         try {
             a = EndpointAnnouncement.verify(event);
         } catch (IllegalArgumentException e) {
-            throw Refusal.of(Refusal.Kind.INVALID, "the endpoint announcement: " + MeshJson.clip(e.getMessage()))
+            throw Refusal.of(Refusal.Kind.INVALID, "the endpoint announcement: " + Snippet.of(e.getMessage()))
                     .exception();
         }
         if (peer.nostr().isEmpty() || !peer.nostr().get().equals(event.pubkey())) {
@@ -104,7 +104,7 @@ public final class EndpointExchange implements LinkSession {
                     .exception();
         }
         if (!a.shortForm().equals(PeerIdentity.shortForm(peer.did()))) {
-            throw Refusal.of(Refusal.Kind.INVALID, "the endpoint announcement names " + MeshJson.clip(a.shortForm())
+            throw Refusal.of(Refusal.Kind.INVALID, "the endpoint announcement names " + Snippet.of(a.shortForm())
                     + ", not this link's peer").exception();
         }
         return a;

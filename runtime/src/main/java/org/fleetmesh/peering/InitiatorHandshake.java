@@ -7,6 +7,7 @@ import java.util.Random;
 
 import org.fleetmesh.identity.DidPeer4;
 import org.fleetmesh.identity.KeyHandover;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * The initiator: waits for MESH-HELLO, picks the highest common version, proves itself, verifies the responder's
@@ -95,8 +96,8 @@ final class InitiatorHandshake extends MeshHandshake {
                     + ", this link speaks " + version);
         }
         if (!auth.did().equals(hello.did())) {
-            throw refusal(Refusal.Kind.INVALID, "MESH-AUTH is signed as " + MeshJson.clip(PeerIdentity.shortForm(auth.did()))
-                    + ", MESH-HELLO named " + MeshJson.clip(PeerIdentity.shortForm(hello.did())));
+            throw refusal(Refusal.Kind.INVALID, "MESH-AUTH is signed as " + Snippet.of(PeerIdentity.shortForm(auth.did()))
+                    + ", MESH-HELLO named " + Snippet.of(PeerIdentity.shortForm(hello.did())));
         }
         checkBinding(auth, challenge);
         if (!auth.challenge().equals(hello.challenge())) {
@@ -107,8 +108,8 @@ final class InitiatorHandshake extends MeshHandshake {
     }
 
     private MeshRefusedException notDialled(MeshHello h) {
-        return refusal(Refusal.Kind.INVALID, "this node dialled " + MeshJson.clip(expectedPeer.get())
-                + ", the responder is " + MeshJson.clip(PeerIdentity.shortForm(h.did())));
+        return refusal(Refusal.Kind.INVALID, "this node dialled " + Snippet.of(expectedPeer.get())
+                + ", the responder is " + Snippet.of(PeerIdentity.shortForm(h.did())));
     }
 
     private static boolean listsKey(PeerKeys keys, String didKey) {

@@ -1,5 +1,7 @@
 package org.fleetmesh.peering;
 
+import org.fleetmesh.nostr.Snippet;
+
 /**
  * What runs on one authenticated link after MESH-OK: the link protocols (heartbeats, event frames, grant negotiation),
  * each a {@code LinkSession} or a wrapper around one. Every call comes on the link's own thread, in order.
@@ -23,7 +25,7 @@ public interface LinkSession {
             if (type.isPresent() && type.get().equals(MeshMessage.ERR)) {
                 return;
             }
-            String what = type.map(t -> "message type \"" + MeshJson.clip(t) + "\"")
+            String what = type.map(t -> "message type \"" + Snippet.of(t) + "\"")
                     .orElse("a message that is not a typed JSON array");
             link.send(MeshErr.of(Refusal.of(Refusal.Kind.UNSUPPORTED, what + " is not served on this link yet")).encode());
         };

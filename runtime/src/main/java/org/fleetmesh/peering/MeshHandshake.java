@@ -14,6 +14,7 @@ import org.fleetmesh.identity.Multikey;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.nostr.Schnorr;
 import org.fleetmesh.nostr.Signature;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * One side of the {@code /mesh} mutual authentication (docs/spec/mesh-link.md), as a state machine: it takes the
@@ -245,11 +246,11 @@ public abstract sealed class MeshHandshake permits InitiatorHandshake, Responder
     /** Refuses a peer DID, or a peer key, that is this node's own. */
     final PeerKeys resolvePeer(String did) throws MeshRefusedException {
         if (self.isOwn(did)) {
-            throw refusal(Refusal.Kind.SELF, MeshJson.clip(did) + " is this node's own DID");
+            throw refusal(Refusal.Kind.SELF, Snippet.of(did) + " is this node's own DID");
         }
         PeerKeys keys = PeerKeys.resolve(resolver, did);
         if (keys.transport().contains(self.transportKey())) {
-            throw refusal(Refusal.Kind.SELF, MeshJson.clip(did) + " holds this node's own transport key");
+            throw refusal(Refusal.Kind.SELF, Snippet.of(did) + " holds this node's own transport key");
         }
         return keys;
     }
@@ -281,8 +282,8 @@ public abstract sealed class MeshHandshake permits InitiatorHandshake, Responder
             throw refusal(Refusal.Kind.INVALID, "\"from_prior\": " + e.getMessage());
         }
         if (!h.nextKey().equals(PeerIdentity.shortForm(presentedDid))) {
-            throw refusal(Refusal.Kind.INVALID, "\"from_prior\" hands over to " + MeshJson.clip(h.nextKey())
-                    + ", not to the presented DID " + MeshJson.clip(PeerIdentity.shortForm(presentedDid)));
+            throw refusal(Refusal.Kind.INVALID, "\"from_prior\" hands over to " + Snippet.of(h.nextKey())
+                    + ", not to the presented DID " + Snippet.of(PeerIdentity.shortForm(presentedDid)));
         }
         if (self.isOwn(h.prior()) || self.isOwn(h.priorKey())) {
             throw refusal(Refusal.Kind.INVALID, "\"from_prior\" hands over this node's own DID");
@@ -337,7 +338,7 @@ public abstract sealed class MeshHandshake permits InitiatorHandshake, Responder
     /** The checks that give a precise reason before the signature would fail anyway. */
     final void checkBinding(MeshAuth auth, Challenge ours) throws MeshRefusedException {
         if (!auth.peer().equals(self.did())) {
-            throw refusal(Refusal.Kind.INVALID, "the proof is bound to " + MeshJson.clip(PeerIdentity.shortForm(auth.peer()))
+            throw refusal(Refusal.Kind.INVALID, "the proof is bound to " + Snippet.of(PeerIdentity.shortForm(auth.peer()))
                     + ", not to this node's DID");
         }
         if (!auth.answers().equals(ours)) {

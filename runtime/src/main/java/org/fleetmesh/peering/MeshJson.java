@@ -4,9 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-import org.fleetmesh.nostr.Hex;
-import org.fleetmesh.nostr.Signature;
-
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
@@ -17,6 +14,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.fleetmesh.nostr.Hex;
+import org.fleetmesh.nostr.Signature;
 
 /** JSON reading and writing shared by the handshake messages. */
 final class MeshJson {
@@ -126,13 +125,6 @@ final class MeshJson {
         return List.copyOf(out);
     }
 
-    static String clip(String s) {
-        if (s == null) {
-            return "";
-        }
-        String line = s.replaceAll("\\s+", " ");
-        return line.length() <= 80 ? line : line.substring(0, 77) + "...";
-    }
 
     static String quote(String s) {
         return "\"" + s + "\"";

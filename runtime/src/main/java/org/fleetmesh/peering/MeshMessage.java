@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * A handshake message of the {@code /mesh} link: a JSON array in a text frame, its first element the type
@@ -40,7 +41,7 @@ public sealed interface MeshMessage permits MeshHello, MeshAuth, MeshOk, MeshErr
         try {
             root = MeshJson.MAPPER.readTree(text);
         } catch (JsonProcessingException e) {
-            throw MeshJson.malformed("not JSON (" + MeshJson.clip(e.getOriginalMessage()) + ")");
+            throw MeshJson.malformed("not JSON (" + Snippet.of(e.getOriginalMessage()) + ")");
         }
         if (root == null || !root.isArray()) {
             throw MeshJson.malformed("a message is a JSON array");
@@ -59,7 +60,7 @@ public sealed interface MeshMessage permits MeshHello, MeshAuth, MeshOk, MeshErr
                 }
                 yield new MeshErr(root.get(1).textValue());
             }
-            default -> throw Refusal.of(Refusal.Kind.UNSUPPORTED, "message type " + MeshJson.quote(MeshJson.clip(type))
+            default -> throw Refusal.of(Refusal.Kind.UNSUPPORTED, "message type " + MeshJson.quote(Snippet.of(type))
                     + " is not a handshake message (MESH-HELLO, MESH-AUTH, MESH-OK, MESH-ERR)").exception();
         };
     }

@@ -12,6 +12,7 @@ import org.fleetmesh.identity.DidKey;
 import org.fleetmesh.identity.DidPeer4;
 import org.fleetmesh.identity.KeyType;
 import org.fleetmesh.identity.Multikey;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * A declared peer: {@code <did>@<ws-url>} (docs/spec/mesh-link.md, "Peers"). The DID is a did:peer:4 (long or short
@@ -36,13 +37,13 @@ public record PeerAddress(String did, URI url) {
         String t = text.strip();
         int at = t.indexOf('@');
         if (at <= 0 || at == t.length() - 1) {
-            throw new IllegalArgumentException("a peer is <did>@<ws-url>, not \"" + MeshJson.clip(t) + "\"");
+            throw new IllegalArgumentException("a peer is <did>@<ws-url>, not \"" + Snippet.of(t) + "\"");
         }
         URI url;
         try {
             url = new URI(t.substring(at + 1));
         } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("the URL of peer \"" + MeshJson.clip(t) + "\" is not a URI: " + e.getReason());
+            throw new IllegalArgumentException("the URL of peer \"" + Snippet.of(t) + "\" is not a URI: " + e.getReason());
         }
         return new PeerAddress(t.substring(0, at), url);
     }
@@ -59,7 +60,7 @@ public record PeerAddress(String did, URI url) {
             }
             PeerAddress p = parse(part);
             if (byKey.putIfAbsent(p.key(), p) != null) {
-                throw new IllegalArgumentException("peer " + MeshJson.clip(p.key()) + " is declared twice");
+                throw new IllegalArgumentException("peer " + Snippet.of(p.key()) + " is declared twice");
             }
         }
         return new ArrayList<>(byKey.values());
@@ -127,7 +128,7 @@ public record PeerAddress(String did, URI url) {
                 DidPeer4.parse(did);
                 return;
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("not a did:peer:4: " + MeshJson.clip(did) + " (" + e.getMessage() + ")");
+                throw new IllegalArgumentException("not a did:peer:4: " + Snippet.of(did) + " (" + e.getMessage() + ")");
             }
         }
         if (did.startsWith(DidKey.PREFIX)) {
@@ -135,23 +136,23 @@ public record PeerAddress(String did, URI url) {
             try {
                 key = DidKey.parse(did);
             } catch (RuntimeException e) {
-                throw new IllegalArgumentException("not a did:key: " + MeshJson.clip(did) + " (" + e.getMessage() + ")");
+                throw new IllegalArgumentException("not a did:key: " + Snippet.of(did) + " (" + e.getMessage() + ")");
             }
             if (key.type() != KeyType.ED25519) {
                 throw new IllegalArgumentException("a peer's did:key is its Ed25519 transport key, not " + key.type());
             }
             return;
         }
-        throw new IllegalArgumentException("a peer is declared by did:peer:4 or did:key, not " + MeshJson.clip(did));
+        throw new IllegalArgumentException("a peer is declared by did:peer:4 or did:key, not " + Snippet.of(did));
     }
 
     private static void checkUrl(URI url) {
         String scheme = url.getScheme();
         if (scheme == null || !(scheme.equalsIgnoreCase("ws") || scheme.equalsIgnoreCase("wss"))) {
-            throw new IllegalArgumentException("a peer's URL is ws:// or wss://, not " + MeshJson.clip(url.toString()));
+            throw new IllegalArgumentException("a peer's URL is ws:// or wss://, not " + Snippet.of(url.toString()));
         }
         if (url.getHost() == null || url.getHost().isEmpty()) {
-            throw new IllegalArgumentException("a peer's URL names a host: " + MeshJson.clip(url.toString()));
+            throw new IllegalArgumentException("a peer's URL names a host: " + Snippet.of(url.toString()));
         }
     }
 

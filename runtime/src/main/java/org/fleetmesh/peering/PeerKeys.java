@@ -4,6 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.fleetmesh.identity.DidPeer4;
 import org.fleetmesh.identity.DidResolutionException;
 import org.fleetmesh.identity.DidResolver;
@@ -11,9 +13,7 @@ import org.fleetmesh.identity.KeyType;
 import org.fleetmesh.identity.Multikey;
 import org.fleetmesh.identity.ResolutionError;
 import org.fleetmesh.nostr.PubKey;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * The keys a peer's DID document lists under {@code authentication}: Ed25519 keys that may sign its {@code sig},
@@ -41,7 +41,7 @@ record PeerKeys(List<Multikey> transport, List<PubKey> nostr) {
                 throw Refusal.of(Refusal.Kind.UNSUPPORTED, "DID method: " + e.getMessage()).exception();
             }
             String hint = DidPeer4.isShortForm(did) ? " (send the did:peer:4 long form)" : "";
-            throw Refusal.of(Refusal.Kind.INVALID, "DID " + MeshJson.clip(did) + " does not resolve: "
+            throw Refusal.of(Refusal.Kind.INVALID, "DID " + Snippet.of(did) + " does not resolve: "
                     + e.getMessage() + hint).exception();
         }
         List<Multikey> transport = new ArrayList<>();
@@ -61,7 +61,7 @@ record PeerKeys(List<Multikey> transport, List<PubKey> nostr) {
             }
         }
         if (transport.isEmpty()) {
-            throw Refusal.of(Refusal.Kind.INVALID, "the DID document of " + MeshJson.clip(did)
+            throw Refusal.of(Refusal.Kind.INVALID, "the DID document of " + Snippet.of(did)
                     + " lists no Ed25519 key under authentication").exception();
         }
         return new PeerKeys(transport, nostr);

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-import org.fleetmesh.nostr.FilterSyntaxException;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.fleetmesh.nostr.FilterSyntaxException;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * The declared shards setting ({@code FLEETMESH_SHARDS}, docs/spec/shards.md §1): a JSON array of
@@ -67,7 +67,7 @@ public final class ShardsSetting {
         while (names.hasNext()) {
             String n = names.next();
             if (!n.equals("id") && !n.equals("filter") && !n.equals("mode")) {
-                throw new IllegalArgumentException("unknown field \"" + clip(n) + "\" (a shard has id, filter, mode)");
+                throw new IllegalArgumentException("unknown field \"" + Snippet.of(n, 64) + "\" (a shard has id, filter, mode)");
             }
         }
         JsonNode id = o.get("id");
@@ -101,16 +101,12 @@ public final class ShardsSetting {
     public static void checkId(String id) {
         if (id == null || !ID.matcher(id).matches()) {
             throw new IllegalArgumentException("id must be 1 to 64 characters of [A-Za-z0-9._:-]"
-                    + (id == null ? "" : ", not \"" + clip(id) + "\""));
+                    + (id == null ? "" : ", not \"" + Snippet.of(id, 64) + "\""));
         }
     }
 
     /** True when {@code id} is a valid shard id. */
     public static boolean isId(String id) {
         return id != null && ID.matcher(id).matches();
-    }
-
-    private static String clip(String s) {
-        return s.length() > 64 ? s.substring(0, 64) + "..." : s;
     }
 }

@@ -63,7 +63,7 @@ public final class FilterJson {
             }
             return f;
         } catch (JsonProcessingException e) {
-            throw notAFilter("malformed JSON (" + clip(e.getOriginalMessage()) + ")");
+            throw notAFilter("malformed JSON (" + Snippet.of(e.getOriginalMessage()) + ")");
         } catch (IOException e) {
             throw notAFilter("unreadable filter");
         }
@@ -86,7 +86,7 @@ public final class FilterJson {
             String name = p.currentName();
             JsonToken v = p.nextToken();
             if (!seen.add(name)) {
-                throw invalid("duplicate filter field " + NostrJson.quote(clip(name)));
+                throw invalid("duplicate filter field " + NostrJson.quote(Snippet.of(name)));
             }
             switch (name) {
                 case "ids" -> {
@@ -112,7 +112,7 @@ public final class FilterJson {
                         throw new FilterSyntaxException(FilterSyntaxException.Kind.UNSUPPORTED,
                                 "NIP-50 search is not supported");
                     } else {
-                        throw invalid("unknown filter field " + NostrJson.quote(clip(name)));
+                        throw invalid("unknown filter field " + NostrJson.quote(Snippet.of(name)));
                     }
                 }
             }
@@ -186,12 +186,5 @@ public final class FilterJson {
 
     private static FilterSyntaxException notAFilter(String reason) {
         return new FilterSyntaxException(FilterSyntaxException.Kind.NOT_A_FILTER, reason);
-    }
-
-    private static String clip(String s) {
-        if (s == null) {
-            return "";
-        }
-        return s.length() > 80 ? s.substring(0, 80) + "..." : s;
     }
 }

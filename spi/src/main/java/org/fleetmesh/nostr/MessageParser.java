@@ -87,14 +87,14 @@ public final class MessageParser {
                     }
                     yield new ClientMessage.Close(sub);
                 }
-                default -> throw notice("invalid: unknown message type " + NostrJson.quote(clip(verb)));
+                default -> throw notice("invalid: unknown message type " + NostrJson.quote(Snippet.of(verb)));
             };
             if (p.nextToken() != null) {
                 throw notice("invalid: trailing data after the message");
             }
             return m;
         } catch (JsonProcessingException e) {
-            throw notice("invalid: malformed JSON (" + clip(e.getOriginalMessage()) + ")");
+            throw notice("invalid: malformed JSON (" + Snippet.of(e.getOriginalMessage()) + ")");
         } catch (IOException e) {
             throw notice("invalid: unreadable message");
         }
@@ -173,7 +173,7 @@ public final class MessageParser {
             String name = p.currentName();
             JsonToken v = p.nextToken();
             if (!seen.add(name) && problem == null) {
-                problem = "invalid: duplicate field " + NostrJson.quote(clip(name));
+                problem = "invalid: duplicate field " + NostrJson.quote(Snippet.of(name));
             }
             switch (name) {
                 case "id" -> {
@@ -367,12 +367,6 @@ public final class MessageParser {
         return new ProtocolException(null, null, null, message);
     }
 
-    private static String clip(String s) {
-        if (s == null) {
-            return "";
-        }
-        return s.length() > 80 ? s.substring(0, 80) + "..." : s;
-    }
 
     /** Parses one event object on its own (JSONL import, tests). */
     public Event parseEvent(String json) throws ProtocolException {
@@ -386,7 +380,7 @@ public final class MessageParser {
             }
             return e;
         } catch (JsonProcessingException e) {
-            throw notice("invalid: malformed JSON (" + clip(e.getOriginalMessage()) + ")");
+            throw notice("invalid: malformed JSON (" + Snippet.of(e.getOriginalMessage()) + ")");
         } catch (IOException e) {
             throw notice("invalid: unreadable event");
         }

@@ -5,6 +5,7 @@ import java.util.Base64;
 
 import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.PubKey;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * A C2SP tlog-checkpoint body: {@code <origin>\n<size>\n<base64 root>\n}. The origin of a custody tree is
@@ -75,12 +76,12 @@ public record Checkpoint(String origin, long size, byte[] root) {
     /** A non-negative decimal without sign or leading zeros that fits a long. */
     static long parseDecimal(String s, String what) {
         if (s.isEmpty() || s.length() > 19 || (s.length() > 1 && s.charAt(0) == '0')) {
-            throw new IllegalArgumentException(what + " is not a decimal without leading zeros: \"" + clip(s) + "\"");
+            throw new IllegalArgumentException(what + " is not a decimal without leading zeros: \"" + Snippet.of(s) + "\"");
         }
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (c < '0' || c > '9') {
-                throw new IllegalArgumentException(what + " is not a decimal: \"" + clip(s) + "\"");
+                throw new IllegalArgumentException(what + " is not a decimal: \"" + Snippet.of(s) + "\"");
             }
         }
         try {
@@ -90,9 +91,6 @@ public record Checkpoint(String origin, long size, byte[] root) {
         }
     }
 
-    static String clip(String s) {
-        return s.length() <= 80 ? s : s.substring(0, 80) + "...";
-    }
 
     @Override
     public boolean equals(Object o) {

@@ -10,6 +10,7 @@ import org.fleetmesh.nostr.Hex;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.nostr.Schnorr;
 import org.fleetmesh.nostr.Signature;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * A custody receipt (docs/spec/custody.md): a kind 11803 event signed by the receiver whose content is the checkpoint
@@ -125,7 +126,7 @@ public record Receipt(Event event, Checkpoint checkpoint, PubKey sender, EventId
         }
         List<String> t = tags.get(i);
         if (t.isEmpty() || !t.get(0).equals(name)) {
-            throw format("tag " + i + " should be " + name + ", not " + (t.isEmpty() ? "empty" : Checkpoint.clip(t.get(0))));
+            throw format("tag " + i + " should be " + name + ", not " + (t.isEmpty() ? "empty" : Snippet.of(t.get(0))));
         }
         if (t.size() != length) {
             throw format("the " + name + " tag has " + t.size() + " elements, not " + length);

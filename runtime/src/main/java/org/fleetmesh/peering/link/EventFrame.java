@@ -4,12 +4,13 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
-import org.fleetmesh.nostr.NostrJson;
-
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
+import org.fleetmesh.nostr.NostrJson;
+import org.fleetmesh.nostr.Snippet;
 
 /**
  * The event frame of a link, {@code ["MESH-EVENTS", {"seq": <n>, "count": <k>}, [<event>, ...]]}, read in two steps so
@@ -115,7 +116,7 @@ public final class EventFrame {
                     throw new Unreadable(seq, "invalid: MESH-EVENTS has three elements");
                 }
             } catch (IOException e) {
-                throw new Unreadable(seq, "malformed: not JSON (" + clip(e.getMessage()) + ")");
+                throw new Unreadable(seq, "malformed: not JSON (" + why(e) + ")");
             }
             return out;
         }
@@ -188,7 +189,7 @@ public final class EventFrame {
             return new Reader(text, p, type, seq, count, headerJson);
         } catch (IOException e) {
             close(p);
-            throw new Unreadable(-1, "malformed: not JSON (" + clip(e.getMessage()) + ")");
+            throw new Unreadable(-1, "malformed: not JSON (" + why(e) + ")");
         } catch (Unreadable e) {
             close(p);
             throw e;
@@ -247,12 +248,8 @@ public final class EventFrame {
                 + (retryMillis < 0 ? "null" : Long.toString(retryMillis)) + "}," + NostrJson.quote(reason) + "]";
     }
 
-    static String clip(String s) {
-        if (s == null) {
-            return "";
-        }
-        int nl = s.indexOf('\n');
-        String first = nl >= 0 ? s.substring(0, nl) : s;
-        return first.length() > 80 ? first.substring(0, 80) + "..." : first;
+    /** What the JSON parser found wrong, without its location (a copy of the peer's text). */
+    private static String why(IOException e) {
+        return Snippet.of(e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage());
     }
 }

@@ -1,6 +1,5 @@
 package org.fleetmesh.peering.link;
 
-import org.fleetmesh.nostr.Utf8;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +9,8 @@ import org.fleetmesh.identity.didcomm.DidcommException;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.MessageParser;
 import org.fleetmesh.nostr.ProtocolException;
+import org.fleetmesh.nostr.Snippet;
+import org.fleetmesh.nostr.Utf8;
 import org.fleetmesh.peering.LinkSession;
 import org.fleetmesh.peering.MeshErr;
 import org.fleetmesh.peering.MeshMessage;
@@ -118,7 +119,7 @@ public final class EventLink implements LinkSession {
                 // never answered, not even when over budget, but charged like the rest
                 PeerAccount.Admission a = account.admit(bytes, 0);
                 if (a.admitted()) {
-                    LOG.debugf("mesh peer %s says: %s", account.peer(), EventFrame.clip(text));
+                    LOG.debugf("mesh peer %s says: %s", account.peer(), Snippet.of(text));
                 } else {
                     verdict(a);
                 }
@@ -141,7 +142,7 @@ public final class EventLink implements LinkSession {
                             + "\", {\"n\": <integer 0..2^53-1>}]")).encode());
                     return;
                 }
-                wire.send(MeshErr.of(Refusal.of(Refusal.Kind.UNSUPPORTED, "message type \"" + EventFrame.clip(type)
+                wire.send(MeshErr.of(Refusal.of(Refusal.Kind.UNSUPPORTED, "message type \"" + Snippet.of(type)
                         + "\" is not served on this link")).encode());
             }
         }
@@ -272,7 +273,7 @@ public final class EventLink implements LinkSession {
         try {
             m = grants.read(text, t -> GrantMessages.isGrant(t) || node.handler(t) != null);
         } catch (DidcommException e) {
-            wire.send(MeshErr.of(Refusal.of(Refusal.Kind.INVALID, "DIDComm message: " + EventFrame.clip(e.getMessage())))
+            wire.send(MeshErr.of(Refusal.of(Refusal.Kind.INVALID, "DIDComm message: " + Snippet.of(e.getMessage())))
                     .encode());
             verdict(account.violation());
             return;
@@ -296,7 +297,7 @@ public final class EventLink implements LinkSession {
             case GrantMessages.ACCEPT -> {
                 if (!account.accepted(m.text("grant_id"))) {
                     LOG.debugf("%s accepted grant %s, which is not the current one", account.peer(),
-                            org.fleetmesh.peering.LogText.of(m.text("grant_id")));
+                            Snippet.forLog(m.text("grant_id")));
                 }
             }
             case GrantMessages.SUSPEND -> {
@@ -306,12 +307,12 @@ public final class EventLink implements LinkSession {
                     // only the grant in force can be withdrawn: another id suspends nothing
                     String named = id == null ? "(none)" : id.length() > 64 ? id.substring(0, 64) + "..." : id;
                     wire.send(MeshErr.of(Refusal.of(Refusal.Kind.INVALID, "DIDComm message: suspend names grant "
-                            + org.fleetmesh.peering.LogText.of(named) + ", not the grant in force on this link"))
+                            + Snippet.forLog(named) + ", not the grant in force on this link"))
                             .encode());
                     return;
                 }
                 LOG.infof("%s suspended its grant %s to this node: %s", account.peer(), id,
-                        org.fleetmesh.peering.LogText.of(m.text("reason")));
+                        Snippet.forLog(m.text("reason")));
                 node.suspended(account);
             }
             default -> throw new IllegalStateException(m.type());
