@@ -301,6 +301,95 @@ class MalformedInputIT {
         survives(c -> c.publishAndWait(Keys.fresh().note(now(), "after the large ones")).assertAccepted());
     }
 
+    /** Opens a WebSocket on {@code path} by hand: the 101 read up to its blank line. */
+    private static java.net.Socket raw(String path) throws java.io.IOException {
+        java.net.Socket s = new java.net.Socket("127.0.0.1", node.port());
+        s.setSoTimeout(15_000);
+        s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: node\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        java.io.InputStream in = s.getInputStream();
+        int matched = 0;
+        while (matched < 4) { // up to the blank line after the 101's headers
+            int b = in.read();
+            assertTrue(b >= 0, "the upgrade's answer");
+            matched = (b == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (b == '\r' ? 1 : 0);
+        }
+        return s;
+    }
+
+    /** A client frame: FIN as given, opcode, masked with a zero key (a payload under 126 bytes). */
+    private static byte[] frame(boolean fin, int opcode, byte[] payload) {
+        byte[] f = new byte[6 + payload.length];
+        f[0] = (byte) ((fin ? 0x80 : 0) | opcode);
+        f[1] = (byte) (0x80 | payload.length);
+        System.arraycopy(payload, 0, f, 6, payload.length);
+        return f;
+    }
+
+    /** The server's frames on {@code s} up to its close: the text ones' payloads but its AUTH, then "close CODE REASON". */
+    private static List<String> framesUntilClose(java.net.Socket s) throws java.io.IOException {
+        java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+        List<String> out = new java.util.ArrayList<>();
+        while (true) {
+            int b0 = in.readUnsignedByte();
+            int len = in.readUnsignedByte() & 0x7f;
+            long n = len == 126 ? in.readUnsignedShort() : len == 127 ? in.readLong() : len;
+            byte[] p = new byte[(int) n];
+            in.readFully(p);
+            if ((b0 & 0x0f) == 8) {
+                out.add("close " + (((p[0] & 0xff) << 8) | (p[1] & 0xff)) + " "
+                        + new String(p, 2, p.length - 2, java.nio.charset.StandardCharsets.UTF_8));
+                return out;
+            }
+            String text = new String(p, java.nio.charset.StandardCharsets.UTF_8);
+            if (!text.startsWith("[\"AUTH\"")) {
+                out.add(text);
+            }
+        }
+    }
+
+    /**
+     * RFC 6455 section 8.1: a text message that is not UTF-8 fails the connection, close 1007, on the relay and on
+     * /mesh, in one frame or with the bad byte in a continuation frame; the server used to read it with U+FFFD in place
+     * of the bad bytes. A character cut between two frames is fine: that REQ is answered, and the connection closed
+     * after it for the bad message behind it.
+     */
+    @Test
+    void aTextMessageThatIsNotUtf8IsClosed1007() throws Exception {
+        byte[] bad = "[\"REQ\",\"s\u00e9\",{\"limit\":0}]".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        bad[9] = (byte) 0xC0; // "é" is C3 A9; C0 A9 is an overlong form
+        String closed = "close 1007 invalid: a text message must be UTF-8";
+        for (String path : List.of("/", "/mesh")) {
+            try (java.net.Socket s = raw(path)) {
+                s.getOutputStream().write(frame(true, 1, bad));
+                List<String> got = framesUntilClose(s); // on /mesh, the node's MESH-HELLO first
+                assertEquals(closed, got.get(got.size() - 1), path + " in one frame");
+                assertTrue(got.stream().noneMatch(f -> f.contains("\uFFFD")), path + ": nothing read in place of it");
+            }
+        }
+        byte[] good = "[\"REQ\",\"s\u00e9\",{\"limit\":0}]".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        try (java.net.Socket s = raw("/")) {
+            java.io.OutputStream out = s.getOutputStream();
+            out.write(frame(false, 1, java.util.Arrays.copyOf(good, 10))); // ends between C3 and A9
+            out.write(frame(true, 0, java.util.Arrays.copyOfRange(good, 10, good.length)));
+            java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+            String answer;
+            do { // the AUTH challenge first
+                in.readUnsignedByte();
+                byte[] p = new byte[in.readUnsignedByte() & 0x7f];
+                in.readFully(p);
+                answer = new String(p, java.nio.charset.StandardCharsets.UTF_8);
+            } while (answer.startsWith("[\"AUTH\""));
+            assertEquals("[\"EOSE\",\"s\u00e9\"]", answer, "a character cut between two frames");
+            out.write(frame(false, 1, java.util.Arrays.copyOf(good, 10)));
+            out.write(frame(true, 0, new byte[] {(byte) 0xFF}));
+            assertEquals(List.of(closed), framesUntilClose(s), "the bad byte in a continuation frame");
+        }
+        assertTrue(Metrics.scrape(node).value("fleetmesh_websocket_receive_not_utf8_total") >= 3.0);
+        survives(c -> c.publishAndWait(Keys.fresh().note(now(), "after the bad bytes")).assertAccepted());
+    }
+
     @Test
     void nip11AdvertisesTheConfiguredMessageLimit() throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(node.httpUri())

@@ -148,4 +148,24 @@ class WebSocketCompressionIT {
             assertEquals(e.id().toString(), NostrClient.tree(ev.text()).get(2).get("id").asText());
         }
     }
+
+    /**
+     * The UTF-8 check reads a compressed message after it is inflated (RFC 6455 section 8.1 with RFC 7692): a valid
+     * compressed REQ with a non-ASCII id is answered, a compressed text message that inflates to bytes that are not
+     * UTF-8 is closed 1007.
+     */
+    @Test
+    void aCompressedMessageIsCheckedForUtf8AfterItIsInflated() throws Exception {
+        try (RawWebSocket ws = connect(OFFER)) {
+            assertTrue(ws.deflateAgreed());
+            ws.sendText("[\"REQ\",\"\u00e9t\u00e9\",{\"limit\":0}]", true);
+            assertEquals("[\"EOSE\",\"\u00e9t\u00e9\"]", ws.read().text());
+            byte[] bad = "[\"REQ\",\"x\",{\"limit\":0}]".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            bad[8] = (byte) 0xED; // with the bytes after it, not a character
+            ws.sendCompressed(ws.deflate(bad));
+            RawWebSocket.Message close = ws.read();
+            assertEquals(8, close.opcode());
+            assertEquals(1007, ((close.payload()[0] & 0xff) << 8) | (close.payload()[1] & 0xff));
+        }
+    }
 }

@@ -9,6 +9,7 @@ import jakarta.inject.Inject;
 
 import org.fleetmesh.relay.FrameMeter;
 import org.fleetmesh.relay.ReceiveBudget;
+import org.fleetmesh.relay.Utf8Stream;
 import org.jboss.logging.Logger;
 
 import io.micrometer.core.instrument.FunctionCounter;
@@ -21,6 +22,11 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.handler.codec.http.websocketx.CloseWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.ContinuationWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.TextWebSocketFrame;
+import io.netty.handler.codec.http.websocketx.WebSocketFrame;
 import io.netty.handler.codec.http.websocketx.WebSocketFrameDecoder;
 import io.netty.handler.ssl.SslHandler;
 import io.vertx.core.net.impl.ConnectionBase;
@@ -34,6 +40,8 @@ import io.vertx.ext.web.Router;
  * frames announce more than {@code quarkus.websockets-next.server.max-message-size} in all is refused the same way as
  * its header arrives (close 1009 {@code "too large: a message is at most N bytes"}), where the WebSocket server would
  * drop the connection without a word (one frame) or read the fragments and drop the message unanswered (several).
+ * A text message that is not well-formed UTF-8 is closed 1007 (RFC 6455 section 8.1), where the server would decode it
+ * with U+FFFD in place of the bad bytes.
  */
 @ApplicationScoped
 public class WebSocketInbound {
@@ -41,6 +49,8 @@ public class WebSocketInbound {
     static final String NAME = "fleetmeshInbound";
     static final String REASON = "too large: the node holds too many unfinished messages and yours is over its share";
     static final String SLOW = "too slow: a message stayed unfinished past the node's message timeout";
+    static final String TEXT_NAME = "fleetmeshUtf8";
+    static final String NOT_UTF8 = "invalid: a text message must be UTF-8";
 
     @Inject
     RelayConfig config;
@@ -58,6 +68,7 @@ public class WebSocketInbound {
     private final java.util.concurrent.atomic.LongAdder refused = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder timedOut = new java.util.concurrent.atomic.LongAdder();
     private final java.util.concurrent.atomic.LongAdder tooLarge = new java.util.concurrent.atomic.LongAdder();
+    private final java.util.concurrent.atomic.LongAdder notUtf8 = new java.util.concurrent.atomic.LongAdder();
 
     void routes(@Observes Router router) {
         budget = config.receiveBudget();
@@ -85,6 +96,10 @@ public class WebSocketInbound {
                 java.util.concurrent.atomic.LongAdder::sum)
                 .description("WebSocket connections closed 1009 for a message over"
                         + " quarkus.websockets-next.server.max-message-size, as its frame headers announced it")
+                .register(registry);
+        FunctionCounter.builder("fleetmesh.websocket.receive.not.utf8", notUtf8,
+                java.util.concurrent.atomic.LongAdder::sum)
+                .description("WebSocket connections closed 1007 for a text message that is not well-formed UTF-8")
                 .register(registry);
     }
 
@@ -166,6 +181,10 @@ public class WebSocketInbound {
         private boolean isUpgraded(ChannelHandlerContext ctx) {
             if (!upgraded) {
                 upgraded = ctx.pipeline().get(WebSocketFrameDecoder.class) != null;
+                if (upgraded && ctx.pipeline().get(TEXT_NAME) == null) {
+                    // in front of the server's own handler, the last, so behind the permessage-deflate inflater
+                    ctx.pipeline().addBefore(ctx.pipeline().lastContext().name(), TEXT_NAME, new TextCheck());
+                }
             }
             return upgraded;
         }
@@ -189,6 +208,51 @@ public class WebSocketInbound {
         @Override
         public void handlerRemoved(ChannelHandlerContext ctx) {
             account.closed();
+        }
+    }
+
+    /**
+     * Follows each text message's frames as the WebSocket decoder (and the inflater, when permessage-deflate is on)
+     * hands them over, and closes the connection 1007 at the first byte that is not well-formed UTF-8 or at a message
+     * that ends inside a sequence; the message is never passed on.
+     */
+    final class TextCheck extends ChannelInboundHandlerAdapter {
+        private final Utf8Stream utf8 = new Utf8Stream();
+        /** A text message is unfinished (its continuation frames are text). */
+        private boolean inText;
+        private boolean closing;
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+            if (closing) {
+                io.netty.util.ReferenceCountUtil.release(msg);
+                return;
+            }
+            boolean text = msg instanceof TextWebSocketFrame || (inText && msg instanceof ContinuationWebSocketFrame);
+            if (text) {
+                WebSocketFrame f = (WebSocketFrame) msg;
+                if ((f.rsv() & 0x4) != 0) { // still compressed: no inflater behind this handler, nothing to read
+                    inText = !f.isFinalFragment();
+                    ctx.fireChannelRead(msg);
+                    return;
+                }
+                if (msg instanceof TextWebSocketFrame) {
+                    utf8.reset();
+                }
+                ByteBuf b = f.content();
+                boolean ok = b.forEachByte(b.readerIndex(), b.readableBytes(), v -> utf8.feed(v)) < 0
+                        && utf8.valid(f.isFinalFragment());
+                if (!ok) {
+                    f.release();
+                    closing = true;
+                    notUtf8.increment();
+                    LOG.debugf("websocket %s closed 1007: a text message that is not UTF-8", ctx.channel().remoteAddress());
+                    ctx.writeAndFlush(new CloseWebSocketFrame(1007, NOT_UTF8)).addListener(ChannelFutureListener.CLOSE);
+                    return;
+                }
+                inText = !f.isFinalFragment();
+            }
+            ctx.fireChannelRead(msg);
         }
     }
 }
