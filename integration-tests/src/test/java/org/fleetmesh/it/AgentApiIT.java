@@ -40,7 +40,7 @@ class AgentApiIT {
     @BeforeAll
     static void start() throws Exception {
         node = MeshnodeProcess.start("agent-api", Map.of("FLEETMESH_COMPUTE_AGENT_MAX_BLOB_BYTES",
-                Integer.toString(MAX_BLOB)));
+                Integer.toString(MAX_BLOB), "FLEETMESH_COMPUTE_MARKET_QUEUE", "2"));
         token = token("--right", "compute:run", "--fuel-limit", "100000000");
     }
 
@@ -186,6 +186,47 @@ class AgentApiIT {
         HttpResponse<String> r = call("GET", "/mesh/compute/jobs/" + id + "/result", token, null);
         assertEquals(410, r.statusCode(), r.body());
         assertTrue(r.body().contains("fuel exhausted"), r.body());
+    }
+
+    /**
+     * A local job runs on the market's bounded job pool, not in the request: its POST answers 201 as it starts, another
+     * token's calls are answered while it runs (they used to wait behind every job on the event loop's ordered worker
+     * queue), and past the pool's queue (2 here) a submission is refused 429 busy with nothing kept.
+     */
+    @Test
+    void localJobsRunOnTheBoundedPoolWhileOtherCallsAreAnswered() throws Exception {
+        String a = token("--right", "compute:run", "--fuel-limit", "3000000000");
+        String b = token("--right", "compute:run", "--fuel-limit", "1000");
+        String spin = putBlob(module("spin.wasm"));
+        String job = "{\"worker\":\"local\",\"module\":\"" + spin + "\",\"fuel_limit\":1000000000}";
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 3; i++) { // one running, two waiting
+            HttpResponse<String> r = call("POST", "/mesh/compute/jobs", a, HttpRequest.BodyPublishers.ofString(job));
+            assertEquals(201, r.statusCode(), r.body());
+            assertEquals("running", NostrClient.tree(r.body()).path("state").asText(), r.body());
+            ids.add(NostrClient.tree(r.body()).path("id").asText());
+        }
+        HttpResponse<String> busy = call("POST", "/mesh/compute/jobs", a, HttpRequest.BodyPublishers.ofString(job));
+        assertEquals(429, busy.statusCode(), busy.body());
+        assertTrue(NostrClient.tree(busy.body()).path("error").asText().startsWith("busy:"), busy.body());
+        assertEquals(3, NostrClient.tree(call("GET", "/mesh/compute/jobs", a, null).body()).path("jobs").size(),
+                "the refused one is not kept");
+
+        HttpResponse<String> other = call("GET", "/mesh/compute/jobs", b, null);
+        assertEquals(200, other.statusCode(), other.body());
+        HttpResponse<String> last = call("GET", "/mesh/compute/jobs/" + ids.get(2), a, null);
+        assertEquals("running", NostrClient.tree(last.body()).path("state").asText(),
+                "another token was answered while the jobs before it had not ended: " + last.body());
+        for (String id : ids) {
+            HttpResponse<String> r = call("GET", "/mesh/compute/jobs/" + id, a, null);
+            long until = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            while (!NostrClient.tree(r.body()).path("state").asText().equals("failed")) {
+                assertTrue(System.nanoTime() < until, r.body());
+                MeshnodeProcess.sleep(200);
+                r = call("GET", "/mesh/compute/jobs/" + id, a, null);
+            }
+            assertTrue(r.body().contains("fuel exhausted"), r.body());
+        }
     }
 
     @Test

@@ -29,7 +29,8 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * The agent API's routes (docs/spec/compute-agent.md, docs/spec/compute-agent-api.yaml), thin over
  * {@link AgentApi}: the token is checked before a body is read, bodies are bounded (413), the logic runs off the event
- * loop. {@link #ROUTES} lists what is served, and the OpenAPI document lists exactly these.
+ * loop, unordered (Vert.x's ordered blocking handlers run one at a time per event loop, so one slow call held up
+ * every other token's). {@link #ROUTES} lists what is served, and the OpenAPI document lists exactly these.
  */
 @ApplicationScoped
 public class AgentRoutes {
@@ -62,17 +63,19 @@ public class AgentRoutes {
         document = document();
         router.get(BASE + "/openapi.yaml").handler(ctx -> ctx.response().setStatusCode(200)
                 .putHeader(HttpHeaders.CONTENT_TYPE, "application/yaml").end(io.vertx.core.buffer.Buffer.buffer(document)));
-        guarded(router.get(BASE + "/offers")).blockingHandler(ctx -> answer(ctx, api().offers(auth(ctx))));
+        guarded(router.get(BASE + "/offers")).blockingHandler(ctx -> answer(ctx, api().offers(auth(ctx))), false);
         bounded(guarded(router.put(BASE + "/blobs")), config.maxBlobBytes())
-                .blockingHandler(ctx -> answer(ctx, api().putBlob(auth(ctx), body(ctx))));
+                .blockingHandler(ctx -> answer(ctx, api().putBlob(auth(ctx), body(ctx))), false);
         bounded(guarded(router.post(BASE + "/jobs")), config.maxBodyBytes())
                 .blockingHandler(ctx -> answer(ctx, api().submit(auth(ctx),
-                        new String(body(ctx), java.nio.charset.StandardCharsets.UTF_8))));
-        guarded(router.get(BASE + "/jobs")).blockingHandler(ctx -> answer(ctx, api().jobs(auth(ctx))));
-        guarded(router.get(BASE + "/jobs/:id")).blockingHandler(ctx -> answer(ctx, api().job(auth(ctx), id(ctx))));
-        guarded(router.post(BASE + "/jobs/:id/pay")).blockingHandler(ctx -> answer(ctx, api().pay(auth(ctx), id(ctx))));
+                        new String(body(ctx), java.nio.charset.StandardCharsets.UTF_8))), false);
+        guarded(router.get(BASE + "/jobs")).blockingHandler(ctx -> answer(ctx, api().jobs(auth(ctx))), false);
+        guarded(router.get(BASE + "/jobs/:id"))
+                .blockingHandler(ctx -> answer(ctx, api().job(auth(ctx), id(ctx))), false);
+        guarded(router.post(BASE + "/jobs/:id/pay"))
+                .blockingHandler(ctx -> answer(ctx, api().pay(auth(ctx), id(ctx))), false);
         guarded(router.get(BASE + "/jobs/:id/result"))
-                .blockingHandler(ctx -> answer(ctx, api().result(auth(ctx), id(ctx))));
+                .blockingHandler(ctx -> answer(ctx, api().result(auth(ctx), id(ctx))), false);
     }
 
     /** Refuses a request without a good token before anything else happens; 503 without a market. */

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -621,19 +622,43 @@ public class MarketRuntime implements Market {
         }
         JobEntry e = JobEntry.fresh(q.digest(), JobEntry.Role.BUYER, "local", stored.toString(),
                 JobState.RUNNING.word(), now());
-        book.save(e);
-        JobEntry end;
+        // on the market's job pool (one at a time, a bounded queue, shared with the jobs this node sells), not on the
+        // caller's thread: the answer is the job as it starts, and a full queue is refused busy before anything is kept
+        CompletableFuture<Void> saved = new CompletableFuture<>();
+        try {
+            runner.execute(() -> {
+                try {
+                    saved.join();
+                } catch (java.util.concurrent.CompletionException notKept) {
+                    return; // the submission failed with it
+                }
+                book.save(runLocal(e, module, input, spec));
+            });
+        } catch (RejectedExecutionException full) {
+            throw new MarketException(429, "busy: this node's compute queue is full (" + runner.getQueue().size()
+                    + " jobs waiting); try again later");
+        }
+        try {
+            book.save(e);
+        } catch (RuntimeException ex) {
+            saved.completeExceptionally(ex);
+            throw ex;
+        }
+        saved.complete(null);
+        return JobView.of(e);
+    }
+
+    /** Runs a local job; its entry as it ended. */
+    private JobEntry runLocal(JobEntry e, byte[] module, byte[] input, JobSpec spec) {
         try {
             JobResult r = execution.get().run(module, input, spec);
-            end = e.moved(JobState.DONE.word(), now()).withResult(ResultJson.write(r));
+            return e.moved(JobState.DONE.word(), now()).withResult(ResultJson.write(r));
         } catch (JobFailure f) {
-            end = e.moved(JobState.FAILED.word(), now()).withError(f.getMessage());
+            return e.moved(JobState.FAILED.word(), now()).withError(f.getMessage());
         } catch (RuntimeException ex) {
             LOG.errorf(ex, "local job %s failed", e.id());
-            end = e.moved(JobState.FAILED.word(), now()).withError("error: " + ex.getMessage());
+            return e.moved(JobState.FAILED.word(), now()).withError("error: " + ex.getMessage());
         }
-        book.save(end);
-        return JobView.of(end);
     }
 
     private static String nonce() {
