@@ -172,6 +172,10 @@ public final class CapabilityVerifier {
         } catch (Error e) {
             throw new CapabilityException(Reason.MALFORMED, "the token cannot be authorized: "
                     + Capability.describe(e), e);
+        } catch (RuntimeException e) {
+            // the library throws unchecked exceptions on some expressions it cannot evaluate (a string method on an
+            // integer: NoSuchElementException from an empty Either): a type error, so check-failed
+            throw new CapabilityException(Reason.CHECK_FAILED, "a check of the token cannot be evaluated: " + e, e);
         }
         return identity(authorizer, limits, request, ids);
     }
@@ -240,6 +244,8 @@ public final class CapabilityVerifier {
         } catch (Error e) {
             throw new CapabilityException(Reason.TOO_COMPLEX, "the token's subject cannot be read: "
                     + Capability.describe(e), e);
+        } catch (RuntimeException e) {
+            throw new CapabilityException(Reason.MALFORMED, "the token's subject cannot be read: " + e, e);
         }
         if (found.size() != 1) {
             throw new CapabilityException(Reason.MALFORMED, "the authority block has " + found.size()

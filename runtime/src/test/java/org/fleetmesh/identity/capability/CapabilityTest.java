@@ -118,6 +118,20 @@ class CapabilityTest {
         assertEquals(Reason.CHECK_FAILED, refusal(narrowed, CapabilityRequest.of(Right.RELAY_READ, NOW)));
     }
 
+    /**
+     * capabilities.md: a check that cannot be evaluated (a type error in an expression) is check-failed. The Biscuit
+     * library throws an unchecked exception on this one (a string method on an integer), which was a 500 and a stack
+     * trace per request before.
+     */
+    @Test
+    void aCheckWithATypeErrorIsCheckFailed() throws Exception {
+        String typeError = appendRawBlock(TOKEN, "check if fuel($f), $f.starts_with(\"a\")");
+        CapabilityException e = assertThrows(CapabilityException.class,
+                () -> VERIFIER.authorize(typeError, CapabilityRequest.compute(1, NOW)));
+        assertEquals(Reason.CHECK_FAILED, e.reason(), e.getMessage());
+        assertEquals(Reason.CHECK_FAILED, refusal(typeError, CapabilityRequest.of(Right.RELAY_READ, NOW)));
+    }
+
     /** What the Datalog alone decides for a signed token, as if the holders' blocks were not screened first. */
     private static Reason datalogRefusal(String token, CapabilityRequest request) {
         var biscuit = VERIFIER.verifySignatures(Capability.decode(token));
