@@ -53,10 +53,11 @@ public final class Dvm {
      * {@code worker}: "local", "any" or a peer DID; fuel and memory defaults and caps; {@code maxTime} caps the
      * request's {@code time}; {@code maxPriceMsat} caps what a remote job may cost (and a request's {@code bid} lowers
      * it); {@code pricePerKfuel}: what a local run costs, msat per 1000 fuel (rounded up); {@code maxPending} jobs at
-     * once; {@code billExpiry}: how long a bill waits to be paid.
+     * once; {@code billExpiry}: how long a bill waits to be paid; {@code maxContent}: the most characters the relay
+     * stores in an event's content (a result past it is an {@code error}, never billed, never called a success).
      */
     public record Config(String worker, long defaultFuel, long maxFuel, int memoryPages, Duration maxTime,
-            long maxPriceMsat, long pricePerKfuel, int maxPending, Duration billExpiry) {
+            long maxPriceMsat, long pricePerKfuel, int maxPending, Duration billExpiry, int maxContent) {
     }
 
     private enum Step {
@@ -277,6 +278,7 @@ public final class Dvm {
                 if (state.equals("done")) {
                     JobResult res = market.result(p.jobId)
                             .orElseThrow(() -> new DvmException("the job is done but its result is not here"));
+                    fits(res, "");
                     long amount = p.local ? price(res.fuelUsed()) : 0;
                     if (amount > 0) {
                         long bid = p.request.bidMsat().orElse(Long.MAX_VALUE);
@@ -349,7 +351,17 @@ public final class Dvm {
         return Math.multiplyExact(kfuel, config.pricePerKfuel());
     }
 
-    private void publishResult(Pending p, JobResult res) {
+    /** Refuses a result the relay would not store as a kind 6600 content, before it is billed or announced. */
+    private void fits(JobResult res, String when) throws DvmException {
+        int n = DvmEvents.content(res).length();
+        if (n > config.maxContent()) {
+            throw new DvmException(when + "output too large: the result is " + n + " characters as content, this"
+                    + " relay stores at most " + config.maxContent());
+        }
+    }
+
+    private void publishResult(Pending p, JobResult res) throws DvmException {
+        fits(res, p.step == Step.RUNNING ? "" : "after payment: ");
         publish(DvmRequest.RESULT_KIND, DvmEvents.result(p.request, res, p.amount, p.bill == null ? null
                 : p.bill.bolt11()), DvmEvents.content(res));
         publish(DvmRequest.FEEDBACK_KIND, DvmEvents.feedback(p.request, DvmEvents.SUCCESS, null, 0, null), "");

@@ -63,6 +63,9 @@ public class DvmBridge {
     RelayRuntime relays;
 
     @Inject
+    org.fleetmesh.relay.quarkus.RelayConfig relayConfig;
+
+    @Inject
     NodeIdentity identity;
 
     @Inject
@@ -91,7 +94,8 @@ public class DvmBridge {
         // NIP-90 clients pay bolt11 invoices: the Lightning rail when there is one, else the preferred rail
         SettlementRail rail = settlement.rail("ln").or(() -> settlement.rail()).orElse(null);
         Dvm.Config c = new Dvm.Config(config.worker(), config.fuel(), config.maxFuel(), config.memoryPages(),
-                config.maxTime(), config.maxPriceMsat(), config.pricePerKfuel(), config.maxPending(), config.billExpiry());
+                config.maxTime(), config.maxPriceMsat(), config.pricePerKfuel(), config.maxPending(), config.billExpiry(),
+                relayConfig.maxContentLength());
         dvm = new Dvm(market.get(), rail == null ? null : payments(rail), this::fetch, this::sign, this::publish,
                 System::currentTimeMillis, c, new RequestRate(config.ratePerMinute(), config.rateKeys()),
                 identity.secrets().publicKeys().nostr().hex());

@@ -23,6 +23,8 @@ class DvmTest {
     static final byte[] CUSTOMER = key(2);
     static final String NODE_HEX = new PubKey(Schnorr.publicKey(NODE)).hex();
     static final byte[] MODULE = {0, 'a', 's', 'm', 1, 0, 0, 0};
+    /** The relay's content limit in these tests (characters). */
+    static final int MAX_CONTENT = 64;
 
     FakeMarket market;
     List<Event> published;
@@ -63,7 +65,7 @@ class DvmTest {
             }
         };
         Dvm.Config c = new Dvm.Config(worker, 1000, 1_000_000, 16, Duration.ofMinutes(10), 50_000, pricePerKfuel,
-                maxPending, Duration.ofMinutes(10));
+                maxPending, Duration.ofMinutes(10), MAX_CONTENT);
         return new Dvm(market, payments, url -> {
             fetched.add(url);
             return atUrl;
@@ -156,6 +158,36 @@ class DvmTest {
         assertEquals(List.of("processing", "payment-required", "result:6600", "success"), statuses());
         assertEquals("30", tag(published.get(2), "amount", 1));
         assertEquals("out", published.get(2).content());
+    }
+
+    /**
+     * A result longer than the relay stores as content is an error, never a success without a result, and a priced
+     * one is never billed: the relay refused such a 6600 and the customer saw only "success".
+     */
+    @Test
+    void aResultTheRelayWouldNotStoreIsAnErrorAndIsNotBilled() throws Exception {
+        market.putBlob(MODULE);
+        for (long price : new long[] {0, 10}) {
+            published.clear();
+            market.views.clear();
+            Dvm d = dvm("local", price, 4);
+            d.request(request(List.of(List.of("bid", "100000"))));
+            String id = market.views.keySet().iterator().next();
+            market.finish(id, "x".repeat(MAX_CONTENT + 1), 2500);
+            d.tick();
+            assertEquals(List.of("processing", "error"), statuses(), "price " + price);
+            assertTrue(tag(published.get(1), "status", 2).startsWith("output too large: the result is 65 characters"),
+                    tag(published.get(1), "status", 2));
+            assertTrue(bills.isEmpty(), "nothing billed");
+            assertEquals(0, d.pending());
+        }
+        published.clear();
+        market.views.clear();
+        Dvm d = dvm("local", 0, 4);
+        d.request(request(List.of()));
+        market.finish(market.views.keySet().iterator().next(), "x".repeat(MAX_CONTENT), 2500);
+        d.tick();
+        assertEquals(List.of("processing", "result:6600", "success"), statuses(), "at the limit it fits");
     }
 
     @Test
