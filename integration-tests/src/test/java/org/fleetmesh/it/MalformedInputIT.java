@@ -390,6 +390,28 @@ class MalformedInputIT {
         survives(c -> c.publishAndWait(Keys.fresh().note(now(), "after the bad bytes")).assertAccepted());
     }
 
+    /**
+     * A request without {@code Host} is the client's mistake: 400 with the reason and the connection closed, nothing in
+     * the log above debug. Quarkus's error handler logged an ERROR with an error id for each (one stranger on a
+     * keep-alive connection wrote 5.6 MB of log in 5 s) and answered 500 with JSON logs.
+     */
+    @Test
+    void aRequestWithoutHostIs400UnloggedAndClosed() throws Exception {
+        for (int i = 0; i < 3; i++) {
+            try (java.net.Socket s = new java.net.Socket("127.0.0.1", node.port())) {
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write(("GET /no-host-" + i + " HTTP/1.1\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                // read to the end: the node closes the connection (a keep-alive one would time this read out)
+                String answer = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+                assertTrue(answer.startsWith("HTTP/1.1 400 "), answer);
+                assertTrue(answer.endsWith("bad request: an HTTP/1.1 request needs a Host header\n"), answer);
+            }
+        }
+        assertTrue(Metrics.scrape(node).value("fleetmesh_http_bad_requests_total") >= 3.0);
+        assertTrue(!node.logText().contains("no-host-"), "not logged");
+    }
+
     @Test
     void nip11AdvertisesTheConfiguredMessageLimit() throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(node.httpUri())
