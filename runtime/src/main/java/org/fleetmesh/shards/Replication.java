@@ -59,9 +59,15 @@ public final class Replication implements Carrier.Carriers {
      *        finds while events are being written, and what arrives meanwhile is not asked for
      */
     public record Settings(Duration interval, int wantBatch, int maxPending, int frameBytes, Duration wantTimeout,
-            Duration grace) {
+            Duration grace, long replyBytesPerMinute) {
         public static final Settings DEFAULT = new Settings(Duration.ofSeconds(30), 1000, 10_000, 60_000,
-                Duration.ofSeconds(60), Duration.ofSeconds(2));
+                Duration.ofSeconds(60), Duration.ofSeconds(2), 16L << 20);
+
+        /** Without a bound on the replies to a peer's sessions. */
+        public Settings(Duration interval, int wantBatch, int maxPending, int frameBytes, Duration wantTimeout,
+                Duration grace) {
+            this(interval, wantBatch, maxPending, frameBytes, wantTimeout, grace, 0);
+        }
 
         public Settings {
             Objects.requireNonNull(interval, "interval");
@@ -81,6 +87,10 @@ public final class Replication implements Carrier.Carriers {
             if (maxPending < wantBatch) {
                 throw new IllegalArgumentException("replication max-pending (" + maxPending
                         + ") must be at least want-batch (" + wantBatch + ")");
+            }
+            if (replyBytesPerMinute < 0) {
+                throw new IllegalArgumentException("replication reply-bytes-per-minute must be 0 (no bound) or more,"
+                        + " not " + replyBytesPerMinute);
             }
             if (frameBytes < Negentropy.MIN_FRAME_SIZE_LIMIT || frameBytes > MAX_READ_BYTES) {
                 throw new IllegalArgumentException("replication frame-bytes must be " + Negentropy.MIN_FRAME_SIZE_LIMIT
@@ -320,10 +330,28 @@ public final class Replication implements Carrier.Carriers {
         /** This node's pull per shard id (under the Replication's lock). */
         final Map<String, Pull> pulls = new LinkedHashMap<>();
         volatile boolean gone;
+        /**
+         * What the replies to the peer's sessions may still take (characters): a minute's worth of
+         * {@code replyBytesPerMinute} at most, refilled at that rate. A 49-byte MESH-NEG-OPEN can draw a reply of
+         * twice {@code frameBytes}: without it a peer of any tier could make this node send 2,400 times what it sent.
+         */
+        private double replyAllowance = settings.replyBytesPerMinute();
+        private long refilledAt = millis.getAsLong();
 
         Link(String peer, EventLink.Wire wire) {
             this.peer = peer;
             this.wire = wire;
+        }
+
+        /** Under this link's lock: whether a reply may go now (the allowance is not spent). */
+        private boolean mayReply(long now) {
+            long perMinute = settings.replyBytesPerMinute();
+            if (perMinute <= 0) {
+                return true;
+            }
+            replyAllowance = Math.min(perMinute, replyAllowance + (now - refilledAt) * (perMinute / 60_000.0));
+            refilledAt = now;
+            return replyAllowance > 0;
         }
 
         /** Pulls for the shards declared now (new ones start at once); pulls of shards gone end. */
@@ -482,6 +510,14 @@ public final class Replication implements Carrier.Carriers {
 
         /** Under this link's lock: the reply, or NEG-ERR and the session ends. */
         private void answer(String shard, Session session, byte[] message) {
+            long now = millis.getAsLong();
+            if (!mayReply(now)) {
+                responding.remove(shard);
+                long waitSeconds = (long) Math.ceil(-replyAllowance / (settings.replyBytesPerMinute() / 60.0)) + 1;
+                wire.send(NegMessages.err(shard, "rate-limited: the replies to your sessions on this link are at most "
+                        + settings.replyBytesPerMinute() + " bytes a minute; open again in " + waitSeconds + " s"));
+                return;
+            }
             byte[] out;
             try {
                 out = session.negentropy.reconcile(message);
@@ -491,7 +527,9 @@ public final class Replication implements Carrier.Carriers {
                 wire.send(NegMessages.err(shard, "invalid: " + e.getMessage()));
                 return;
             }
-            wire.send(NegMessages.reply(shard, out));
+            String reply = NegMessages.reply(shard, out);
+            replyAllowance -= reply.length();
+            wire.send(reply);
         }
 
         private void want(NegMessages.Want w) {

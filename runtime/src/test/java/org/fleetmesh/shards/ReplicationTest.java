@@ -641,6 +641,45 @@ class ReplicationTest {
                 l.ba.sent.get(l.ba.sent.size() - 1));
     }
 
+    /**
+     * The replies to one link's sessions are held to reply-bytes-per-minute: a peer reopening a session over and over
+     * (49 bytes each, a reply of up to twice frame-bytes each: the audit drew 180 MB in 33 s at tier 0) is refused
+     * rate-limited once the allowance is spent, with the wait, and answered again as it refills.
+     */
+    @Test
+    void theRepliesToAPeersSessionsAreHeldToTheirBytesAMinute() {
+        Replication.Settings bounded = new Replication.Settings(Duration.ofSeconds(30), 1000, 10_000, 4096,
+                Duration.ofSeconds(60), Duration.ZERO, 20_000);
+        Node a = new Node("a", FAST);
+        Node b = new Node("b", bounded);
+        b.shards.declared.add(NOTES);
+        b.hold(events(1, 0, 2000));
+        Link l = new Link(a, b);
+        drain();
+        String filter = ShardFilter.canonicalJson(KIND_1);
+        byte[] open = new Negentropy(SortedVector.builder().seal()).initiate();
+        int replies = 0;
+        for (int i = 0; i < 10; i++) {
+            l.ba.sent.clear();
+            l.atB.receive(NegMessages.OPEN, NegMessages.open("notes", filter, open));
+            String answer = l.ba.sent.get(l.ba.sent.size() - 1);
+            if (answer.startsWith("[\"" + NegMessages.REPLY + "\"")) {
+                replies++;
+                assertTrue(answer.length() > 4000, "a large reply to a small open: " + answer.length());
+            } else {
+                assertTrue(answer.startsWith("[\"MESH-NEG-ERR\",\"notes\",\"rate-limited: the replies to your sessions"
+                        + " on this link are at most 20000 bytes a minute; open again in "), answer);
+                assertEquals(0, b.replication.responding(a.shortDid()), "no session kept");
+            }
+        }
+        assertTrue(replies >= 2 && replies <= 3, replies + " replies before the allowance was spent");
+        millis.addAndGet(60_000);
+        l.ba.sent.clear();
+        l.atB.receive(NegMessages.OPEN, NegMessages.open("notes", filter, open));
+        assertTrue(l.ba.sent.get(0).startsWith("[\"" + NegMessages.REPLY + "\""), "refilled after a minute");
+        assertEquals(0, l.ba.violations, "a peer over it is refused, not punished");
+    }
+
     @Test
     void idleResponderSessionsExpire() {
         Node a = new Node("a", FAST);

@@ -389,9 +389,14 @@ public class MeshEndpoint {
 
         private synchronized void drop() {
             dropTimer = -1;
-            if (!ws.isClosed() && http instanceof ConnectionBase base) {
+            // not ws.isClosed(): that is true from the moment this side starts closing, and the WebSocket's own
+            // closing timeout only starts once the close frame is written, which a peer that does not read (the
+            // "slow" close, behind megabytes queued) never lets happen: the TCP connection stayed until the peer left
+            if (http instanceof ConnectionBase base && base.channel().isActive()) {
                 LOG.debugf("mesh connection %s did not answer the close in time; dropping it", ws.id());
-                base.channel().close();
+                // from the front of the pipeline: Vert.x's own handler would hold a channel close for its closing timeout
+                // (10 s more) while the close frame waits behind what the peer does not read
+                base.channel().pipeline().firstContext().close();
             }
         }
     }

@@ -32,6 +32,14 @@ public interface ReplicationConfig {
     @WithDefault("60000")
     int frameBytes();
 
+    /**
+     * The most characters of MESH-NEG-REPLY one link's responder sessions may draw in a minute (refilled at that rate;
+     * past it a session is refused {@code rate-limited}); 0: no bound. The default, 16 MiB, is several times what a
+     * peer rebuilding a shard from this node needs (66 bytes an id); a stranger's 49-byte opens drew 120 kB each.
+     */
+    @WithDefault("16777216")
+    long replyBytesPerMinute();
+
     /** A pull that receives none of the ids it asked for in this long gives up on them until the next pass. */
     @WithDefault("60s")
     Duration wantTimeout();

@@ -82,7 +82,7 @@ public class ReplicationRuntime {
         Replication.Settings settings;
         try {
             settings = new Replication.Settings(config.interval(), config.wantBatch(), config.maxPending(),
-                    config.frameBytes(), config.wantTimeout(), config.grace());
+                    config.frameBytes(), config.wantTimeout(), config.grace(), config.replyBytesPerMinute());
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("fleetmesh.replication: " + e.getMessage(), e);
         }
