@@ -34,8 +34,8 @@ import io.vertx.core.Vertx;
  * link: it asks the node for filters ({@code MESH-FEDERATE}), answers the custody exchange from its own chain, and
  * takes custody of each frame the node forwards with a kind 11803 receipt over its own RFC 9162 tree, built with the
  * log's primitives. It can lie: leave an event of a frame out of its tree while receipting the frame
- * ({@link Lie#OMIT}), or rewrite a past leaf of its tree, so that its new checkpoint is not consistent with the one it
- * signed before ({@link Lie#FORK}). Messages it does not serve wait in {@link #others}.
+ * ({@link Lie#OMIT}), or rewrite a past leaf of its tree and sign its old size again with the new root, a checkpoint that
+ * contradicts the one it signed before ({@link Lie#FORK}). Messages it does not serve wait in {@link #others}.
  */
 final class CustodyPeer implements AutoCloseable {
     enum Lie {
@@ -237,24 +237,26 @@ final class CustodyPeer implements AutoCloseable {
         List<byte[]> consistency;
         CompactRange next;
         byte[] root;
+        long size;
         if (now == Lie.FORK && !s.leaves.isEmpty()) {
-            // rewrite the first leaf: the new checkpoint is consistent with a history the node never receipted
+            // rewrite the first leaf and sign the old size again, chained to the last receipt: two checkpoints of one
+            // size with different roots, which the peer's own signatures show to anyone (custody.md §4)
             List<byte[]> forged = new ArrayList<>(s.leaves);
             forged.set(0, Merkle.leafHash(EventId.ofHex("ff".repeat(32))));
-            forged.addAll(appended);
             root = Merkle.root(forged);
-            consistency = oldSize == 0 || appended.isEmpty() ? List.of()
-                    : Merkle.consistencyProof(oldSize, forged.size(), Merkle.ofLeaves(forged));
+            size = oldSize;
+            consistency = List.of();
             next = s.range.appendAll(appended);
         } else {
             consistency = oldSize == 0 || appended.isEmpty() ? List.of() : s.range.consistencyProof(appended);
             next = s.range.appendAll(appended);
             root = next.root();
+            size = next.size();
         }
         s.leaves.addAll(appended);
         PubKey sender = peer.link.peer().orElseThrow().nostr().orElseThrow();
         Receipt receipt = Receipt.sign(peer.secrets.nostr().bytes(), System.currentTimeMillis() / 1000, sender, s.head,
-                seq, next.size(), root, bytes, List.of());
+                seq, size, root, bytes, List.of());
         ArrayNode proof = NostrClient.JSON.createArrayNode();
         for (byte[] h : consistency) {
             proof.add(Hex.encode(h));

@@ -152,18 +152,24 @@ public final class FindingVerifier {
             case FindingEvidence.WITHHOLDING:
                 try {
                     Withholding w = Withholding.verify(json, minimumGrace);
-                    return sampled(w.subject(), w.observer(), "withholding", observerDid, subject, subjectDid,
+                    // the claim is the subject's, the answer only the observer's account of it: not signed
+                    return sampled(w.subject(), w.observer(), "withholding", observerDid, subject, subjectDid, false,
                             "the subject's answer lacks event " + w.event().id().hex() + " of its asserted shard "
-                                    + w.claim().shard().id());
+                                    + w.claim().shard().id() + " (the answer is the observer's word)");
                 } catch (EvidenceException ex) {
                     return Check.falsehood("withholding: " + ex.getMessage());
                 }
             case FindingEvidence.CLAIM_MISMATCH:
                 try {
                     ClaimMismatch m = ClaimMismatch.verify(json);
+                    // by its root (SHA-256), the served ids are the set the subject's claim commits to, whose
+                    // figures then contradict the claim itself; a fingerprint (a sum of ids and a count) anyone can
+                    // meet with ids of their choosing, so that match is the observer's word
+                    boolean byRoot = "root".equals(m.identifiedBy());
                     return sampled(m.subject(), m.observer(), "claim-mismatch", observerDid, subject, subjectDid,
-                            "the served set of shard " + m.claim().shard().id() + " (identified by its "
-                                    + m.identifiedBy() + ") has other figures than the subject's claim");
+                            byRoot, "the served set of shard " + m.claim().shard().id() + " (identified by its "
+                                    + m.identifiedBy() + ") has other figures than the subject's claim"
+                                    + (byRoot ? "" : " (the served ids are the observer's word)"));
                 } catch (EvidenceException ex) {
                     return Check.falsehood("claim-mismatch: " + ex.getMessage());
                 }
@@ -210,7 +216,16 @@ public final class FindingVerifier {
             return Check.falsehood("custody evidence does not hold: " + v.why());
         }
         Check who = receiver(o, subject, subjectDid);
-        return who != null ? who : Check.verified("custody " + v.kind().word() + " breach by the receiver: " + v.why());
+        if (who != null) {
+            return who;
+        }
+        if (!v.signed()) {
+            // the breach rests on what only the observer vouches for: anyone could write it naming anyone
+            return Check.attested("custody " + v.kind().word() + " breach as the observer saw it (" + v.why()
+                    + "); no receipt the receiver signed shows it: the observer's word");
+        }
+        return Check.verified("custody " + v.kind().word() + " breach by the receiver, shown by its signed receipts: "
+                + v.why());
     }
 
     private static Check custodyReset(ObjectNode o, String json, PubKey subject, String subjectDid) {
@@ -235,7 +250,7 @@ public final class FindingVerifier {
     }
 
     private static Check sampled(String evidenceSubject, String evidenceObserver, String what, String observerDid,
-            PubKey subject, String subjectDid, String holds) {
+            PubKey subject, String subjectDid, boolean signed, String holds) {
         if (!same(evidenceObserver, observerDid)) {
             return Check.falsehood(what + ": the evidence's observer " + DidKeys.shortForm(evidenceObserver)
                     + " is not the finding's");
@@ -253,7 +268,7 @@ public final class FindingVerifier {
         if (!keys.contains(subject)) {
             return Check.falsehood(what + ": p is not a Nostr key of the evidence's subject");
         }
-        return Check.verified(holds);
+        return signed ? Check.verified(holds) : Check.attested(holds);
     }
 
     private static Check budget(ObjectNode o, PubKey subject, String subjectDid, PubKey observer, String observerDid) {

@@ -281,7 +281,7 @@ class FindingVectorsTest {
         assertEquals(Verdict.FALSE, vs.get(4).check().verdict(), vs.get(4).check().reason());
         assertEquals(Verdict.ATTESTED, vs.get(5).check().verdict(), vs.get(5).check().reason());
         assertEquals(Verdict.VERIFIED, vs.get(6).check().verdict(), vs.get(6).check().reason());
-        assertEquals(Verdict.VERIFIED, vs.get(7).check().verdict(), vs.get(7).check().reason());
+        assertEquals(Verdict.ATTESTED, vs.get(7).check().verdict(), vs.get(7).check().reason());
         assertEquals(Verdict.VERIFIED, vs.get(8).check().verdict(), vs.get(8).check().reason());
         assertEquals(Verdict.ATTESTED, vs.get(9).check().verdict(), vs.get(9).check().reason());
         assertEquals(Verdict.VERIFIED, vs.get(10).check().verdict(), vs.get(10).check().reason());

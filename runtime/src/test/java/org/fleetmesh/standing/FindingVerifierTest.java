@@ -66,11 +66,16 @@ class FindingVerifierTest {
         verdict(Verdict.VERIFIED, "no longer holds its tree of size 3", check(TestFindings.finding(ev)));
     }
 
+    /**
+     * The claim is the subject's, but the answer that lacks the event is only the observer's account: anyone can
+     * write it about any subject that asserted a shard, so it is the observer's word (findings.md §4).
+     */
     @Test
-    void aWithholdingFindingVerifies() {
+    void aWithholdingFindingIsTheObserversWord() {
         String ev = TestFindings.withholding();
         assertEquals(SUBJECT_KEY, FindingEvidence.draft(ev).subjectKey());
-        verdict(Verdict.VERIFIED, "of its asserted shard notes", check(TestFindings.finding(ev)));
+        verdict(Verdict.ATTESTED, "of its asserted shard notes (the answer is the observer's word)",
+                check(TestFindings.finding(ev)));
     }
 
     @Test
@@ -82,6 +87,17 @@ class FindingVerifierTest {
     @Test
     void aClaimMismatchFindingVerifies() {
         verdict(Verdict.VERIFIED, "identified by its root", check(TestFindings.finding(TestFindings.claimMismatch())));
+    }
+
+    /**
+     * Served ids that meet the claim's fingerprint but not its root: a fingerprint is a sum of ids and a count, which
+     * ids of anyone's choosing can meet, so the match (and the mismatch of the root) is the observer's word.
+     */
+    @Test
+    void aClaimMismatchByTheFingerprintIsTheObserversWord() {
+        verdict(Verdict.ATTESTED, "identified by its fingerprint) has other figures than the subject's claim (the "
+                + "served ids are the observer's word)",
+                check(TestFindings.finding(TestFindings.claimMismatchByFingerprint())));
     }
 
     @Test
@@ -227,7 +243,10 @@ class FindingVerifierTest {
         String shortForm = PeerIdentity.shortForm(SUBJECT_DID);
         Event w = Finding.sign(OBSERVER_DID, SUBJECT_KEY, shortForm, Severity.S2, Scope.TRANSIT, "withholding",
                 TestFindings.withholding(), TestFindings.AT, TestFindings.OBSERVER.nostr().bytes());
-        verdict(Verdict.VERIFIED, "of its asserted shard", check(w));
+        verdict(Verdict.ATTESTED, "of its asserted shard", check(w));
+        Event m = Finding.sign(OBSERVER_DID, SUBJECT_KEY, shortForm, Severity.S2, Scope.TRANSIT, "claim-mismatch",
+                TestFindings.claimMismatch(), TestFindings.AT, TestFindings.OBSERVER.nostr().bytes());
+        verdict(Verdict.VERIFIED, "identified by its root", check(m));
         Event wrongKey = Finding.sign(OBSERVER_DID, TestFindings.THIRD_KEY, shortForm, Severity.S2, Scope.TRANSIT,
                 "withholding", TestFindings.withholding(), TestFindings.AT, TestFindings.OBSERVER.nostr().bytes());
         verdict(Verdict.FALSE, "p is not a Nostr key of the evidence's subject", check(wrongKey));

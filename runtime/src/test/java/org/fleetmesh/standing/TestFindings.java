@@ -171,6 +171,22 @@ final class TestFindings {
         }
     }
 
+    /** The subject claims the fingerprint and count of a set of ten notes, with another root. */
+    static String claimMismatchByFingerprint() {
+        try {
+            List<Item> served = items(notes(10));
+            ShardFigures real = figures(served);
+            byte[] otherRoot = real.root().clone();
+            otherRoot[0] ^= 1;
+            ShardFigures claimed = new ShardFigures(10, real.fingerprint(), otherRoot);
+            Claim claim = Claim.read(Claim.sign(SHARD, claimed, AT, SUBJECT.nostr().bytes()));
+            String request = "[" + org.fleetmesh.shards.ShardFilter.canonicalJson(SHARD.filter()) + "]";
+            return new ClaimMismatch(SUBJECT_DID, OBSERVER_DID, claim, request, served, AT + 60).json();
+        } catch (ClaimException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The grant the observer gave the subject: both named by their short forms, as EventLinks writes them. */
     static Grant grant() {
         return Grant.sign(new GrantTerms(PeerIdentity.shortForm(OBSERVER_DID), PeerIdentity.shortForm(SUBJECT_DID), 1 << 20, 100, 60, 1,

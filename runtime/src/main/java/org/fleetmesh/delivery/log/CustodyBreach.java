@@ -48,8 +48,17 @@ public final class CustodyBreach {
         }
     }
 
-    /** What a recheck found: {@code holds} when the evidence shows the breach it names. */
-    public record Verdict(boolean holds, Kind kind, String why) {
+    /**
+     * What a recheck found: {@code holds} when the checks of the evidence find the breach it names; {@code signed}
+     * when, moreover, the receipts the receiver signed show that breach by themselves (docs/spec/custody.md §4,
+     * "What the evidence proves"). A breach that holds but is not {@code signed} rests on parts of the evidence that
+     * only the sender vouches for (the frame, the appended ids, the consistency proof, the announced head, or a
+     * receipt the receiver did not sign): it is the sender's word, and anyone can write such evidence naming anyone.
+     */
+    public record Verdict(boolean holds, Kind kind, String why, boolean signed) {
+        public Verdict(boolean holds, Kind kind, String why) {
+            this(holds, kind, why, false);
+        }
     }
 
     private CustodyBreach() {
@@ -178,7 +187,8 @@ public final class CustodyBreach {
     /**
      * Rechecks evidence JSON on its own: the previous receipt must be the receiver's valid receipt and the compact
      * range must have its root; then the sender's checks are run again on the receipt, proof, appended ids and frame
-     * of the evidence, and the verdict holds when they find the breach the evidence names.
+     * of the evidence, and the verdict holds when they find the breach the evidence names. It is {@code signed} only
+     * when the receiver's own receipts show that breach ({@link #signedShows}); otherwise it rests on the sender's word.
      */
     public static Verdict verify(String evidenceJson) {
         Kind kind = null;
@@ -245,7 +255,7 @@ public final class CustodyBreach {
                     LogJson.hashes(o, "consistency", WHAT), LogJson.ids(o, "appended", WHAT), at);
             if (r instanceof ReceiptCheck.Breach b) {
                 if (b.kind() == kind) {
-                    return new Verdict(true, kind, b.detail());
+                    return new Verdict(true, kind, b.detail(), signedShows(kind, previous, receipt, receiver));
                 }
                 return new Verdict(false, kind, "the checks find a " + b.kind().word() + " breach instead: " + b.detail());
             }
@@ -253,6 +263,42 @@ public final class CustodyBreach {
         } catch (IllegalArgumentException e) {
             return new Verdict(false, kind, e.getMessage());
         }
+    }
+
+    /**
+     * Whether the receiver's own signatures show a {@code kind} breach, with nothing the sender says: {@code receipt}
+     * is authentic, signed by {@code receiver}, and either contradicts itself ({@code counts}: its {@code events}
+     * is not its tree size) or names {@code previous} as its {@code prev} (or, with no previous receipt, names none)
+     * and contradicts it: a smaller tree, or the same size with another root ({@code fork}); fewer bytes, or other
+     * bytes at the same size ({@code counts}). An honest receiver signs none of these. Every other breach (the
+     * receipt's signature or format, a prev that is not the sender's head, a consistency proof that fails, counts or
+     * a root that disagree with the appended ids or the frame, an announced head) rests on what only the sender
+     * vouches for. {@code previous} has been checked as the receiver's valid receipt to the sender.
+     */
+    static boolean signedShows(Kind kind, Receipt previous, Event receipt, PubKey receiver) {
+        if (kind != Kind.FORK && kind != Kind.COUNTS) {
+            return false;
+        }
+        if (receipt == null || Events.verify(receipt) != null || !receipt.pubkey().equals(receiver)) {
+            return false;
+        }
+        Receipt r;
+        try {
+            r = Receipt.parse(receipt);
+        } catch (ReceiptException e) {
+            return kind == Kind.COUNTS && e.breach() == Kind.COUNTS; // events is not the size: it says so itself
+        }
+        boolean chained = previous == null ? r.prev() == null : previous.id().equals(r.prev());
+        if (!chained) {
+            return false;
+        }
+        long m = previous == null ? 0 : previous.size();
+        byte[] rootM = previous == null ? CompactRange.empty().root() : previous.root();
+        long bytesM = previous == null ? 0 : previous.bytes();
+        if (kind == Kind.FORK) {
+            return r.size() < m || (r.size() == m && !Arrays.equals(r.root(), rootM));
+        }
+        return r.bytes() < bytesM || (r.size() == m && r.bytes() != bytesM);
     }
 
     private static PubKey pubkey(JsonNode o, String name) {

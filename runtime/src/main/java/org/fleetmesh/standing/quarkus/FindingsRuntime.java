@@ -231,7 +231,9 @@ public class FindingsRuntime {
         if (c.counts()) {
             standing.changed();
         }
-        boolean broadcast = config.broadcast() && c.counts() && Severity.S2.name().equals(r.severity());
+        // only what a third party verifies spreads: an ATTESTED finding is this node's word, counted here
+        boolean broadcast = config.broadcast() && c.verdict() == Verdict.VERIFIED
+                && Severity.S2.name().equals(r.severity());
         relays.relay().ingest().submit(List.of(finding), new Origin.Import()).thenAccept(outcomes -> {
             Ingest.Outcome o = outcomes.get(0);
             if (!o.accepted()) {
