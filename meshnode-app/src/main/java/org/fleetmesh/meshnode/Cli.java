@@ -193,6 +193,8 @@ public final class Cli {
                                                              built without a Docker daemon (docs/OPERATING.md "Containers")
                        meshnode token issue --right admin:write [--subject S] [--ttl 30d]   a capability token (admin API;
                                                              --right compute:run --fuel-limit N for the agent API)
+                       meshnode token revoke <token | id> [--note T]   refuse a token (and its attenuations) from now on, on the
+                                                             running node too (<data-dir>/revoked-tokens)
                        meshnode bolt11 decode <invoice>      a BOLT-11 invoice as JSON (exit 1 if invalid)
                        meshnode bolt12 decode <string>       a BOLT-12 offer/invoice_request/invoice as JSON (exit 1 if invalid)
                        meshnode compute run <module.wasm> [--input FILE] [--arg A ...] [--fuel N] [--memory-pages N]

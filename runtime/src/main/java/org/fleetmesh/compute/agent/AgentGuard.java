@@ -9,6 +9,7 @@ import org.fleetmesh.identity.capability.CapabilityException;
 import org.fleetmesh.identity.capability.CapabilityException.Reason;
 import org.fleetmesh.identity.capability.CapabilityRequest;
 import org.fleetmesh.identity.capability.CapabilityVerifier;
+import org.fleetmesh.identity.capability.RevocationList;
 
 /**
  * Who may use the agent API (docs/spec/compute-agent.md, "Access"): the holder of a capability token rooted in this
@@ -18,14 +19,21 @@ import org.fleetmesh.identity.capability.CapabilityVerifier;
  */
 public final class AgentGuard {
     private final List<CapabilityVerifier> roots;
+    private final java.util.function.Supplier<RevocationList> revoked;
     private final Clock clock;
 
     /** {@code roots}: this node's verifier first, then the trusted DIDs'. */
     public AgentGuard(List<CapabilityVerifier> roots, Clock clock) {
+        this(roots, RevocationList::empty, clock);
+    }
+
+    /** {@code revoked}: the revocations in force at each check (the node's revoked-token file). */
+    public AgentGuard(List<CapabilityVerifier> roots, java.util.function.Supplier<RevocationList> revoked, Clock clock) {
         if (roots.isEmpty()) {
             throw new IllegalArgumentException("at least one capability root");
         }
         this.roots = List.copyOf(roots);
+        this.revoked = Objects.requireNonNull(revoked, "revoked");
         this.clock = Objects.requireNonNull(clock, "clock");
     }
 
@@ -52,9 +60,10 @@ public final class AgentGuard {
         String token = authorization.substring(7).strip();
         CapabilityRequest request = CapabilityRequest.compute(fuel, clock.instant());
         CapabilityException first = null;
+        RevocationList now = revoked.get();
         for (CapabilityVerifier root : roots) {
             try {
-                Authorization a = root.authorize(token, request);
+                Authorization a = root.revoking(now).authorize(token, request);
                 return new Access(200, null, a.tokenId().hex());
             } catch (CapabilityException e) {
                 if (first == null || first.reason() == Reason.BAD_SIGNATURE && e.reason() != Reason.BAD_SIGNATURE) {

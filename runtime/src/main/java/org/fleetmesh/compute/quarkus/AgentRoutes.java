@@ -50,6 +50,9 @@ public class AgentRoutes {
     NodeIdentity identity;
 
     @Inject
+    org.fleetmesh.identity.quarkus.Revocations revocations;
+
+    @Inject
     Instance<Market> market;
 
     private volatile AgentApi api;
@@ -158,7 +161,7 @@ public class AgentRoutes {
             synchronized (this) {
                 a = api;
                 if (a == null) {
-                    a = new AgentApi(market.get(), new AgentGuard(roots(), Clock.systemUTC()), new AgentApi.Limits(
+                    a = new AgentApi(market.get(), new AgentGuard(roots(), revocations::current, Clock.systemUTC()), new AgentApi.Limits(
                             config.activeJobsPerToken(), config.rememberedJobs(), config.listLimit(),
                             config.defaultMemoryPages()));
                     api = a;

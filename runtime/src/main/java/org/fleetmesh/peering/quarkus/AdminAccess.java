@@ -28,6 +28,9 @@ public class AdminAccess {
     @Inject
     NodeIdentity identity;
 
+    @Inject
+    org.fleetmesh.identity.quarkus.Revocations revocations;
+
     private volatile CapabilityVerifier verifier;
 
     /** Why the request may not have {@code right}: an HTTP status and a reason; empty when it may. */
@@ -111,12 +114,12 @@ public class AdminAccess {
         }
         String token = header.substring(7).strip();
         try {
-            verifier().authorize(token, CapabilityRequest.of(right, Instant.now()));
+            verifier().revoking(revocations.current()).authorize(token, CapabilityRequest.of(right, Instant.now()));
             return Optional.empty();
         } catch (CapabilityException e) {
             if (e.reason() == CapabilityException.Reason.RIGHT_NOT_GRANTED && right == Right.ADMIN_READ) {
                 try {
-                    verifier().authorize(token, CapabilityRequest.of(Right.ADMIN_WRITE, Instant.now()));
+                    verifier().revoking(revocations.current()).authorize(token, CapabilityRequest.of(Right.ADMIN_WRITE, Instant.now()));
                     return Optional.empty();
                 } catch (CapabilityException ignored) {
                     // neither right: refuse for the one asked

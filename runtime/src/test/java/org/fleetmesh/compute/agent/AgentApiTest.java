@@ -75,6 +75,25 @@ class AgentApiTest {
         assertEquals(401, api.offers("Bearer not-a-token").status());
     }
 
+    /** A token revoked at the node (its revoked-token file) is refused revoked from the next check on, attenuations too. */
+    @Test
+    void aRevokedTokenIs401FromTheNextCheck() {
+        java.util.concurrent.atomic.AtomicReference<org.fleetmesh.identity.capability.RevocationList> revoked =
+                new java.util.concurrent.atomic.AtomicReference<>(org.fleetmesh.identity.capability.RevocationList.empty());
+        AgentApi guarded = new AgentApi(market, new AgentGuard(List.of(CapabilityVerifier.forNode(NODE)), revoked::get,
+                Clock.fixed(NOW, ZoneOffset.UTC)), new AgentApi.Limits(3, 100, 50, 16));
+        String token = compute(1000);
+        String other = compute(1000);
+        assertEquals(200, guarded.offers(token).status());
+        revoked.set(org.fleetmesh.identity.capability.RevocationList.empty()
+                .with(org.fleetmesh.identity.capability.Capability.tokenId(token.substring(7))));
+        AgentApi.Answer a = guarded.offers(token);
+        assertEquals(401, a.status());
+        assertTrue(a.body().path("error").asText().startsWith("unauthorized: "), a.body().toString());
+        assertTrue(a.body().path("error").asText().contains("revoked"), a.body().toString());
+        assertEquals(200, guarded.offers(other).status(), "another token of the same node is not");
+    }
+
     @Test
     void tokenOfAnotherNodeIs401() {
         NodeSecrets stranger = NodeSecrets.of(key("07".repeat(32)), key("08".repeat(32)), key("09".repeat(32)));
