@@ -26,7 +26,9 @@ import com.fasterxml.jackson.databind.JsonNode;
  * {@code ./meshnode backup} of a running node (a live backup, with writes going on) and {@code ./meshnode restore}
  * onto a fresh data dir: the restored node has the same DID, the same events (a deletion included), and the same rows
  * in every table (a backup of the restored, stopped data dir matches the first table for table, to the byte); restore
- * checks the backup before it touches anything and refuses a non-empty target.
+ * checks the backup before it touches anything and refuses a non-empty target. Every directory of the backup is 0700
+ * and every file 0600; a restore that fails while loading leaves a missing or empty target so; {@code restore --force}
+ * over another node's data dir keeps that node's keys under {@code keys/retired/}.
  */
 class BackupIT {
     static final String KIND1 = "[{\"kinds\":[1]}]";
@@ -39,6 +41,7 @@ class BackupIT {
         Set<String> ackedDuring = ConcurrentHashMap.newKeySet();
         Path backup = MeshnodeProcess.newDataDir("backup").resolve("b1");
         String aDid;
+        Path bDir = MeshnodeProcess.newDataDir("bk-b-stopped").resolve("data");
         Event deleted;
         Event deletion;
         Event profile;
@@ -70,6 +73,9 @@ class BackupIT {
                     ackedBefore.remove(deleted.id().hex());
                     assertEquals(0, c.query("gone", FilterSpec.of().ids(deleted)).size(), "deleted at a");
                 }
+                // b's data dir, stopped, kept for a restore --force onto another node's identity (b's close removes it)
+                b.stop();
+                copyTree(b.dataDir(), bDir);
             }
 
             // the live backup, while a client keeps writing
@@ -94,8 +100,14 @@ class BackupIT {
             assertTrue(sameDid(aDid, run.stdout().trim()), "backup prints the DID: " + run.stdout());
             assertTrue(Files.isRegularFile(backup.resolve("manifest.json")), "manifest written");
             assertTrue(Files.isRegularFile(backup.resolve("keys.json")), "keys written");
-            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
-                    Files.getPosixFilePermissions(backup.resolve("keys.json"))), "the keys file is the owner's only");
+            // the owner's only, all of it (tables/cashu_proof.copy holds bearer ecash): whatever the umask
+            try (Stream<Path> all = Files.walk(backup)) {
+                for (Path p : all.toList()) {
+                    assertEquals(Files.isDirectory(p) ? "rwx------" : "rw-------", java.nio.file.attribute
+                            .PosixFilePermissions.toString(Files.getPosixFilePermissions(p)), "the mode of " + p);
+                }
+            }
+            assertTrue(Files.isRegularFile(backup.resolve("tables/cashu_proof.copy")), "the wallet's table");
 
             // restore onto the running node's own data dir: refused (not empty), and the node untouched
             Launcher.Run onto = Launcher.run(a.dataDir(), null, "restore", backup.toString());
@@ -136,11 +148,35 @@ class BackupIT {
         assertEquals(1, unfinished.exit(), unfinished.stderr());
         assertTrue(unfinished.stderr().contains("no manifest.json"), unfinished.stderr());
 
-        // restore onto a fresh data dir
-        Path fresh = MeshnodeProcess.newDataDir("restored");
+        // a restore that fails while loading (a row count unlike the manifest's, after the checksums passed) leaves a
+        // missing target missing (its parent too) and an empty one empty: no half-made node to start or to refuse
+        // the next restore
+        Path badRows = MeshnodeProcess.newDataDir("backup-bad-rows").resolve("b");
+        copyTree(backup, badRows);
+        JsonNode badManifest = NostrClient.JSON.readTree(backup.resolve("manifest.json").toFile());
+        for (JsonNode t : badManifest.get("tables")) {
+            if (t.get("name").asText().equals("event")) {
+                ((com.fasterxml.jackson.databind.node.ObjectNode) t).put("rows", t.get("rows").asLong() + 1);
+            }
+        }
+        Files.write(badRows.resolve("manifest.json"), NostrClient.JSON.writeValueAsBytes(badManifest));
+        Path fresh = MeshnodeProcess.newDataDir("restored").resolve("new/data");
+        for (Path target : List.of(fresh, untouched)) {
+            Launcher.Run failed = Launcher.run(target, null, "restore", badRows.toString());
+            assertEquals(1, failed.exit(), failed.stderr());
+            assertTrue(failed.stderr().contains("table event: loaded")
+                    && failed.stderr().contains("removed what was written"), failed.stderr());
+        }
+        assertFalse(Files.exists(fresh.getParent()), "a missing target stays missing");
+        try (Stream<Path> s = Files.list(untouched)) {
+            assertEquals(List.of(), s.toList(), "an empty target stays empty");
+        }
+
+        // restore onto a fresh data dir (the one a restore failed on: nothing of that is in the way)
         Launcher.Run restored = Launcher.run(fresh, null, "restore", backup.toString());
         assertEquals(0, restored.exit(), "restore failed:\n" + restored.stderr());
         assertTrue(sameDid(aDid, restored.stdout().trim()), "restore prints the DID: " + restored.stdout());
+        Map<String, byte[]> aKeys = keyFiles(fresh.resolve("keys"));
 
         // the restored data dir, stopped, backs up to the same tables, row for row, byte for byte
         Path again = MeshnodeProcess.newDataDir("backup-again").resolve("b2");
@@ -173,6 +209,47 @@ class BackupIT {
                     + " during it in all)%n", got.size(), during, ackedDuring.size());
         }
         assertNotEquals(0, ackedDuring.size());
+
+        // restore --force onto b's stopped data dir: a failure while loading keeps b's tables and keys; a success
+        // gives it a's identity and keeps b's own key files under keys/retired/<seconds>-replaced-by-restore/
+        Map<String, byte[]> bKeys = keyFiles(bDir.resolve("keys"));
+        assertTrue(bKeys.keySet().containsAll(List.of("nostr.key", "agreement.key", "transport.key")), bKeys.keySet()
+                .toString());
+        Launcher.Run forcedBad = Launcher.run(bDir, null, "restore", badRows.toString(), "--force");
+        assertEquals(1, forcedBad.exit(), forcedBad.stderr());
+        assertTrue(forcedBad.stderr().contains("table event: loaded"), forcedBad.stderr());
+        assertFalse(Files.exists(bDir.resolve("keys/retired")), "nothing moved");
+        assertEquals(hex(bKeys), hex(keyFiles(bDir.resolve("keys"))), "b's keys untouched");
+        Launcher.Run forcedGood = Launcher.run(bDir, null, "restore", backup.toString(), "--force");
+        assertEquals(0, forcedGood.exit(), forcedGood.stderr());
+        assertTrue(sameDid(aDid, forcedGood.stdout().trim()), forcedGood.stdout());
+        assertTrue(Files.isDirectory(bDir.resolve("keys/retired")), "b's own keys kept: " + forcedGood.stderr());
+        List<Path> retired;
+        try (Stream<Path> s = Files.list(bDir.resolve("keys/retired"))) {
+            retired = s.toList();
+        }
+        assertEquals(1, retired.size(), retired.toString());
+        assertTrue(retired.get(0).getFileName().toString().matches("[0-9]+-replaced-by-restore"), retired.toString());
+        assertTrue(forcedGood.stderr().contains("to " + retired.get(0)), forcedGood.stderr());
+        assertEquals(hex(bKeys), hex(keyFiles(retired.get(0))), "b's own keys, kept");
+        assertEquals(hex(aKeys), hex(keyFiles(bDir.resolve("keys"))), "a's keys now");
+    }
+
+    /** The {@code *.key} files of a directory, by name. */
+    private static Map<String, byte[]> keyFiles(Path dir) throws Exception {
+        Map<String, byte[]> m = new java.util.TreeMap<>();
+        try (Stream<Path> s = Files.list(dir)) {
+            for (Path p : s.filter(p -> p.getFileName().toString().endsWith(".key")).toList()) {
+                m.put(p.getFileName().toString(), Files.readAllBytes(p));
+            }
+        }
+        return m;
+    }
+
+    private static Map<String, String> hex(Map<String, byte[]> keys) {
+        Map<String, String> m = new java.util.TreeMap<>();
+        keys.forEach((k, v) -> m.put(k, java.util.HexFormat.of().formatHex(v)));
+        return m;
     }
 
     /** The short form (did:peer:4zQm...) and the long form (short:z...) name the same node. */
@@ -192,6 +269,7 @@ class BackupIT {
                 Path target = to.resolve(from.relativize(p).toString());
                 if (Files.isDirectory(p)) {
                     Files.createDirectories(target);
+                    Files.setPosixFilePermissions(target, Files.getPosixFilePermissions(p)); // PostgreSQL checks pg/'s
                 } else {
                     Files.copy(p, target, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
                 }

@@ -12,6 +12,9 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.DigestInputStream;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
@@ -22,6 +25,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -50,7 +54,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * transaction, so the dump is one consistent snapshot even while the relay writes (a live backup). A
  * {@code manifest.json}, written last, lists every file with its size and SHA-256, each table's row count and the
  * schema version; restore checks all of it before it touches anything, then loads every table in one transaction
- * (all or nothing) and writes the keys.
+ * (all or nothing) and writes the keys. Every directory a backup creates is 0700 and every file 0600 (set, not left to
+ * the umask: {@code tables/cashu_proof.copy} holds bearer ecash). A command that fails takes back what it created: a
+ * failed backup leaves no directory or file behind, a failed restore onto a missing or empty data dir leaves it missing
+ * or empty; {@code restore --force} moves the data dir's own key files to
+ * {@code keys/retired/<seconds>-replaced-by-restore/}.
  */
 final class BackupCommand {
     static final String TYPE = "fleetmesh.backup";
@@ -61,6 +69,8 @@ final class BackupCommand {
     private static final Pattern TABLE = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final int MAX_TABLES = 256;
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    private static final Set<PosixFilePermission> DIR_MODE = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> FILE_MODE = PosixFilePermissions.fromString("rw-------");
 
     private BackupCommand() {
     }
@@ -115,7 +125,23 @@ final class BackupCommand {
 
     static int backup(Path dataDir, Function<String, Optional<String>> settings, Path dir, PrintStream out,
             PrintStream err) {
+        Leftovers leftovers = Leftovers.of(dir);
         prepareEmptyDirectory(dir);
+        try {
+            return dump(dataDir, settings, dir, out, err);
+        } catch (RuntimeException e) {
+            // an unfinished backup is worth nothing and may hold the keys: nothing of it stays
+            String undone = leftovers.remove();
+            if (e instanceof BackupException || e instanceof KeysCommand.KeysException) {
+                throw new BackupException(e.getMessage() + "; " + undone);
+            }
+            err.println("meshnode: backup: " + undone);
+            throw e;
+        }
+    }
+
+    private static int dump(Path dataDir, Function<String, Optional<String>> settings, Path dir, PrintStream out,
+            PrintStream err) {
         ObjectNode manifest = JSON.createObjectNode();
         manifest.put("type", TYPE);
         manifest.put("version", VERSION);
@@ -144,13 +170,13 @@ final class BackupCommand {
                 manifest.put("schema_version", schemaVersion(s));
                 List<String> names = tableNames(s);
                 CopyManager copy = c.unwrap(PGConnection.class).getCopyAPI();
-                Files.createDirectories(dir.resolve(TABLES));
+                createPrivateDirectory(dir.resolve(TABLES));
                 for (String table : names) {
                     String file = TABLES + "/" + table + ".copy";
                     MessageDigest md = sha256();
                     long rows;
                     try (OutputStream o = new DigestOutputStream(
-                            new BufferedOutputStream(Files.newOutputStream(dir.resolve(file)), 1 << 16), md)) {
+                            new BufferedOutputStream(newPrivateFile(dir.resolve(file)), 1 << 16), md)) {
                         rows = copy.copyOut("COPY " + quote(table) + " TO STDOUT", o);
                     }
                     ObjectNode t = tables.addObject();
@@ -171,7 +197,9 @@ final class BackupCommand {
             fsyncAll(dir);
             // the manifest last: a directory without one is an unfinished backup, and restore says so
             Path tmp = dir.resolve(MANIFEST + ".tmp");
-            Files.write(tmp, JSON.writeValueAsBytes(manifest));
+            try (OutputStream o = newPrivateFile(tmp)) {
+                o.write(JSON.writeValueAsBytes(manifest));
+            }
             Files.move(tmp, dir.resolve(MANIFEST), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             fsync(dir);
         } catch (IOException e) {
@@ -200,8 +228,9 @@ final class BackupCommand {
                     }
                 }
             }
-            Files.createDirectories(dir);
-            Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+            // the directories it creates above it too: 0700 (the umask only takes bits away)
+            Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(DIR_MODE));
+            Files.setPosixFilePermissions(dir, DIR_MODE);
         } catch (IOException e) {
             throw new BackupException("cannot create " + dir + ": " + e.getMessage());
         }
@@ -213,16 +242,47 @@ final class BackupCommand {
             PrintStream out, PrintStream err) {
         // 1. the backup, all of it, before anything is touched
         JsonNode manifest = verify(dir);
-        String did = manifest.get("did").asText();
-        Map<String, JsonNode> tables = new LinkedHashMap<>();
-        manifest.get("tables").forEach(t -> tables.put(t.get("name").asText(), t));
 
         // 2. the target
-        if (!force && nonEmpty(dataDir)) {
+        boolean fresh = !nonEmpty(dataDir);
+        if (!force && !fresh) {
             throw new BackupException(dataDir + " is not empty: restore goes onto a fresh data dir (--force replaces"
                     + " its keys and every table with the backup's)");
         }
         refuseRunningNode(dataDir);
+        if (!fresh) {
+            // --force over a data dir: the tables are replaced in one transaction (a failure keeps them), and its own
+            // keys are moved aside, not lost, as keys rotate keeps the keys it replaces
+            Path retired = dataDir.resolve("keys").resolve("retired")
+                    .resolve(System.currentTimeMillis() / 1000 + "-replaced-by-restore");
+            if (Files.exists(retired, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                throw new BackupException(retired + " exists already: one restore per second");
+            }
+            return load(dir, dataDir, manifest, force, retired, settings, out, err);
+        }
+        // onto a missing or empty data dir: a failure leaves it so, not a half-made node (a cluster and no keys) that
+        // would refuse the next restore or start as a new identity on an empty store
+        Leftovers leftovers = Leftovers.of(dataDir);
+        try {
+            return load(dir, dataDir, manifest, force, null, settings, out, err);
+        } catch (RuntimeException e) {
+            String undone = LocalNode.runningPostmaster(dataDir).isPresent()
+                    ? "the embedded PostgreSQL of " + dataDir + " runs (started meanwhile?): nothing of it was removed"
+                    : leftovers.remove();
+            if (e instanceof BackupException || e instanceof KeysCommand.KeysException) {
+                throw new BackupException(e.getMessage() + "; " + undone);
+            }
+            err.println("meshnode: restore: " + undone);
+            throw e;
+        }
+    }
+
+    /** Steps 3 and 4 of a restore: the tables, then the keys ({@code retired}: where --force puts the target's). */
+    private static int load(Path dir, Path dataDir, JsonNode manifest, boolean force, Path retired,
+            Function<String, Optional<String>> settings, PrintStream out, PrintStream err) {
+        String did = manifest.get("did").asText();
+        Map<String, JsonNode> tables = new LinkedHashMap<>();
+        manifest.get("tables").forEach(t -> tables.put(t.get("name").asText(), t));
 
         // 3. the tables, in one transaction
         long started = System.nanoTime();
@@ -275,13 +335,35 @@ final class BackupCommand {
             c.commit();
         } catch (SQLException | IOException e) {
             throw new BackupException("loading the database failed (nothing of it was kept): " + e.getMessage());
+        } catch (BackupException e) {
+            throw new BackupException(e.getMessage() + " (rolled back: the database is as it was)");
         }
 
-        // 4. the keys (checked in step 1: the DID their keys make is the manifest's)
+        // 4. the keys (checked in step 1: the DID their keys make is the manifest's); those they replace are kept
+        String aside = "";
+        if (retired != null) {
+            List<String> moved;
+            try {
+                moved = KeysCommand.retire(dataDir.resolve("keys"), retired);
+            } catch (KeysCommand.KeysException e) {
+                throw new BackupException("the tables were restored but the keys were not: " + e.getMessage());
+            }
+            if (!moved.isEmpty()) {
+                aside = "; the tables were restored and the data dir's own keys (" + String.join(", ", moved)
+                        + ") are in " + retired;
+                err.println("meshnode: moved the data dir's own keys (" + String.join(", ", moved) + ") to " + retired);
+            }
+        }
         ByteArrayPrintStream keysOut = new ByteArrayPrintStream();
-        int k = KeysCommand.restore(dir.resolve(KEYS), dataDir, force, settings, keysOut.stream, err);
+        int k;
+        try {
+            k = KeysCommand.restore(dir.resolve(KEYS), dataDir, force, settings, keysOut.stream, err);
+        } catch (KeysCommand.KeysException | UncheckedIOException e) {
+            throw new BackupException("the tables were restored but the keys were not (" + e.getMessage() + ")"
+                    + aside);
+        }
         if (k != 0) {
-            throw new BackupException("the tables were restored but the keys were not");
+            throw new BackupException("the tables were restored but the keys were not" + aside);
         }
         out.println(did);
         err.printf("meshnode: restored %s into %s: keys and %d tables (%d rows), %d ms%n", dir, dataDir, tables.size(),
@@ -484,6 +566,97 @@ final class BackupCommand {
     }
 
     // ---- files
+
+    /** A new directory of the backup, 0700. */
+    private static void createPrivateDirectory(Path dir) throws IOException {
+        Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIR_MODE));
+        Files.setPosixFilePermissions(dir, DIR_MODE);
+    }
+
+    /** A new file of the backup (never an existing one), created 0600 and set so whatever the umask. */
+    private static OutputStream newPrivateFile(Path file) throws IOException {
+        OutputStream o = java.nio.channels.Channels.newOutputStream(Files.newByteChannel(file,
+                EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(FILE_MODE)));
+        try {
+            Files.setPosixFilePermissions(file, FILE_MODE);
+        } catch (IOException e) {
+            o.close();
+            throw e;
+        }
+        return o;
+    }
+
+    /**
+     * What a command found at a directory before it wrote there, so that a failure takes back what it created: the
+     * directory itself and those above it that did not exist, else the entries it did not hold.
+     */
+    static final class Leftovers {
+        private final Path dir;
+        /** The highest of {@code dir} and its parents that did not exist, or null when {@code dir} existed. */
+        private final Path created;
+        private final Set<String> before = new java.util.HashSet<>();
+
+        private Leftovers(Path dir, Path created) {
+            this.dir = dir;
+            this.created = created;
+        }
+
+        static Leftovers of(Path dir) {
+            Path abs = dir.toAbsolutePath();
+            if (Files.exists(abs, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                Leftovers l = new Leftovers(abs, null);
+                if (Files.isDirectory(abs)) {
+                    try (DirectoryStream<Path> d = Files.newDirectoryStream(abs)) {
+                        d.forEach(p -> l.before.add(p.getFileName().toString()));
+                    } catch (IOException e) {
+                        throw new BackupException("cannot read " + dir + ": " + e.getMessage());
+                    }
+                }
+                return l;
+            }
+            Path top = abs;
+            while (top.getParent() != null && !Files.exists(top.getParent(), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                top = top.getParent();
+            }
+            return new Leftovers(abs, top);
+        }
+
+        /** Removes what was created since; returns what it did (or could not do), for the command's message. */
+        String remove() {
+            List<Path> roots = new ArrayList<>();
+            if (created != null) {
+                roots.add(created);
+            } else if (Files.isDirectory(dir)) {
+                try (DirectoryStream<Path> d = Files.newDirectoryStream(dir)) {
+                    d.forEach(p -> {
+                        if (!before.contains(p.getFileName().toString())) {
+                            roots.add(p);
+                        }
+                    });
+                } catch (IOException e) {
+                    return "cannot list " + dir + " to remove what was written: " + e.getMessage();
+                }
+            }
+            try {
+                for (Path root : roots) {
+                    if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                        continue;
+                    }
+                    try (var walk = Files.walk(root)) { // links are removed, not followed
+                        for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                            Files.delete(p);
+                        }
+                    }
+                }
+            } catch (IOException | UncheckedIOException e) {
+                return "could not remove all that was written to " + dir + " (" + e.getMessage()
+                        + "): remove it before another attempt";
+            }
+            return "removed what was written: " + (created != null ? created + " does not exist, as before"
+                    : dir + " holds what it held before");
+        }
+    }
 
     private static ObjectNode fileEntry(Path dir, String name) {
         ObjectNode f = JSON.createObjectNode();

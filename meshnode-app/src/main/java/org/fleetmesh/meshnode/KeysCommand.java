@@ -205,6 +205,52 @@ final class KeysCommand {
         }
     }
 
+    /**
+     * Moves every key file of {@code keysDir} (each {@code *.key} and the hand-over) into {@code retired} (created
+     * 0700, under {@code keys/retired/} as {@code rotate} keeps the keys it replaces), so that a {@code restore --force}
+     * giving the data dir another node's keys loses none. Returns the names moved; with none, nothing is created.
+     */
+    static List<String> retire(Path keysDir, Path retired) {
+        List<Path> files = new ArrayList<>();
+        if (Files.isDirectory(keysDir, LinkOption.NOFOLLOW_LINKS)) {
+            try (DirectoryStream<Path> d = Files.newDirectoryStream(keysDir, "*.key")) {
+                for (Path p : d) {
+                    if (!Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                        files.add(p);
+                    }
+                }
+            } catch (IOException e) {
+                throw new KeysException("cannot list " + keysDir + ": " + e.getMessage());
+            }
+            Path handover = keysDir.resolve(org.fleetmesh.identity.quarkus.NodeIdentity.HANDOVER_FILE);
+            if (Files.exists(handover, LinkOption.NOFOLLOW_LINKS)) {
+                files.add(handover);
+            }
+        }
+        List<String> moved = new ArrayList<>();
+        if (files.isEmpty()) {
+            return moved;
+        }
+        files.sort(null);
+        if (Files.exists(retired, LinkOption.NOFOLLOW_LINKS)) {
+            throw new KeysException(retired + " exists already");
+        }
+        createPrivateDirectory(retired.getParent());
+        createPrivateDirectory(retired);
+        try {
+            for (Path f : files) {
+                Files.move(f, retired.resolve(f.getFileName()), StandardCopyOption.ATOMIC_MOVE);
+                moved.add(f.getFileName().toString());
+            }
+            fsync(retired);
+            fsync(keysDir);
+        } catch (IOException e) {
+            throw new KeysException("could not move the keys to " + retired + " (moved: " + String.join(", ", moved)
+                    + "): " + e.getMessage());
+        }
+        return moved;
+    }
+
     /** The node's hand-over file, when it verifies and hands over to {@code did} (what a backup keeps). */
     private static Optional<String> handoverFile(Path keysDir, String did) {
         try {

@@ -1,6 +1,7 @@
 package org.fleetmesh.meshnode;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -9,7 +10,9 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 import org.fleetmesh.identity.NodeSecrets;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,7 +26,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /**
  * The checks {@code restore} makes on a backup before it touches anything (the database part is in BackupIT): a backup
  * made here by hand (keys through {@code keys export}, one table file) passes; each kind of damage is refused with the
- * file at fault.
+ * file at fault. And what a failed command takes back (Leftovers), a failed backup leaving nothing behind, and the key
+ * files {@code restore --force} moves aside.
  */
 class BackupCommandTest {
     static final ObjectMapper JSON = new ObjectMapper();
@@ -120,5 +124,86 @@ class BackupCommandTest {
         manifest.put("version", 1).put("type", "something.else");
         write();
         assertTrue(refusal().contains("not a fleetmesh backup manifest"), refusal());
+    }
+
+    int backupOf(Path dataDir, Path dir, ByteArrayOutputStream err) {
+        return BackupCommand.run(new String[] { "backup", dir.toString(), "--data-dir", dataDir.toString() }, dataDir,
+                k -> Optional.empty(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aFailedBackupLeavesNoDirectoryBehind() throws Exception {
+        Path missing = tmp.resolve("no-such-data-dir");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(1, backupOf(missing, tmp.resolve("backups/b1"), err));
+        String said = err.toString(StandardCharsets.UTF_8);
+        assertTrue(said.contains("no nostr key") && said.contains("does not exist, as before"), said);
+        assertFalse(Files.exists(tmp.resolve("backups")), "the directories it created are removed");
+        assertFalse(Files.exists(missing), "the data dir is not created");
+
+        // an empty directory given is kept, and stays empty
+        Path empty = Files.createDirectories(tmp.resolve("empty"));
+        assertEquals(1, backupOf(missing, empty, new ByteArrayOutputStream()));
+        try (Stream<Path> s = Files.list(empty)) {
+            assertEquals(0, s.count());
+        }
+        // a directory that is not empty is refused and left alone
+        Files.writeString(empty.resolve("mine"), "x");
+        ByteArrayOutputStream refused = new ByteArrayOutputStream();
+        assertEquals(1, backupOf(missing, empty, refused));
+        String why = refused.toString(StandardCharsets.UTF_8);
+        assertTrue(why.contains("is not empty"), why);
+        assertEquals("x", Files.readString(empty.resolve("mine")));
+    }
+
+    @Test
+    void leftoversRemovesWhatWasCreatedAndNothingElse() throws Exception {
+        Path target = tmp.resolve("a/b/data");
+        BackupCommand.Leftovers l = BackupCommand.Leftovers.of(target);
+        Files.createDirectories(target.resolve("pg/base"));
+        Files.writeString(target.resolve("postgres.key"), "x");
+        assertTrue(l.remove().contains(tmp.resolve("a") + " does not exist, as before"));
+        assertFalse(Files.exists(tmp.resolve("a")));
+        assertTrue(Files.exists(tmp));
+
+        Path existing = Files.createDirectories(tmp.resolve("existing"));
+        Files.writeString(existing.resolve("kept"), "x");
+        Files.createDirectories(existing.resolve("kept-dir"));
+        Path outside = Files.writeString(tmp.resolve("outside"), "x");
+        l = BackupCommand.Leftovers.of(existing);
+        Files.createDirectories(existing.resolve("pg/base"));
+        Files.createSymbolicLink(existing.resolve("pg/link"), outside);
+        Files.writeString(existing.resolve("pg.users"), "");
+        assertTrue(l.remove().contains("holds what it held before"));
+        try (Stream<Path> s = Files.list(existing)) {
+            assertEquals(List.of("kept", "kept-dir"), s.map(p -> p.getFileName().toString()).sorted().toList());
+        }
+        assertEquals("x", Files.readString(outside), "a link is removed, not followed");
+    }
+
+    @Test
+    void retireMovesEveryKeyFileAside() throws Exception {
+        Path node = tmp.resolve("node");
+        Path keys = node.resolve("keys");
+        Files.writeString(keys.resolve("l402-root.key"), "00".repeat(32) + "\n");
+        Files.writeString(keys.resolve("handover.jwt"), "a.b.c\n");
+        Files.writeString(keys.resolve("notes.txt"), "not a key\n");
+        String nostr = Files.readString(keys.resolve("nostr.key"));
+        Path retired = keys.resolve("retired/1700000000-replaced-by-restore");
+        assertEquals(List.of("agreement.key", "handover.jwt", "l402-root.key", "nostr.key", "transport.key"),
+                KeysCommand.retire(keys, retired));
+        assertEquals(nostr, Files.readString(retired.resolve("nostr.key")));
+        assertEquals("rwx------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(retired)));
+        try (Stream<Path> s = Files.list(keys)) {
+            assertEquals(List.of("notes.txt", "retired"), s.map(p -> p.getFileName().toString()).sorted().toList());
+        }
+        // nothing to move: nothing created
+        Path again = keys.resolve("retired/1700000001-replaced-by-restore");
+        assertEquals(List.of(), KeysCommand.retire(keys, again));
+        assertFalse(Files.exists(again));
+        assertEquals(List.of(), KeysCommand.retire(tmp.resolve("none/keys"), tmp.resolve("none/keys/retired/x")));
+        assertFalse(Files.exists(tmp.resolve("none")));
     }
 }
