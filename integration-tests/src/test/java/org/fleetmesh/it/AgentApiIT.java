@@ -229,6 +229,35 @@ class AgentApiIT {
         }
     }
 
+    /**
+     * {@code ./meshnode token revoke} while the node runs: the token is refused revoked within a few seconds, on the
+     * agent API and on an admin route alike, another token is not; revoking it again says so.
+     */
+    @Test
+    void aTokenRevokedWhileTheNodeRunsIsRefused() throws Exception {
+        String doomed = token("--right", "compute:run", "--right", "admin:read", "--fuel-limit", "1000");
+        String kept = token("--right", "compute:run", "--fuel-limit", "1000");
+        assertEquals(200, call("GET", "/mesh/compute/offers", doomed, null).statusCode());
+        Launcher.Run r = Launcher.run(node.dataDir(), null, "token", "revoke", doomed, "--note", "a test");
+        assertEquals(0, r.exit(), r.stderr());
+        assertTrue(r.stdout().strip().matches("[0-9a-f]{128}"), r.stdout());
+        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        HttpResponse<String> refused = call("GET", "/mesh/compute/offers", doomed, null);
+        while (refused.statusCode() == 200 && System.nanoTime() < until) {
+            MeshnodeProcess.sleep(200);
+            refused = call("GET", "/mesh/compute/offers", doomed, null);
+        }
+        assertEquals(401, refused.statusCode(), refused.body());
+        assertTrue(refused.body().contains("revoked"), refused.body());
+        HttpResponse<String> admin = call("GET", "/mesh/peers", doomed, null);
+        assertEquals(401, admin.statusCode(), admin.body());
+        assertTrue(admin.body().contains("revoked"), admin.body());
+        assertEquals(200, call("GET", "/mesh/compute/offers", kept, null).statusCode());
+        Launcher.Run again = Launcher.run(node.dataDir(), null, "token", "revoke", doomed);
+        assertEquals(0, again.exit(), again.stderr());
+        assertTrue(again.stdout().contains("already revoked"), again.stdout());
+    }
+
     @Test
     void tokensAreChecked() throws Exception {
         HttpResponse<String> none = call("GET", "/mesh/compute/offers", null, null);
