@@ -343,6 +343,13 @@ public final class Replication implements Carrier.Carriers {
             this.wire = wire;
         }
 
+        /** Under this link's lock: the refusal of a session while the allowance is spent, with the wait. */
+        private String overBudget(String shard) {
+            long waitSeconds = (long) Math.ceil(-replyAllowance / (settings.replyBytesPerMinute() / 60.0)) + 1;
+            return NegMessages.err(shard, "rate-limited: the replies to your sessions on this link are at most "
+                    + settings.replyBytesPerMinute() + " bytes a minute; open again in " + waitSeconds + " s");
+        }
+
         /** Under this link's lock: whether a reply may go now (the allowance is not spent). */
         private boolean mayReply(long now) {
             long perMinute = settings.replyBytesPerMinute();
@@ -485,6 +492,13 @@ public final class Replication implements Carrier.Carriers {
                         + here));
                 return;
             }
+            synchronized (this) {
+                if (!mayReply(millis.getAsLong())) { // before the snapshot: a refused open costs nothing more
+                    responding.remove(o.shard());
+                    wire.send(overBudget(o.shard()));
+                    return;
+                }
+            }
             Optional<Storage> snapshot = shards.snapshot(o.shard());
             if (snapshot.isEmpty()) {
                 wire.send(NegMessages.err(o.shard(), "rate-limited: index building"));
@@ -513,9 +527,7 @@ public final class Replication implements Carrier.Carriers {
             long now = millis.getAsLong();
             if (!mayReply(now)) {
                 responding.remove(shard);
-                long waitSeconds = (long) Math.ceil(-replyAllowance / (settings.replyBytesPerMinute() / 60.0)) + 1;
-                wire.send(NegMessages.err(shard, "rate-limited: the replies to your sessions on this link are at most "
-                        + settings.replyBytesPerMinute() + " bytes a minute; open again in " + waitSeconds + " s"));
+                wire.send(overBudget(shard));
                 return;
             }
             byte[] out;
