@@ -347,6 +347,14 @@ final class KeysCommand {
                         + ": refusing to replace a node's keys (--force replaces them; the node then has the backup's DID)");
             }
             String did = did(keys);
+            if (!existing.isEmpty()) {
+                // --force: the keys replaced are moved aside, not lost, as rotate and restore --force keep them
+                Path retired = keysDir.resolve("retired").resolve(System.currentTimeMillis() / 1000 + "-replaced-by-import");
+                List<String> moved = retire(keysDir, retired);
+                if (!moved.isEmpty()) {
+                    err.println("meshnode: moved the data dir's own keys (" + String.join(", ", moved) + ") to " + retired);
+                }
+            }
             createPrivateDirectory(keysDir);
             for (Map.Entry<String, byte[]> k : keys.entrySet()) {
                 writeKeyFile(keysDir, k.getKey() + ".key", k.getValue(), force);

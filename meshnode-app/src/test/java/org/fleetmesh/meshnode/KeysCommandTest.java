@@ -247,6 +247,12 @@ class KeysCommandTest {
         assertFalse(didOf(other).equals(didOf(back)));
         assertEquals("rw-------",
                 PosixFilePermissions.toString(Files.getPosixFilePermissions(restored.resolve("keys/nostr.key"))));
+        // the keys it replaced are kept, as rotate and restore --force keep theirs
+        try (java.util.stream.Stream<Path> d = Files.list(restored.resolve("keys/retired"))) {
+            Path kept = d.filter(p -> p.getFileName().toString().endsWith("-replaced-by-import")).findFirst().orElseThrow();
+            assertEquals(before, Files.readString(kept.resolve("nostr.key")));
+        }
+        assertTrue(err().contains("moved the data dir's own keys"), err());
     }
 
     @Test
