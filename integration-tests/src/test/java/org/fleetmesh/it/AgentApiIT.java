@@ -253,6 +253,14 @@ class AgentApiIT {
         assertEquals(401, admin.statusCode(), admin.body());
         assertTrue(admin.body().contains("revoked"), admin.body());
         assertEquals(200, call("GET", "/mesh/compute/offers", kept, null).statusCode());
+        // two Authorization headers (one a proxy's, say): neither is taken
+        for (String path : List.of("/mesh/compute/offers", "/mesh/peers")) {
+            HttpResponse<String> two = HTTP.send(HttpRequest.newBuilder(node.httpUri().resolve(path))
+                    .header("Authorization", "Bearer " + kept).header("Authorization", "Bearer " + doomed).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(400, two.statusCode(), path + " " + two.body());
+            assertTrue(two.body().contains("more than one Authorization header"), two.body());
+        }
         Launcher.Run again = Launcher.run(node.dataDir(), null, "token", "revoke", doomed);
         assertEquals(0, again.exit(), again.stderr());
         assertTrue(again.stdout().contains("already revoked"), again.stdout());

@@ -88,6 +88,10 @@ public class AgentRoutes {
                 json(ctx, 503, error("unavailable: this node has no compute market"));
                 return;
             }
+            if (ctx.request().headers().getAll("Authorization").size() > 1) {
+                json(ctx, 400, error(org.fleetmesh.peering.quarkus.AdminAccess.TWO_AUTHORIZATIONS));
+                return;
+            }
             AgentGuard.Access a = api().access(auth(ctx));
             if (!a.allowed()) {
                 if (a.status() == 401) {

@@ -23,6 +23,7 @@ import io.vertx.core.http.HttpServerRequest;
  */
 @ApplicationScoped
 public class AdminAccess {
+    public static final String TWO_AUTHORIZATIONS = "bad request: more than one Authorization header";
     static final String HINT = "send Authorization: Bearer <token>; ./meshnode token issue --right ";
 
     @Inject
@@ -101,6 +102,10 @@ public class AdminAccess {
     }
 
     public Optional<Denial> check(HttpServerRequest request, Right right, boolean loopbackWithoutToken) {
+        if (request.headers().getAll("Authorization").size() > 1) {
+            // not a list header (RFC 9110 11.6.2): which one a proxy added is anyone's guess
+            return Optional.of(new Denial(400, TWO_AUTHORIZATIONS));
+        }
         String header = request.getHeader("Authorization");
         if (header == null) {
             if (loopbackWithoutToken && isLoopback(request)
