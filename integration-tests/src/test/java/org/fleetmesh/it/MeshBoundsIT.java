@@ -345,4 +345,51 @@ class MeshBoundsIT {
             talking.close();
         }
     }
+
+    /**
+     * A peer that stops reading after making the node queue more than its send budget for it (Negentropy opens of a
+     * declared shard, each answered with every id) is closed {@code slow}, and the TCP connection is dropped within
+     * the close grace (5 s) though the close frame cannot reach it. Before, the close frame waited behind the unread
+     * bytes, Vert.x's closing timeout never started, and the link stayed up, holding its place, until the peer left.
+     */
+    @Test
+    void aPeerThatStopsReadingIsDroppedSoonAfterItsSlowClose() throws Exception {
+        try (MeshnodeProcess node = MeshnodeProcess.start("mesh-slow", Map.of("FLEETMESH_SHARDS",
+                "[{\"id\":\"s1\",\"filter\":{\"kinds\":[1]},\"mode\":\"replicated\"}]", "FLEETMESH_CLIENT_LIMITS",
+                "off", "FLEETMESH_MESH_SEND_BUDGET", "65536"))) {
+            FederationIT.publish(node, Keys.fresh(), 1000);
+            Peer p = Peer.connect(node, new WebSocketClientOptions(), true);
+            String did = PeerIdentity.shortForm(us.did());
+            try {
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (p.received.stream().noneMatch(m -> m.startsWith("[\"MESH-CUSTODY\"")) && System.nanoTime() < until) {
+                    Thread.sleep(50);
+                }
+                p.ws.writeTextMessage("[\"MESH-CUSTODY-HEAD\",{\"size\":0,\"head\":null,\"seq\":null,\"more\":false}]");
+                Thread.sleep(500);
+                assertEquals(1, links(node, did), "linked");
+                p.ws.pause(); // reads nothing more: what the node sends piles up in the kernel's buffers, then its queue
+                // the first message of an initiator holding nothing: the whole range as an empty id list
+                String open = "[\"MESH-NEG-OPEN\",\"s1\",{\"kinds\":[1]},\"6100000200\"]";
+                for (int i = 0; i < 400; i++) {
+                    p.ws.writeTextMessage(open);
+                }
+                long sent = System.nanoTime();
+                until = sent + TimeUnit.SECONDS.toNanos(30);
+                while (links(node, did) > 0 && System.nanoTime() < until) {
+                    Thread.sleep(200);
+                }
+                assertEquals(0, links(node, did), "the link of a peer that does not read is gone");
+                assertTrue(node.logText().contains("slow: more than 65536 bytes queued for this peer"), "closed slow");
+            } finally {
+                p.ws.resume();
+                p.client.close();
+            }
+        }
+    }
+
+    /** The node's open links with {@code did} (0 when it lists none). */
+    static int links(MeshnodeProcess node, String did) {
+        return Delivered.peer(node, did).map(e -> e.path("links").asInt()).orElse(0);
+    }
 }
