@@ -250,7 +250,32 @@ public final class Ingest implements AutoCloseable {
                 return "restricted: a protected event (NIP-70) may only be published by its author";
             }
         }
+        if ((e.kind() == 6 || e.kind() == 16) && embedsProtected(e.content())) {
+            // NIP-70: reposts of protected events MUST NOT embed them; relays SHOULD summarily reject one that does
+            return "blocked: a repost of a protected event (NIP-70) must not embed it";
+        }
         return null;
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+
+    /** Whether a repost's content is an event object with a {@code ["-"]} tag. */
+    static boolean embedsProtected(String content) {
+        String c = content.strip();
+        if (!c.startsWith("{") || !c.contains("\"-\"")) {
+            return false; // most reposts: no content, or no "-" anywhere in it
+        }
+        try {
+            com.fasterxml.jackson.databind.JsonNode tags = JSON.readTree(c).path("tags");
+            for (com.fasterxml.jackson.databind.JsonNode t : tags) {
+                if (t.isArray() && t.size() == 1 && "-".equals(t.get(0).textValue())) {
+                    return true;
+                }
+            }
+        } catch (java.io.IOException | RuntimeException notJson) {
+            return false;
+        }
+        return false;
     }
 
     /** Live subscribers first; nodes sharing the store are told off the caller's thread, then the event is answered. */

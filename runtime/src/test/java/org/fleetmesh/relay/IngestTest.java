@@ -141,6 +141,29 @@ class IngestTest {
         assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(plain), new Origin.Import())).get(0).status());
     }
 
+    /** NIP-70: a repost (kind 6 or 16) that embeds a protected event is refused; one that only points at it is not. */
+    @Test
+    void aRepostEmbeddingAProtectedEventIsRefused() throws Exception {
+        open(Ingest.FanOutSink.NONE);
+        Event prot = note("protected", List.of(List.of("-")));
+        Event plain = note("plain", List.of());
+        byte[] reposter = Schnorr.newSecretKey();
+        List<List<String>> pointing = List.of(List.of("e", prot.id().hex()), List.of("p", author.hex()));
+        Origin.Client client = new Origin.Client("c1", Set.of());
+        for (int kind : new int[] {6, 16}) {
+            Event embeds = Events.sign(reposter, NOW, kind, pointing, prot.json());
+            Ingest.Outcome o = await(ingest.submit(List.of(embeds), client)).get(0);
+            assertEquals("blocked: a repost of a protected event (NIP-70) must not embed it", o.reason(), "kind " + kind);
+            Event points = Events.sign(reposter, NOW + 1, kind, pointing, "");
+            assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(points), client)).get(0).status());
+            Event embedsPlain = Events.sign(reposter, NOW + 2, kind, pointing, plain.json());
+            assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(embedsPlain), client)).get(0).status());
+        }
+        Event noteQuoting = Events.sign(reposter, NOW + 3, 1, List.of(), prot.json());
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(noteQuoting), client)).get(0).status(),
+                "only reposts are held to it");
+    }
+
     @Test
     void importAndSyncRefuseEphemeralEvents() throws Exception {
         open(recording());
