@@ -274,6 +274,11 @@ public final class Preview1 implements Host {
             if (len == 0) {
                 continue;
             }
+            if (Integer.toUnsignedLong(buf) + len > guest.memorySize()) {
+                // a pointer past the memory is the guest's fault before it is too much output (compute-sandbox.md)
+                throw new HostAbort(HostAbort.Reason.MEMORY_FAULT, "host access at " + Integer.toUnsignedString(buf)
+                        + "+" + len + " past the memory");
+            }
             if (stdout.size() + (long) stderr.size() + len > outputLimit) {
                 throw new HostAbort(HostAbort.Reason.OUTPUT_LIMIT, "stdout and stderr would pass " + outputLimit
                         + " bytes");

@@ -181,6 +181,21 @@ class Preview1Test {
         assertEquals(0, h.stderr().length);
     }
 
+    /** A write whose buffer lies past the memory is a memory fault, even when it is also more than the output limit. */
+    @Test
+    void aWritePastTheMemoryIsAFaultBeforeItIsTooMuchOutput() {
+        Preview1 h = host(new byte[0], 10);
+        m.writeI32(0, 100);
+        m.writeI32(4, 0xFFFFFFFF); // 4 GiB - 1 from address 100
+        HostAbort a = assertThrows(HostAbort.class, () -> call(h, m, "fd_write", 1, 0, 1, 8));
+        assertEquals(HostAbort.Reason.MEMORY_FAULT, a.reason());
+        assertEquals("host access at 100+4294967295 past the memory", a.getMessage());
+        m.writeI32(4, 65536 - 100 + 1); // one byte past the end, within no output limit either
+        assertEquals(HostAbort.Reason.MEMORY_FAULT,
+                assertThrows(HostAbort.class, () -> call(h, m, "fd_write", 1, 0, 1, 8)).reason());
+        assertEquals(0, h.stdout().length);
+    }
+
     @Test
     void aCallThatCostsMoreThanIsLeftStopsTheJob() {
         Preview1 h = host(new byte[0], 1000);
