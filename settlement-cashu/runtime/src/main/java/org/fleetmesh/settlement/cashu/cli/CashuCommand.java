@@ -226,6 +226,11 @@ public final class CashuCommand {
         n.put("unit", unit);
         switch (o.command()) {
             case "balance" -> {
+                try {
+                    w.swaps().settleSent(); // tokens handed out and since redeemed are no longer "sent"
+                } catch (RuntimeException e) {
+                    err.println("meshnode: the mint was not asked which sent tokens were redeemed: " + e.getMessage());
+                }
                 Map<CashuStore.ProofState, Long> b = w.balances();
                 n.put("balance", b.get(CashuStore.ProofState.UNSPENT));
                 n.put("pending", b.get(CashuStore.ProofState.PENDING));

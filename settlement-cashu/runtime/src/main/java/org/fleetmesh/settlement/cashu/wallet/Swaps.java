@@ -246,6 +246,31 @@ public final class Swaps {
     }
 
     /**
+     * Tokens this wallet handed out (SENT without a lock) that their receiver has redeemed: the mint is asked (NUT-07)
+     * and those it says are spent are marked SPENT, so they no longer count as sent. Returns the amount settled.
+     */
+    public long settleSent() {
+        List<StoredProof> sent = w.store.proofs(w.mintUrl, ProofState.SENT).stream().filter(p -> p.lock() == null).toList();
+        if (sent.isEmpty()) {
+            return 0;
+        }
+        List<Proof> proofs = ProofRows.proofs(sent);
+        var states = w.states(proofs);
+        List<String> spent = new ArrayList<>();
+        long amount = 0;
+        for (Proof p : proofs) {
+            if (states.get(p.secret()).state() == org.fleetmesh.settlement.cashu.mint.ProofState.State.SPENT) {
+                spent.add(p.secret());
+                amount = Math.addExact(amount, p.amount());
+            }
+        }
+        if (!spent.isEmpty()) {
+            w.store.setState(spent, ProofState.SPENT, null);
+        }
+        return amount;
+    }
+
+    /**
      * NUT-14 sender pathway: our locked proofs (SENT under a lock) whose locktime has passed and that name our key as
      * refund key are swapped back; those the mint says are spent (claimed) are marked so. Returns the amount refunded.
      */

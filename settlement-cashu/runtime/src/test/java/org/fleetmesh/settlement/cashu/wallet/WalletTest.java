@@ -61,6 +61,21 @@ class WalletTest {
         assertEquals(36, amountIn(storeA, ProofState.SENT));
     }
 
+    /** A token handed out stays "sent" until its receiver redeems it; then the mint says spent and it is settled. */
+    @Test
+    void aSentTokenIsSettledOnceItsReceiverRedeemedIt() {
+        fund(a, mint, 100);
+        Token t = a.swaps().send(36, "exact");
+        assertEquals(0, a.swaps().settleSent(), "not redeemed yet");
+        assertEquals(36, amountIn(storeA, ProofState.SENT));
+        assertEquals(36, b.swaps().receive(t));
+        assertEquals(36, a.swaps().settleSent());
+        assertEquals(0, amountIn(storeA, ProofState.SENT));
+        assertEquals(36, amountIn(storeA, ProofState.SPENT));
+        assertEquals(64, a.balance(), "the balance is as it was");
+        assertEquals(0, a.swaps().settleSent());
+    }
+
     @Test
     void sendingWithChangeSwapsAndKeepsTheChange() {
         fund(a, mint, 100);
