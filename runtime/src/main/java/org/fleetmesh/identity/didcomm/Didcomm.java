@@ -178,10 +178,11 @@ public final class Didcomm {
             requireFromReceived(plaintext, signerKid, "signer");
         }
         if (!plaintext.to().isEmpty()) {
+            // a did:peer:4's long and short forms are one DID (its document's alsoKnownAs)
             Set<String> addressed = new LinkedHashSet<>();
-            plaintext.to().forEach(t -> addressed.add(DidUrl.didOf(t)));
+            plaintext.to().forEach(t -> addressed.add(org.fleetmesh.identity.DidPeer4.shortFormOf(DidUrl.didOf(t))));
             for (String kid : decryptedWith) {
-                if (!addressed.contains(DidUrl.didOf(kid))) {
+                if (!addressed.contains(org.fleetmesh.identity.DidPeer4.shortFormOf(DidUrl.didOf(kid)))) {
                     throw new DidcommException(DidcommException.Reason.RECIPIENT_MISMATCH, "encrypted for " + kid
                             + ", but 'to' is " + plaintext.to());
                 }
@@ -274,8 +275,8 @@ public final class Didcomm {
         if (message.to().isEmpty()) {
             return;
         }
-        String did = DidUrl.didOf(recipients.get(0).kid());
-        if (message.to().stream().noneMatch(t -> DidUrl.didOf(t).equals(did))) {
+        String did = org.fleetmesh.identity.DidPeer4.shortFormOf(DidUrl.didOf(recipients.get(0).kid()));
+        if (message.to().stream().noneMatch(t -> org.fleetmesh.identity.DidPeer4.shortFormOf(DidUrl.didOf(t)).equals(did))) {
             throw new DidcommException(DidcommException.Reason.RECIPIENT_MISMATCH, "encrypting for " + did
                     + ", but 'to' is " + message.to());
         }

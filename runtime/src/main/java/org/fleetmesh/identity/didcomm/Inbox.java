@@ -41,6 +41,8 @@ public final class Inbox {
     }
 
     private final Set<String> selves;
+    /** The key ids a message to this node may be encrypted to: its DIDs' key agreement entries for its X25519 key. */
+    private final Set<String> kids;
     private final X25519Secret agreement;
     private final Didcomm didcomm;
     private final SecureRandom random;
@@ -52,13 +54,27 @@ public final class Inbox {
     public Inbox(List<String> identifiers, String longForm, byte[] agreementSecret, SecureRandom random) {
         this.selves = Set.copyOf(identifiers);
         this.agreement = X25519Secret.of(agreementSecret);
-        this.didcomm = Didcomm.using(DidDocumentKeys.using(DidResolver.offline().knowing(longForm)), random);
+        DidDocumentKeys keys = DidDocumentKeys.using(DidResolver.offline().knowing(longForm));
+        java.util.Set<String> ours = new java.util.HashSet<>();
+        for (String did : identifiers) {
+            try {
+                for (String kid : keys.keyAgreementKids(did)) {
+                    if (keys.keyAgreementKey(kid).equals(agreement.publicKey())) {
+                        ours.add(kid);
+                    }
+                }
+            } catch (DidcommException notResolvable) {
+                // an identifier with no DID document here (did:nostr): nothing can be encrypted to it
+            }
+        }
+        this.kids = Set.copyOf(ours);
+        this.didcomm = Didcomm.using(keys, random);
         this.random = random;
     }
 
+    /** Only a key id of this node's key agreement key opens a message (identity.md "The DIDComm endpoint"). */
     private Optional<Secret> secret(String kid) {
-        int hash = kid.indexOf('#');
-        return hash > 0 && selves.contains(kid.substring(0, hash)) ? Optional.of(agreement) : Optional.empty();
+        return kids.contains(kid) ? Optional.of(agreement) : Optional.empty();
     }
 
     /** The answer to {@code envelope}, received at {@code nowSeconds}. */
@@ -91,13 +107,15 @@ public final class Inbox {
             if (asked != null && asked.isBoolean() && !asked.booleanValue()) {
                 return Answer.accepted();
             }
-            reply = PlaintextMessage.builder(newId(), PING_RESPONSE).thid(p.id());
+            // DIDComm threading: a message that continues a thread carries the thread's thid, the first one's id
+            reply = PlaintextMessage.builder(newId(), PING_RESPONSE).thid(p.thid().orElse(p.id()));
         } else {
             ObjectNode body = JsonNodeFactory.instance.objectNode();
             body.put("code", "e.p.msg.unsupported");
             body.put("comment", "message type {1} is not served at this endpoint");
             body.putArray("args").add(p.type());
-            reply = PlaintextMessage.builder(newId(), PROBLEM_REPORT).pthid(p.id()).body(body);
+            // pthid: the thid of the thread in which the problem occurred (a message without one starts its own)
+            reply = PlaintextMessage.builder(newId(), PROBLEM_REPORT).pthid(p.thid().orElse(p.id())).body(body);
         }
         PlaintextMessage out = reply.from(self).to(sender).createdTime(nowSeconds).build();
         try {

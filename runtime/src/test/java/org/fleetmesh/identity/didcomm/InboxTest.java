@@ -86,6 +86,56 @@ class InboxTest {
         assertEquals("https://example.org/other/1.0/hello", r.body().path("args").path(0).asText());
     }
 
+    /** DIDComm threading: a ping in a thread is answered in that thread; a problem report's pthid is the thread's. */
+    @Test
+    void answersKeepTheThreadOfWhatTheyAnswer() throws Exception {
+        Inbox.Answer pong = inbox.receive(authcrypt(ping(node.did()).thid("T1").build(), node.did()), NOW);
+        assertEquals("T1", client.unpack(pong.body(), sender.secrets()).message().thid().orElseThrow());
+        PlaintextMessage m = PlaintextMessage.builder("q2", "https://example.org/other/1.0/hello").from(sender.did)
+                .to(node.did()).thid("T2").createdTime(NOW).header("return_route", TextNode.valueOf("all")).build();
+        Inbox.Answer report = inbox.receive(authcrypt(m, node.did()), NOW);
+        assertEquals("T2", client.unpack(report.body(), sender.secrets()).message().pthid().orElseThrow());
+    }
+
+    /** The long and short forms of the node's did:peer:4 are one DID: 'to' may name either whichever key id is used. */
+    @Test
+    void theLongAndShortFormsAreOneRecipient() throws Exception {
+        Inbox.Answer a = inbox.receive(authcrypt(ping(node.did()).build(), node.shortForm()), NOW);
+        assertEquals(200, a.status(), a.body());
+        Inbox.Answer b = inbox.receive(authcrypt(ping(node.shortForm()).build(), node.did()), NOW);
+        assertEquals(200, b.status(), b.body());
+    }
+
+    /**
+     * Only the key ids of the node's key agreement key open a message: the same X25519 key named by another
+     * fragment (its signing key's, or one the document does not have) is not encrypted to this node.
+     */
+    @Test
+    void aMessageNamingTheAgreementKeyByAnotherKeyIdIsRefused() throws Exception {
+        DidDocumentKeys real = DidDocumentKeys.using(DidResolver.offline().knowing(node.did()));
+        for (String wrong : new String[] { node.did() + "#key-1", node.did() + "#anything" }) {
+            KeyResolver lying = new KeyResolver() {
+                public org.fleetmesh.identity.Multikey keyAgreementKey(String kid) throws DidcommException {
+                    return kid.equals(wrong) ? real.keyAgreementKey(node.did() + "#key-2") : real.keyAgreementKey(kid);
+                }
+
+                public org.fleetmesh.identity.Multikey authenticationKey(String kid) throws DidcommException {
+                    return real.authenticationKey(kid);
+                }
+
+                public java.util.List<String> keyAgreementKids(String did) throws DidcommException {
+                    return did.equals(node.did()) ? java.util.List.of(wrong) : real.keyAgreementKids(did);
+                }
+            };
+            String envelope = Didcomm.using(lying).packAnoncrypt(ping(node.did()).build(), node.did());
+            assertTrue(envelope.contains(wrong), envelope);
+            Inbox.Answer a = inbox.receive(envelope, NOW);
+            assertEquals(400, a.status(), wrong + ": " + a.body());
+        }
+        assertEquals(202, inbox.receive(client.packAnoncrypt(ping(node.did()).build(), node.did()), NOW).status(),
+                "the right key id still opens it");
+    }
+
     @Test
     void whatIsNotEncryptedToThisNodeExpiredOrUnreadableIsRefused() throws Exception {
         Inbox.Answer plain = inbox.receive(Didcomm.packPlaintext(ping(node.did()).build()), NOW);
