@@ -111,5 +111,37 @@ class DidcommEndpointIT {
         r = HTTP.send(HttpRequest.newBuilder(didcomm).GET().build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(405, r.statusCode());
         assertEquals("POST", r.headers().firstValue("Allow").orElse(""));
+
+        // senders that send headers and no body hold a place among the bodies arriving (4 from one address), never
+        // the slots that open messages: another address is answered meanwhile (4 such sockets closed it for all)
+        java.util.List<java.net.Socket> stalled = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 5; i++) {
+                java.net.Socket s = new java.net.Socket("127.0.0.1", node.port());
+                s.setSoTimeout(10_000);
+                s.getOutputStream().write(("POST /didcomm HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                        + "application/didcomm-encrypted+json\r\nContent-Length: 1000\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                stalled.add(s);
+            }
+            String fifth = new String(stalled.get(4).getInputStream().readNBytes(12), java.nio.charset.StandardCharsets.US_ASCII);
+            assertEquals("HTTP/1.1 503", fifth, "the fifth from one address");
+            try (java.net.Socket other = new java.net.Socket()) {
+                other.bind(new java.net.InetSocketAddress("127.0.0.2", 0));
+                other.connect(new java.net.InetSocketAddress("127.0.0.1", node.port()));
+                other.setSoTimeout(10_000);
+                byte[] b = envelope.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                other.getOutputStream().write(("POST /didcomm HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                        + "application/didcomm-encrypted+json\r\nContent-Length: " + b.length + "\r\n\r\n")
+                        .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                other.getOutputStream().write(b);
+                String status = new String(other.getInputStream().readNBytes(12), java.nio.charset.StandardCharsets.US_ASCII);
+                assertEquals("HTTP/1.1 200", status, "another address is answered while they stall");
+            }
+        } finally {
+            for (java.net.Socket s : stalled) {
+                s.close();
+            }
+        }
     }
 }

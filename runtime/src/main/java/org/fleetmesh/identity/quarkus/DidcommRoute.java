@@ -18,8 +18,9 @@ import io.vertx.ext.web.handler.BodyHandler;
 /**
  * The DIDComm v2 endpoint the node's DID document advertises ({@code #didcomm}): {@code POST /didcomm} with an
  * encrypted message ({@link Inbox}; docs/spec/identity.md "The DIDComm endpoint"). A stranger's request is admitted
- * on the event loop before its body is read (the method, the media type, a free slot of {@link #AT_ONCE}), its body
- * is held to {@link #MAX_BODY}, and the message is opened on a worker thread.
+ * on the event loop before its body is read (the method, the media type, a place among {@link #BODIES} bodies
+ * arriving, {@link #BODIES_PER_ADDRESS} from its address), its body is held to {@link #MAX_BODY} and 10 s, and the
+ * message is opened on a worker thread if one of {@link #AT_ONCE} slots is free.
  */
 @ApplicationScoped
 public class DidcommRoute {
@@ -27,6 +28,9 @@ public class DidcommRoute {
     static final long MAX_BODY = 64 * 1024;
     /** Messages opened at once (each costs key agreements and a decryption); past it 503. */
     static final int AT_ONCE = 4;
+    /** Bodies arriving at once (at most {@link #MAX_BODY} each: 2 MiB in all), and from one address; past either 503. */
+    static final int BODIES = 32;
+    static final int BODIES_PER_ADDRESS = 4;
 
     @Inject
     NodeIdentity identity;
@@ -34,7 +38,11 @@ public class DidcommRoute {
     @Inject
     NodeAddress address;
 
+    /** Messages being opened at once (CPU: key agreement and decryption). */
     private final Semaphore slots = new Semaphore(AT_ONCE);
+    /** Bodies being received at once (memory: at most {@code MAX_BODY} each), and from one address. */
+    private final Semaphore bodies = new Semaphore(BODIES);
+    private final java.util.concurrent.ConcurrentHashMap<String, Integer> bodiesFrom = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile Inbox inbox;
 
     void routes(@Observes Router router) {
@@ -55,9 +63,19 @@ public class DidcommRoute {
             error(ctx, 415, "unsupported media type: this endpoint takes " + Inbox.ENCRYPTED_MEDIA_TYPE);
             return;
         }
-        if (!slots.tryAcquire()) {
+        // the body is received before a slot to open it is taken: senders that send headers and no body hold a body
+        // place (at most BODIES_PER_ADDRESS of them from one address) for 10 s, never the slots that open messages
+        String from = ctx.request().remoteAddress() == null ? "" : ctx.request().remoteAddress().host();
+        if (bodiesFrom.merge(from, 1, Integer::sum) > BODIES_PER_ADDRESS) {
+            bodiesFrom.computeIfPresent(from, (k, n) -> n > 1 ? n - 1 : null);
             ctx.response().putHeader("Retry-After", "1");
-            error(ctx, 503, "busy: " + AT_ONCE + " DIDComm messages are being opened; try again");
+            error(ctx, 503, "busy: " + BODIES_PER_ADDRESS + " DIDComm messages from your address are arriving; try again");
+            return;
+        }
+        if (!bodies.tryAcquire()) {
+            bodiesFrom.computeIfPresent(from, (k, n) -> n > 1 ? n - 1 : null);
+            ctx.response().putHeader("Retry-After", "1");
+            error(ctx, 503, "busy: " + BODIES + " DIDComm messages are arriving; try again");
             return;
         }
         java.util.concurrent.atomic.AtomicBoolean held = new java.util.concurrent.atomic.AtomicBoolean(true);
@@ -71,15 +89,26 @@ public class DidcommRoute {
         ctx.addEndHandler(v -> {
             ctx.vertx().cancelTimer(timer);
             if (held.getAndSet(false)) {
-                slots.release();
+                bodies.release();
+                bodiesFrom.computeIfPresent(from, (k, n) -> n > 1 ? n - 1 : null);
             }
         });
         ctx.next();
     }
 
     void receive(RoutingContext ctx) {
-        String body = ctx.body().asString();
-        Inbox.Answer a = inbox().receive(body == null ? "" : body, System.currentTimeMillis() / 1000);
+        if (!slots.tryAcquire()) {
+            ctx.response().putHeader("Retry-After", "1");
+            error(ctx, 503, "busy: " + AT_ONCE + " DIDComm messages are being opened; try again");
+            return;
+        }
+        Inbox.Answer a;
+        try {
+            String body = ctx.body().asString();
+            a = inbox().receive(body == null ? "" : body, System.currentTimeMillis() / 1000);
+        } finally {
+            slots.release();
+        }
         var response = ctx.response().setStatusCode(a.status());
         if (a.contentType() != null) {
             response.putHeader("Content-Type", a.contentType());
