@@ -266,6 +266,46 @@ class AgentApiIT {
         assertTrue(again.stdout().contains("already revoked"), again.stdout());
     }
 
+    /** A GET over a fresh connection from {@code from} (a loopback address): the status line and headers, then the body. */
+    static String rawGet(String from, String path, String bearer) throws Exception {
+        try (java.net.Socket s = new java.net.Socket()) {
+            s.bind(new java.net.InetSocketAddress(from, 0));
+            s.connect(new java.net.InetSocketAddress("127.0.0.1", node.port()));
+            s.setSoTimeout(30_000);
+            s.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + bearer
+                    + "\r\nConnection: close\r\n\r\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            return new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+    }
+
+    @Test
+    void anAddressWhoseTokensKeepBeingRefusedIsToldToWaitWhileOthersAreServed() throws Exception {
+        // a token of this node with its signature altered: each check of it costs signature verification
+        String forged = token.substring(0, token.length() - 8) + (token.endsWith("AAAAAAAA") ? "BBBBBBBB" : "AAAAAAAA");
+        int refused = 0;
+        String limited = null;
+        for (int i = 0; i < 60 && limited == null; i++) {
+            String r = rawGet("127.0.0.3", "/mesh/compute/offers", forged);
+            if (r.startsWith("HTTP/1.1 401")) {
+                refused++;
+            } else {
+                assertTrue(r.startsWith("HTTP/1.1 429"), r);
+                limited = r;
+            }
+        }
+        assertTrue(limited != null, "60 forged tokens from one address were all checked");
+        assertTrue(refused >= 30 && refused <= 40, "checked before the limit: " + refused);
+        assertTrue(limited.contains("rate-limited: too many refused tokens from your address"), limited);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)\r\nRetry-After: (\\d+)\r\n").matcher(limited);
+        assertTrue(m.find() && Integer.parseInt(m.group(1)) >= 1, limited);
+        // the address waits whatever it sends, here the admin routes too; another address is served meanwhile
+        assertTrue(rawGet("127.0.0.3", "/mesh/compute/offers", token).startsWith("HTTP/1.1 429"));
+        assertTrue(rawGet("127.0.0.3", "/mesh/status", token("--right", "admin:read")).startsWith("HTTP/1.1 429"));
+        assertTrue(rawGet("127.0.0.4", "/mesh/compute/offers", token).startsWith("HTTP/1.1 200"));
+        assertTrue(rawGet("127.0.0.4", "/mesh/compute/offers", forged).startsWith("HTTP/1.1 401"));
+        assertTrue(Metrics.scrape(node).value("fleetmesh_token_checks_refused_total", "why", "rate-limited") >= 2);
+    }
+
     @Test
     void tokensAreChecked() throws Exception {
         HttpResponse<String> none = call("GET", "/mesh/compute/offers", null, null);

@@ -17,6 +17,7 @@ import org.fleetmesh.compute.market.Market;
 import org.fleetmesh.identity.DidResolver;
 import org.fleetmesh.identity.capability.CapabilityVerifier;
 import org.fleetmesh.identity.quarkus.NodeIdentity;
+import org.fleetmesh.identity.quarkus.TokenChecks;
 import org.jboss.logging.Logger;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -55,6 +56,9 @@ public class AgentRoutes {
     @Inject
     Instance<Market> market;
 
+    @Inject
+    TokenChecks tokenChecks;
+
     private volatile AgentApi api;
     private byte[] document;
 
@@ -92,16 +96,13 @@ public class AgentRoutes {
                 json(ctx, 400, error(org.fleetmesh.peering.quarkus.AdminAccess.TWO_AUTHORIZATIONS));
                 return;
             }
-            AgentGuard.Access a = api().access(auth(ctx));
-            if (!a.allowed()) {
-                if (a.status() == 401) {
-                    ctx.response().putHeader("WWW-Authenticate", "Bearer");
-                }
-                json(ctx, a.status(), error(a.reason()));
-                return;
-            }
             ctx.next();
-        });
+        }).handler(tokenChecks.gate(request -> {
+            // the token is checked on a worker thread once admitted (TokenChecks), never on the event loop
+            AgentGuard.Access a = api().access(request.getHeader("Authorization"));
+            return a.allowed() ? java.util.Optional.empty()
+                    : java.util.Optional.of(new TokenChecks.Denial(a.status(), a.reason()));
+        }));
     }
 
     /**

@@ -60,45 +60,19 @@ public class AdminAccess {
                 .end(new io.vertx.core.json.JsonObject().put("error", denial.reason()).encode());
     }
 
-    /** Tokens checked at once, node-wide: each check is signature verifications on a worker thread. */
-    static final int MAX_CHECKS = 4;
-    private final java.util.concurrent.Semaphore checks = new java.util.concurrent.Semaphore(MAX_CHECKS);
+    @Inject
+    org.fleetmesh.identity.quarkus.TokenChecks tokenChecks;
 
     /**
      * The route handler that admits a request to {@code right} before anything else of the route runs (a body read, a
      * worker thread): on the event loop, a request without a token is refused at once (or, from loopback where allowed,
-     * passes); a token is checked on a worker thread, at most {@link #MAX_CHECKS} at once node-wide, and a request that
-     * finds them all busy gets {@code 503 busy:} with {@code Retry-After: 1}. So a stranger's requests cost the node no
-     * worker thread and no queued task, whatever their number.
+     * passes); a token is checked on a worker thread once {@link org.fleetmesh.identity.quarkus.TokenChecks} admits it
+     * (a few at once node-wide and from one address; an address whose tokens keep being refused gets {@code 429} for a
+     * while). So a stranger's requests cost the node no worker thread and no queued task, whatever their number.
      */
     public io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> gate(Right right, boolean loopbackWithoutToken) {
-        return ctx -> {
-            if (ctx.request().getHeader("Authorization") == null) {
-                if (!refuse(ctx, right, loopbackWithoutToken)) {
-                    ctx.next();
-                }
-                return;
-            }
-            if (!checks.tryAcquire()) {
-                ctx.response().putHeader("Retry-After", "1");
-                refuse(ctx, new Denial(503, "busy: too many admin tokens being checked at once; try again"));
-                return;
-            }
-            ctx.request().pause(); // a body is read only once the token holds
-            ctx.vertx().executeBlocking(() -> check(ctx.request(), right, loopbackWithoutToken), false)
-                    .onComplete(ar -> {
-                        checks.release();
-                        if (ar.failed()) {
-                            ctx.fail(ar.cause());
-                        } else if (ar.result().isEmpty()) {
-                            ctx.request().resume();
-                            ctx.next();
-                        } else {
-                            ctx.request().resume(); // its body, if any, is read and dropped
-                            refuse(ctx, ar.result().get());
-                        }
-                    });
-        };
+        return tokenChecks.gate(request -> check(request, right, loopbackWithoutToken)
+                .map(d -> new org.fleetmesh.identity.quarkus.TokenChecks.Denial(d.status(), d.reason())));
     }
 
     public Optional<Denial> check(HttpServerRequest request, Right right, boolean loopbackWithoutToken) {
