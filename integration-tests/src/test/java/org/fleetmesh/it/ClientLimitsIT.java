@@ -172,9 +172,16 @@ class ClientLimitsIT {
 
             // one window later it has tier 0's budget, not tier 1's
             Thread.sleep(WINDOW_MS + 500);
-            List<NostrClient.Ok> after = burst(c, notesByFreshKeys(30, "after"));
+            List<Event> afterEvents = notesByFreshKeys(30, "after");
+            long t0 = System.nanoTime();
+            List<NostrClient.Ok> after = burst(c, afterEvents);
+            long elapsedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             long ok = accepted(after);
-            assertTrue(ok >= TIER0_EVENTS && ok <= TIER0_EVENTS + 3, "tier 0 again: " + ok + " of 30 " + after);
+            // GCRA: tier 0's bucket of 10, then one more every 400 ms while the burst is answered (a loaded machine
+            // can take seconds over it); tier 1 would take all 30
+            long bound = TIER0_EVENTS + Math.max(3, elapsedMs / (WINDOW_MS / TIER0_EVENTS) + 1);
+            assertTrue(ok >= TIER0_EVENTS && ok <= bound,
+                    "tier 0 again: " + ok + " of 30 in " + elapsedMs + " ms " + after);
         }
     }
 
@@ -242,13 +249,20 @@ class ClientLimitsIT {
 
     /** Room again once the server has seen a close: a new connection is admitted within a few seconds. */
     static NostrClient admittedSoon(java.util.function.Supplier<NostrClient> connect) {
-        long deadline = System.nanoTime() + 10_000_000_000L;
+        return admittedSoon(connect, new java.util.concurrent.atomic.AtomicInteger());
+    }
+
+    /** As {@link #admittedSoon(java.util.function.Supplier)}, counting in {@code refusals} the tries refused first. */
+    static NostrClient admittedSoon(java.util.function.Supplier<NostrClient> connect,
+            java.util.concurrent.atomic.AtomicInteger refusals) {
+        long deadline = System.nanoTime() + 30_000_000_000L;
         while (true) {
             NostrClient c = connect.get();
             try {
                 c.challenge(); // a refused one is closed at once, and this throws
                 return c;
             } catch (AssertionError refused) {
+                refusals.incrementAndGet();
                 c.close();
                 if (System.nanoTime() > deadline) {
                     throw new AssertionError("no room after a close: " + c.rawMessages(), refused);
@@ -294,8 +308,11 @@ class ClientLimitsIT {
                     assertRefused(over, "rate-limited: the relay holds its 3 connections; try again later");
                 }
                 open.remove(0).close();
-                open.add(admittedSoon(() -> NostrClient.connect(small)));
-                assertEquals(1.0, Metrics.scrape(small).value("fleetmesh_relay_connections_refused_total"));
+                // a try made before the node has seen the close is refused (and counted) too
+                java.util.concurrent.atomic.AtomicInteger again = new java.util.concurrent.atomic.AtomicInteger();
+                open.add(admittedSoon(() -> NostrClient.connect(small), again));
+                assertEquals(1.0 + again.get(), Metrics.scrape(small).value("fleetmesh_relay_connections_refused_total"),
+                        "the one refused and " + again.get() + " refused while the close was on its way");
             } finally {
                 open.forEach(NostrClient::close);
             }
@@ -446,15 +463,46 @@ class ClientLimitsIT {
                 s.getOutputStream().flush();
                 MeshnodeProcess.sleep(300); // the node reads it
             }
-            assertEquals(1009, closeCode(stalled.get(2)), "the third is past 1 MiB / 3 of a full budget");
-            try (NostrClient c = admitted(NostrClient.connect(n))) {
-                c.publishAndWait(Keys.fresh().note(now(), "a small message goes through")).assertAccepted();
+            // the connections are read by several event loops, so the one whose bytes pass the budget is not always
+            // the third opened: read all three close frames at once, each with the time it came
+            java.util.concurrent.ExecutorService readers = java.util.concurrent.Executors.newFixedThreadPool(3);
+            try {
+                List<CompletableFuture<long[]>> closes = new ArrayList<>();
+                for (java.net.Socket s : stalled) {
+                    s.setSoTimeout(60_000);
+                    closes.add(CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return new long[] {closeCode(s), System.nanoTime()};
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    }, readers));
+                }
+                CompletableFuture.anyOf(closes.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+                int first = -1;
+                for (int i = 0; i < closes.size(); i++) {
+                    if (closes.get(i).isDone() && (first < 0 || closes.get(i).get()[1] < closes.get(first).get()[1])) {
+                        first = i;
+                    }
+                }
+                assertEquals(1009, closes.get(first).get()[0], "the one past 1 MiB / 3 of a full budget (socket " + first
+                        + ")");
+                try (NostrClient c = admitted(NostrClient.connect(n))) {
+                    c.publishAndWait(Keys.fresh().note(now(), "a small message goes through")).assertAccepted();
+                }
+                assertEquals(1.0, Metrics.scrape(n).value("fleetmesh_websocket_receive_refused_total"));
+                for (int i = 0; i < closes.size(); i++) {
+                    if (i == first) {
+                        continue;
+                    }
+                    long[] close = closes.get(i).get(60, TimeUnit.SECONDS);
+                    assertEquals(1008, close[0], "socket " + i + ": its message unfinished past the timeout");
+                    long s = (close[1] - t0) / 1_000_000_000L;
+                    assertTrue(s >= 6, "open until the message timeout (8 s), closed after " + s + " s");
+                }
+            } finally {
+                readers.shutdownNow();
             }
-            assertEquals(1.0, Metrics.scrape(n).value("fleetmesh_websocket_receive_refused_total"));
-            assertEquals(1008, closeCode(stalled.get(0)), "its message unfinished past the timeout");
-            long s = (System.nanoTime() - t0) / 1_000_000_000L;
-            assertTrue(s >= 6, "open until the message timeout (8 s), closed after " + s + " s");
-            assertEquals(1008, closeCode(stalled.get(1)));
             assertEquals(2.0, Metrics.scrape(n).value("fleetmesh_websocket_receive_timed_out_total"), "both stalled ones");
         } finally {
             for (java.net.Socket s : stalled) {
