@@ -76,6 +76,15 @@ class SendBudgetIT {
                 other.publishAndWait(Keys.fresh().note(now(), "still writable")).assertAccepted();
             }
 
+            // a client that resumes reading before the node has dropped it drains its queue and may never pass its
+            // share: wait until the node has dropped all of them (it logs each) before reading again
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (node.logText().split("dropping slow client", -1).length - 1 < SLOW) {
+                assertTrue(System.nanoTime() < deadline, "the node dropped fewer than " + SLOW
+                        + " slow clients while they did not read:\n" + node.logTail(30));
+                MeshnodeProcess.sleep(200);
+            }
+
             int dropped = 0;
             for (NostrClient c : slow) {
                 c.resumeReading();
