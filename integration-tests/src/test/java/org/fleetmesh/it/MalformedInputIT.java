@@ -489,6 +489,13 @@ class MalformedInputIT {
                 other.publishAndWait(Keys.fresh().note(now(), "still writable")).assertAccepted();
             }
 
+            // a client that reads again before the node has dropped it may drain its queue and never be dropped: wait
+            // until the node has logged the drop (up to 60 s on a loaded machine), not a fixed time
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!node.logText().contains("dropping slow client")) {
+                assertTrue(System.nanoTime() < deadline, "the node kept a client that read nothing:\n" + node.logTail(30));
+                MeshnodeProcess.sleep(200);
+            }
             slow.resumeReading();
             assertTrue(slow.awaitClosed(Duration.ofSeconds(60)), "the relay kept a client that stopped reading");
             List<JsonNode> got = slow.drain();
