@@ -107,7 +107,13 @@ class MonitorIT {
                     }
                     return false;
                 }, "the third-party hint");
-                JsonNode hint = after.path("monitor_hints").get(0);
+                // the one awaited: not necessarily the first of A's hints (others may be listed before it)
+                JsonNode hint = null;
+                for (JsonNode h : after.path("monitor_hints")) {
+                    if (h.path("id").asText().equals(thirdParty)) {
+                        hint = h;
+                    }
+                }
                 assertEquals(res.path("thirdPartyPubkey").asText(), hint.path("monitor").asText());
                 assertEquals(999, hint.path("rtt_open").asInt());
                 assertFalse(after.path("monitor_hints").toString().contains(monitor), "A's own events are not hints");
