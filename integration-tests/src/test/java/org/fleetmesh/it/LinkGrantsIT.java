@@ -199,7 +199,27 @@ class LinkGrantsIT {
             peer.closed.get(10, TimeUnit.SECONDS);
 
             try (Connection db = MeshPeer.database(node)) {
-                Thread.sleep(200); // the ledger is written off the link's thread
+                // the ledger is written off the link's thread: wait (up to 30 s) for the evidence and the quarantine
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (true) {
+                    try (PreparedStatement ps = db.prepareStatement("select (select count(*) from link_evidence where"
+                            + " peer = ?), (select count(*) from link_peer where peer = ? and quarantined_until > ?"
+                            + " and violations >= 6)")) {
+                        ps.setString(1, peer.shortDid());
+                        ps.setString(2, peer.shortDid());
+                        ps.setLong(3, System.currentTimeMillis());
+                        try (ResultSet rs = ps.executeQuery()) {
+                            rs.next();
+                            if (rs.getLong(1) > 0 && rs.getLong(2) > 0) {
+                                break;
+                            }
+                        }
+                    }
+                    if (System.nanoTime() > deadline) {
+                        break; // the assertions below say what is missing
+                    }
+                    Thread.sleep(100);
+                }
                 try (PreparedStatement ps = db.prepareStatement("select severity, violations, grant_id, grant_event,"
                         + " detail, quarantined_until from link_evidence where peer = ?")) {
                     ps.setString(1, peer.shortDid());
