@@ -366,7 +366,11 @@ class MeshBoundsIT {
                     Thread.sleep(50);
                 }
                 p.ws.writeTextMessage("[\"MESH-CUSTODY-HEAD\",{\"size\":0,\"head\":null,\"seq\":null,\"more\":false}]");
-                Thread.sleep(500);
+                Thread.sleep(500); // the node takes the head
+                long linked = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (links(node, did) != 1 && System.nanoTime() < linked) {
+                    Thread.sleep(100);
+                }
                 assertEquals(1, links(node, did), "linked");
                 p.ws.pause(); // reads nothing more: what the node sends piles up in the kernel's buffers, then its queue
                 // the first message of an initiator holding nothing: the whole range as an empty id list
