@@ -189,6 +189,65 @@ class StatusPageIT {
         }
     }
 
+    /**
+     * A stream lasts {@code fleetmesh.status.stream-max-age}: a reader sees it end (its EventSource opens another), and
+     * a client that never reads holds its slot no longer than that.
+     */
+    @Test
+    void aStreamEndsAtItsMaximumAgeAndGivesItsSlotBackEvenUnread() throws Exception {
+        try (MeshnodeProcess d = MeshnodeProcess.start("page-d", Map.of("FLEETMESH_STATUS_MAX_STREAMS", "1",
+                "FLEETMESH_STATUS_STREAM_MAX_AGE", "4s"))) {
+            URI stream = d.httpUri().resolve("/mesh/status/stream");
+            // a reader: the stream ends by itself, after several snapshots, with its connection
+            long t0 = System.nanoTime();
+            HttpResponse<InputStream> read = get(stream, null);
+            assertEquals(200, read.statusCode());
+            assertEquals(Optional.of("close"), read.headers().firstValue("connection"));
+            String all = new String(read.body().readAllBytes(), StandardCharsets.UTF_8);
+            long took = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - t0);
+            assertTrue(took >= 3, "ended after " + took + " s, before its age");
+            assertTrue(all.split("event: status\n", -1).length - 1 >= 2, all.length() + " chars: " + all.substring(0,
+                    Math.min(200, all.length())));
+            // a client that never reads past the status line: its slot is held, then given back at its age
+            java.net.Socket silent = null;
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            try {
+                while (silent == null) {
+                    java.net.Socket s = new java.net.Socket();
+                    s.setReceiveBufferSize(4096);
+                    s.connect(new java.net.InetSocketAddress("127.0.0.1", d.port()));
+                    s.getOutputStream().write(("GET /mesh/status/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
+                    String status = new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+                    if (status.equals("HTTP/1.1 200")) {
+                        silent = s;
+                    } else {
+                        s.close(); // the reader's slot comes back once the node has seen its end
+                        assertTrue(System.nanoTime() < deadline, "the reader's slot was never given back: " + status);
+                        MeshnodeProcess.sleep(200);
+                    }
+                }
+                HttpResponse<InputStream> refused = get(stream, null);
+                refused.body().close();
+                assertEquals(503, refused.statusCode(), "the silent client holds the one slot");
+                deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                while (true) {
+                    HttpResponse<InputStream> again = get(stream, null);
+                    again.body().close();
+                    if (again.statusCode() == 200) {
+                        break;
+                    }
+                    assertTrue(System.nanoTime() < deadline, "the silent client's slot was never given back");
+                    MeshnodeProcess.sleep(250);
+                }
+            } finally {
+                if (silent != null) {
+                    silent.close();
+                }
+            }
+        }
+    }
+
     private static HttpResponse<InputStream> get(URI uri, String token) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(20)).GET();
         if (token != null) {

@@ -23,6 +23,14 @@ public interface StatusConfig {
     @WithDefault("1s")
     Duration streamInterval();
 
+    /**
+     * How long one stream lasts (at least 1s): then it is ended, and a browser's EventSource opens a new one 2 s later
+     * (the stream's {@code retry}). A client that stopped reading holds its slot no longer than this, even while the
+     * kernel's buffers still take the snapshots it does not read.
+     */
+    @WithDefault("10m")
+    Duration streamMaxAge();
+
     /** How often the counters behind the rate plots are sampled (at least 1s). */
     @WithDefault("10s")
     Duration sampleInterval();

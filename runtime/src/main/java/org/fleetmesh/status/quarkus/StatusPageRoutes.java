@@ -105,6 +105,8 @@ public class StatusPageRoutes {
     private RateRing ring;
     private volatile ScheduledExecutorService ticker;
     private long interval;
+    /** How long a stream lasts, ms (fleetmesh.status.stream-max-age). */
+    private long maxAge;
     private long sampleEvery;
     /** Per peer and chain: the head last seen and when it moved (pruned to the peers listed). */
     private final Map<String, Moved> heads = new HashMap<>();
@@ -128,6 +130,7 @@ public class StatusPageRoutes {
         slots = new StreamSlots(config.maxStreams());
         ring = new RateRing(SERIES, config.samples());
         interval = Math.max(250, config.streamInterval().toMillis());
+        maxAge = Math.max(1000, config.streamMaxAge().toMillis());
         sampleEvery = Math.max(1000, config.sampleInterval().toMillis());
         assets.put("/mesh/", asset("index.html", "text/html; charset=utf-8"));
         assets.put("/mesh/page.js", asset("page.js", "text/javascript; charset=utf-8"));
@@ -200,7 +203,9 @@ public class StatusPageRoutes {
         Stream s = new Stream(r);
         r.closeHandler(v -> s.close());
         r.exceptionHandler(e -> s.close());
-        r.setChunked(true).putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+        // its connection ends with it (at stream-max-age, or stalled): never reused for the browser's next request
+        r.setChunked(true).putHeader(HttpHeaders.CONNECTION, "close")
+                .putHeader(HttpHeaders.CONTENT_TYPE, "text/event-stream; charset=utf-8")
                 .putHeader("Cache-Control", "no-store").putHeader("X-Accel-Buffering", "no")
                 .putHeader("X-Content-Type-Options", "nosniff");
         streams.add(s);
@@ -237,6 +242,14 @@ public class StatusPageRoutes {
                 LOG.infof("status: closing a stream that has not read for %d s", STALLED.toSeconds());
                 s.close();
                 s.response.reset();
+            } else if (now - s.openedAt >= maxAge) {
+                LOG.debugf("status: ending a stream open for %d s (fleetmesh.status.stream-max-age)", maxAge / 1000);
+                s.close();
+                try {
+                    s.response.end();
+                } catch (RuntimeException e) {
+                    s.response.reset(); // already closed by the other side
+                }
             }
         }
     }
@@ -378,6 +391,7 @@ public class StatusPageRoutes {
     private final class Stream {
         final HttpServerResponse response;
         final AtomicBoolean closed = new AtomicBoolean();
+        final long openedAt = System.currentTimeMillis();
         volatile long stalledSince;
 
         Stream(HttpServerResponse response) {
