@@ -7,7 +7,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 import org.fleetmesh.identity.capability.CheckAdmission;
-import org.fleetmesh.relay.quarkus.RelayRuntime;
+import org.fleetmesh.spi.clients.ClientKeys;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,7 +29,7 @@ public class TokenChecks {
     }
 
     @Inject
-    RelayRuntime relay;
+    ClientKeys keys;
 
     @Inject
     MeterRegistry registry;
@@ -82,7 +82,6 @@ public class TokenChecks {
     /** The key a request's refused tokens are counted under: its client address as the relay keys it. */
     String address(HttpServerRequest request) {
         String remote = request.remoteAddress() == null ? null : request.remoteAddress().hostAddress();
-        var keys = relay.clientAddress();
         return keys.of(remote, request.headers().getAll(keys.header()));
     }
 

@@ -38,6 +38,17 @@ public interface L402Config {
     @WithDefault("PT10M")
     Duration invoiceExpiry();
 
+    /**
+     * Challenges (each counts matching events and opens an invoice the Lightning node keeps) made a minute for one
+     * client address at most; one more is 429 {@code rate_limited} with {@code Retry-After}.
+     */
+    @WithDefault("30")
+    int challengesPerMinute();
+
+    /** Challenges made a minute node-wide at most, whatever the addresses; one more is 429 {@code rate_limited}. */
+    @WithDefault("600")
+    int challengesPerMinuteTotal();
+
     /** Location hint written into issued macaroons. */
     @WithDefault("fleetmesh")
     String location();

@@ -89,11 +89,21 @@ public final class L402Export {
      * (null when absent) at {@code now} (unix seconds). Never throws for bad input.
      */
     public Outcome handle(String filterJson, String authorization, long now) {
+        return handle(filterJson, authorization, now, () -> {
+        });
+    }
+
+    /**
+     * As {@link #handle(String, String, long)}; {@code beforeChallenge} runs before a challenge counts events and opens
+     * an invoice, and may refuse it by throwing an {@link L402Refusal} (a budget of challenges).
+     */
+    public Outcome handle(String filterJson, String authorization, long now, Runnable beforeChallenge) {
         try {
             Filter filter = L402Filters.parse(filterJson);
             String filterHash = L402Filters.hash(filter);
             Optional<L402Credentials> credentials = L402Credentials.parse(authorization);
             if (credentials.isEmpty()) {
+                beforeChallenge.run();
                 return challenge(filter, filterHash, now);
             }
             L402Token.Verified token = L402Token.verify(credentials.get(), rootKey, now, filterHash);

@@ -52,7 +52,11 @@ public class L402ExportRoute {
     @ConfigProperty(name = "fleetmesh.relay.max-limit", defaultValue = "5000")
     int maxLimit;
 
+    @Inject
+    Instance<org.fleetmesh.spi.clients.ClientKeys> clientKeys;
+
     private L402Export export;
+    private ChallengeBudget challenges;
     /** Export requests answered at once. */
     static final int MAX_IN_FLIGHT = 16;
     private final java.util.concurrent.Semaphore inFlight = new java.util.concurrent.Semaphore(MAX_IN_FLIGHT);
@@ -65,6 +69,8 @@ public class L402ExportRoute {
                 config.invoiceExpiry(), maxLimit, config.location());
         byte[] rootKey = L402RootKey.load(config.rootKey(), config.rootKeyFile(), dataDir);
         export = new L402Export(settings, rootKey, this::store, this::rail);
+        challenges = new ChallengeBudget(config.challengesPerMinute(), config.challengesPerMinuteTotal(),
+                java.time.Duration.ofMinutes(1).toNanos(), 16_384);
         // at most MAX_IN_FLIGHT requests on worker threads at once (each may count in the store and open an invoice):
         // one more is answered 503 on the event loop, so a stranger's requests queue no task
         router.route(config.path()).handler(ctx -> {
@@ -146,7 +152,19 @@ public class L402ExportRoute {
         long now = Instant.now().getEpochSecond();
         L402Export.Outcome outcome;
         try {
-            outcome = export.handle(filters.isEmpty() ? null : filters.get(0), auth.isEmpty() ? null : auth.get(0), now);
+            String address = address(ctx.request());
+            outcome = export.handle(filters.isEmpty() ? null : filters.get(0), auth.isEmpty() ? null : auth.get(0), now,
+                    () -> {
+                        long wait = challenges.admit(address, System.nanoTime());
+                        if (wait > 0) {
+                            long seconds = Math.max(1, (wait + 999_999_999L) / 1_000_000_000L);
+                            response.putHeader("Retry-After", Long.toString(seconds));
+                            throw new L402Refusal(L402Refusal.Code.RATE_LIMITED, "rate-limited: too many challenges "
+                                    + "(each opens an invoice) asked for lately, from your address (at most "
+                                    + config.challengesPerMinute() + " a minute) or in all (" + config.challengesPerMinuteTotal()
+                                    + "); try again in " + seconds + " s");
+                        }
+                    });
         } catch (RuntimeException e) {
             LOG.warn("L402 export failed", e);
             refuse(response, new L402Export.Refused(L402Refusal.Code.UNAVAILABLE, "the event store or the settlement rail failed (" + e.getClass().getSimpleName() + "; see the node log)"));
@@ -196,6 +214,16 @@ public class L402ExportRoute {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while streaming", e);
         }
+    }
+
+    /** The client's key as the node's relay keys it (trusted proxies, IPv6 by /64); the peer's address without one. */
+    private String address(io.vertx.core.http.HttpServerRequest request) {
+        String remote = request.remoteAddress() == null ? "unknown" : request.remoteAddress().hostAddress();
+        if (clientKeys.isResolvable()) {
+            org.fleetmesh.spi.clients.ClientKeys k = clientKeys.get();
+            return k.of(remote, request.headers().getAll(k.header()));
+        }
+        return remote;
     }
 
     private static void refuse(HttpServerResponse response, L402Export.Refused r) {

@@ -24,6 +24,8 @@ public final class L402Refusal extends RuntimeException {
         FILTER_MISMATCH(401),
         /** The request would deliver more events than the token's quota. */
         QUOTA_EXCEEDED(401),
+        /** Too many challenges (invoices) were asked for lately, from this client address or in all. */
+        RATE_LIMITED(429),
         /** Wrong HTTP method. */
         METHOD_NOT_ALLOWED(405),
         /** The rail returned something unusable (e.g. an invoice on another hash). */
