@@ -655,6 +655,32 @@ class RelayProtocolIT {
         }
     }
 
+    // ---------------------------------------------------------------- a full disk
+
+    /** Below fleetmesh.relay.min-free-disk-bytes the relay takes no new event but deletions, and still serves reads. */
+    @Test
+    void belowItsDiskFloorTheRelayTakesOnlyDeletions() {
+        // a floor above any disk's free space: the node is "full" from the start
+        try (MeshnodeProcess full = MeshnodeProcess.start("disk-floor", Map.of("FLEETMESH_RELAY_MIN_FREE_DISK_BYTES",
+                Long.toString(Long.MAX_VALUE / 2)))) {
+            Keys k = Keys.fresh();
+            long t = now() - 100;
+            Event note = k.note(t, "no room for this");
+            try (NostrClient c = NostrClient.connect(full)) {
+                NostrClient.Ok ok = c.publishAndWait(note).assertRefused("error: the relay's disk is nearly full (");
+                assertTrue(ok.message().endsWith("it takes no new events now, only deletions"), ok.message());
+                c.publishAndWait(k.sign(5, t + 1, "", tag("e", note.id().hex()))).assertAccepted();
+                c.publishAndWait(k.sign(20001, t + 2, "typing")).assertAccepted();
+                assertEquals(List.of(), c.query("none", FilterSpec.of().ids(note)), "reads are served");
+                assertEquals(1, c.query("del", FilterSpec.of().authors(k).kinds(5)).size());
+            }
+            Metrics m = Metrics.scrape(full);
+            // the client's note, and whatever the node itself tried to store (its own announcements)
+            assertTrue(m.value("fleetmesh_relay_disk_refused_total") >= 1.0, m.text());
+            assertTrue(m.value("fleetmesh_relay_disk_free_bytes") > 0, m.text());
+        }
+    }
+
     // ---------------------------------------------------------------- NIP-09 deletion
 
     @Test

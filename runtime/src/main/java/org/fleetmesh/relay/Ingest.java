@@ -109,6 +109,7 @@ public final class Ingest implements AutoCloseable {
     private final EventStore store;
     private final RelayLimits limits;
     private final RelayPolicy policy;
+    private volatile org.fleetmesh.relay.capacity.DiskFloor disk = org.fleetmesh.relay.capacity.DiskFloor.NONE;
     private final LongSupplier nowSeconds;
     private final FanOutSink fanOut;
     private final Capacity capacity;
@@ -220,6 +221,9 @@ public final class Ingest implements AutoCloseable {
                 && e.eventClass() == EventClass.EPHEMERAL) {
             refusal = "invalid: ephemeral events are never stored";
         }
+        if (refusal == null && e.kind() != 5 && e.eventClass() != EventClass.EPHEMERAL) {
+            refusal = disk.refusal(); // a deletion frees room; an ephemeral event takes none
+        }
         if (refusal == null) {
             refusal = capacity.refusal(priority(e, origin)); // before the signature: the costly part
         }
@@ -306,6 +310,15 @@ public final class Ingest implements AutoCloseable {
      */
     void fence(Runnable r) {
         writes.fence(r);
+    }
+
+    /** The free disk kept: below it no event that adds to the store is taken (from any origin). */
+    public void diskFloor(org.fleetmesh.relay.capacity.DiskFloor floor) {
+        this.disk = java.util.Objects.requireNonNull(floor, "floor");
+    }
+
+    public org.fleetmesh.relay.capacity.DiskFloor diskFloor() {
+        return disk;
     }
 
     public boolean isHealthy() {

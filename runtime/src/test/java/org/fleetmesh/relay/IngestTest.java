@@ -165,6 +165,38 @@ class IngestTest {
     }
 
     @Test
+    void belowTheDiskFloorOnlyDeletionsAndEphemeralEventsAreTaken() throws Exception {
+        open(recording());
+        long[] free = {100L << 20};
+        long[] clock = {0};
+        ingest.diskFloor(new org.fleetmesh.relay.capacity.DiskFloor(64L << 20, () -> free[0], 1_000_000_000L,
+                () -> clock[0]));
+        Origin.Client client = new Origin.Client("c1", Set.of());
+        Event first = note("room", List.of());
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(first), client)).get(0).status());
+        free[0] = 10L << 20;
+        Event second = note("no room", List.of());
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(second), client)).get(0).status(),
+                "read at most once a second");
+        clock[0] += 1_000_000_000L;
+        for (Origin o : List.<Origin>of(client, new Origin.Import())) {
+            Ingest.Outcome refused = await(ingest.submit(List.of(note("full " + o, List.of())), o)).get(0);
+            assertEquals(Ingest.Status.REFUSED, refused.status(), o.toString());
+            assertEquals("error: the relay's disk is nearly full (10 MiB free, it keeps 64 MiB); it takes no new events "
+                    + "now, only deletions", refused.reason());
+        }
+        Event deletion = Events.sign(key, NOW, 5, List.of(List.of("e", first.id().hex())), "");
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(deletion), client)).get(0).status());
+        Event eph = Events.sign(key, NOW, 20001, List.of(), "typing");
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(eph), client)).get(0).status());
+        assertEquals(2, ingest.diskFloor().refused());
+        free[0] = 65L << 20;
+        clock[0] += 1_000_000_000L;
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(note("room again", List.of())), client)).get(0)
+                .status());
+    }
+
+    @Test
     void importAndSyncRefuseEphemeralEvents() throws Exception {
         open(recording());
         Event eph = Events.sign(key, NOW, 20001, List.of(), "typing");

@@ -46,6 +46,14 @@ public interface RelayConfig {
     @WithDefault("false")
     boolean authRequiredWrites();
 
+    /**
+     * Free bytes kept on the data dir's disk (where the embedded PostgreSQL writes): below it no event that adds to the
+     * store is taken, from clients or peers ({@code error: the relay's disk is nearly full ...}); deletions still are.
+     * {@code 0} turns the floor off.
+     */
+    @WithDefault("536870912")
+    long minFreeDiskBytes();
+
     /** Largest client message, in characters. */
     @WithDefault("524288")
     int maxMessageLength();

@@ -56,6 +56,14 @@ public class RelayMetrics {
                 .description("Client connections closed as they opened: past fleetmesh.relay.max-connections or their "
                         + "address's fleetmesh.clients.max-connections-per-address")
                 .register(registry);
+        FunctionCounter.builder("fleetmesh.relay.disk.refused", relay, r -> r.ingest().diskFloor().refused())
+                .description("Events refused because the data dir's disk had less free than "
+                        + "fleetmesh.relay.min-free-disk-bytes").register(registry);
+        Gauge.builder("fleetmesh.relay.disk.free", relay, r -> {
+            long f = r.ingest().diskFloor().free();
+            return f == Long.MAX_VALUE ? Double.NaN : f;
+        }).baseUnit("bytes").description("Free bytes on the data dir's disk as last read by the disk floor (read on "
+                + "each event while it is on, at most once a second)").register(registry);
         Gauge.builder("fleetmesh.relay.subscriptions", relay, Relay::liveSubscriptions)
                 .description("Live subscriptions (REQs past or before EOSE)").register(registry);
         Gauge.builder("fleetmesh.relay.negentropy.sessions", relay, r -> r.negSessionStats()[0])

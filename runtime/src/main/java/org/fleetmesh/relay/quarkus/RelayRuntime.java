@@ -85,12 +85,39 @@ public class RelayRuntime {
                     r.keepAlive(config.pingInterval());
                     enableLiveIndexes(r);
                     r.capacity().apply(capacity.policy());
+                    r.ingest().diskFloor(diskFloor());
                     relay = r;
                     LOG.infof("relay ready (libsecp256k1 JNI: %s)", org.fleetmesh.nostr.Schnorr.isNative());
                 }
             }
         }
         return r;
+    }
+
+    @ConfigProperty(name = "fleetmesh.data-dir", defaultValue = "./data")
+    java.nio.file.Path dataDir;
+
+    /** The free disk kept on the data dir's file system ({@code fleetmesh.relay.min-free-disk-bytes}), read each second. */
+    private org.fleetmesh.relay.capacity.DiskFloor diskFloor() {
+        long min = config.minFreeDiskBytes();
+        if (min < 0) {
+            throw new IllegalArgumentException("fleetmesh.relay.min-free-disk-bytes is at least 0, was " + min);
+        }
+        if (min == 0) {
+            return org.fleetmesh.relay.capacity.DiskFloor.NONE;
+        }
+        java.nio.file.Path dir = dataDir.toAbsolutePath();
+        return new org.fleetmesh.relay.capacity.DiskFloor(min, () -> {
+            try {
+                java.nio.file.Path p = dir;
+                while (p != null && !java.nio.file.Files.exists(p)) {
+                    p = p.getParent();
+                }
+                return p == null ? Long.MAX_VALUE : java.nio.file.Files.getFileStore(p).getUsableSpace();
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, 1_000_000_000L, System::nanoTime);
     }
 
     /** How a client connection's source address is found (behind a trusted proxy: from its header). */
