@@ -102,6 +102,24 @@ final class ClientGate {
     }
 
     /**
+     * Whether a NEG-OPEN or NEG-MSG may be worked on: each is a read of the store or a reconciliation round, paid from
+     * the address's (and its authenticated pubkeys') query budget like a REQ. A refusal is answered with NEG-ERR (the
+     * session of that id is then closed by the caller).
+     */
+    boolean negentropy(ClientState state, String subscriptionId) {
+        if (!limits.isOn()) {
+            return true;
+        }
+        String refusal = limits.req(state.address, pubkeys(state), nanoClock.getAsLong());
+        if (refusal != null) {
+            refusedQueries.increment();
+            state.connection.send(RelayMessages.negErr(subscriptionId, refusal));
+            return false;
+        }
+        return true;
+    }
+
+    /**
      * Brings the address's count of open subscriptions in step with this connection's (called after a REQ or CLOSE
      * was handled, and before a REQ is judged, so subscriptions that ended on their own are given back then).
      */

@@ -16,6 +16,8 @@ final class NegSession {
     /** Items of the relay-wide budget this session's snapshot holds. */
     long items;
     final AtomicBoolean released = new AtomicBoolean();
+    /** A client message is being answered (NIP-77 alternates: a second one before the answer is refused). */
+    final AtomicBoolean busy = new AtomicBoolean();
 
     NegSession(String id) {
         this.id = id;

@@ -228,17 +228,46 @@ final class NegSessions {
         return !readable.isEmpty() && store.count(readable, now, Reader.operator()) > 0;
     }
 
+    /**
+     * A client's NEG-MSG, answered on the query pool in the connection's lane (a reconciliation can take a while: never
+     * on the event loop, which other connections share). NIP-77 alternates, so a session answers one message at a time:
+     * one that comes before the answer to the NEG-OPEN or to the previous NEG-MSG ends the session with a NEG-ERR.
+     */
     void message(ClientState state, ClientMessage.NegMsg msg) {
         Connection c = state.connection;
         NegSession session = state.negSessions.get(msg.subscriptionId());
-        if (session == null || !session.isOpen()) {
+        if (session == null || session.released.get()) {
             c.send(RelayMessages.negErr(msg.subscriptionId(), "closed: no open negentropy session with this id"));
             return;
         }
-        try {
-            c.send(RelayMessages.negMsg(msg.subscriptionId(), session.reconcile(msg.message())));
-        } catch (NegentropyException e) {
-            fail(state, session, "invalid: " + e.getMessage());
+        if (!session.isOpen()) {
+            fail(state, session, "invalid: a NEG-MSG came before the answer to this id's NEG-OPEN (NIP-77 alternates)");
+            return;
+        }
+        if (!session.busy.compareAndSet(false, true)) {
+            fail(state, session, "invalid: a NEG-MSG came before the answer to the previous one (NIP-77 alternates)");
+            return;
+        }
+        String refusal = pool.submit(state.lane, () -> {
+            try {
+                if (session.released.get()) {
+                    return; // closed or replaced while queued
+                }
+                byte[] reply = session.reconcile(msg.message());
+                if (state.negSessions.get(session.id) != session || session.released.get()) {
+                    return;
+                }
+                session.busy.set(false); // before the answer: the client's next message may follow it at once
+                c.send(RelayMessages.negMsg(session.id, reply));
+            } catch (NegentropyException e) {
+                fail(state, session, "invalid: " + e.getMessage());
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "NEG-MSG %s failed", session.id);
+                fail(state, session, "error: could not answer the negentropy message");
+            }
+        });
+        if (refusal != null) {
+            fail(state, session, refusal);
         }
     }
 

@@ -290,7 +290,7 @@ public final class Relay implements AutoCloseable {
     public void handle(Connection c, String text) {
         if (text.length() > limits.maxMessageLength()) {
             // NIP-01: an EVENT still gets its OK, a REQ its CLOSED; only the message's address is read
-            refuse(c, parser.refusalUnread(text, "invalid: message too large (at most " + limits.maxMessageLength()
+            refuseAndEnd(c, parser.refusalUnread(text, "invalid: message too large (at most " + limits.maxMessageLength()
                     + " characters)"));
             return;
         }
@@ -298,7 +298,7 @@ public final class Relay implements AutoCloseable {
         try {
             m = parser.parse(text);
         } catch (ProtocolException e) {
-            refuse(c, e);
+            refuseAndEnd(c, e);
             return;
         }
         ClientState state = connections.get(c.id());
@@ -330,9 +330,17 @@ public final class Relay implements AutoCloseable {
                     onAuth(state, auth.event());
                 }
             } else if (m instanceof ClientMessage.NegOpen open) {
-                negSessions.open(state, open);
+                if (clientGate.negentropy(state, open.subscriptionId())) {
+                    negSessions.open(state, open);
+                } else {
+                    negSessions.close(state, open.subscriptionId()); // NEG-ERR sent: a session of that id ends too
+                }
             } else if (m instanceof ClientMessage.NegMsg msg) {
-                negSessions.message(state, msg);
+                if (clientGate.negentropy(state, msg.subscriptionId())) {
+                    negSessions.message(state, msg);
+                } else {
+                    negSessions.close(state, msg.subscriptionId());
+                }
             } else if (m instanceof ClientMessage.NegClose close) {
                 negSessions.close(state, close.subscriptionId());
             }
@@ -363,6 +371,27 @@ public final class Relay implements AutoCloseable {
             state.connection.send(RelayMessages.closed(count.subscriptionId(), refusal));
         }
         return true;
+    }
+
+    /**
+     * Refuses a message that did not parse and ends what its answer says is closed: a {@code CLOSED} ends the
+     * subscription of that id (NIP-01), a {@code NEG-ERR} the negentropy session of that id (NIP-77: "after a NEG-ERR
+     * is issued, the subscription is considered to be closed"; a NEG-OPEN first closes the session it reuses the id of).
+     */
+    private void refuseAndEnd(Connection c, ProtocolException e) {
+        refuse(c, e);
+        String verb = e.verb();
+        String sub = e.subscriptionId();
+        ClientState state = sub == null || verb == null ? null : connections.get(c.id());
+        if (state == null) {
+            return;
+        }
+        if (verb.startsWith("NEG-")) {
+            negSessions.close(state, sub);
+        } else if ("REQ".equals(verb)) {
+            queries.close(state, sub);
+            clientGate.reconcile(state);
+        }
     }
 
     private static void refuse(Connection c, ProtocolException e) {

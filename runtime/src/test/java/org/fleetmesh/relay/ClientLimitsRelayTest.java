@@ -130,6 +130,27 @@ class ClientLimitsRelayTest {
         assertEquals(null, a.received.peek(), "the refused subscription no longer delivers: " + a.received);
     }
 
+    /** A NEG-OPEN and each NEG-MSG are paid from the query budget (3 per window here), the next one NEG-ERR'd. */
+    @Test
+    void negentropyMessagesArePaidFromTheAddresssQueryBudget() throws Exception {
+        Client a = connect("a", "192.0.2.6");
+        String initiate = org.fleetmesh.nostr.Hex.encode(new org.fleetmesh.negentropy.Negentropy(
+                org.fleetmesh.negentropy.SortedVector.builder().seal(), 0).initiate());
+        relay.handle(a, "[\"NEG-OPEN\",\"n\",{},\"" + initiate + "\"]");
+        String first = a.next();
+        assertTrue(first.startsWith("[\"NEG-MSG\",\"n\","), first);
+        relay.handle(a, "[\"NEG-MSG\",\"n\",\"" + initiate + "\"]");
+        assertTrue(a.next().startsWith("[\"NEG-MSG\",\"n\","));
+        relay.handle(a, "[\"NEG-MSG\",\"n\",\"" + initiate + "\"]");
+        assertTrue(a.next().startsWith("[\"NEG-MSG\",\"n\","));
+        relay.handle(a, "[\"NEG-MSG\",\"n\",\"" + initiate + "\"]");
+        String refused = a.next();
+        assertTrue(refused.startsWith("[\"NEG-ERR\",\"n\",\"rate-limited: "), refused);
+        nanos.addAndGet(61_000_000_000L); // a window later: the session was closed by its NEG-ERR
+        relay.handle(a, "[\"NEG-MSG\",\"n\",\"" + initiate + "\"]");
+        assertTrue(a.next().startsWith("[\"NEG-ERR\",\"n\",\"closed:"));
+    }
+
     @Test
     void authEventsArePaidFromTheAddresssEventBudget() throws Exception {
         Client a = connect("a", "192.0.2.5");

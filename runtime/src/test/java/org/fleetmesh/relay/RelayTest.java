@@ -876,6 +876,39 @@ class RelayTest {
         publish(client, note(NOW, "still here"));
     }
 
+    /** NIP-77: "after a NEG-ERR is issued, the subscription is considered to be closed", whatever caused it. */
+    @Test
+    void aNegErrEndsItsSession() throws Exception {
+        publish(client, note(NOW - 1, "one"));
+        // a NEG-MSG that does not parse, on an open session: NEG-ERR, and the session is gone
+        relay.handle(client, negOpen("a", "{}"));
+        assertTrue(client.next().startsWith("[\"NEG-MSG\",\"a\","));
+        relay.handle(client, "[\"NEG-MSG\",\"a\",\"zz\"]");
+        assertTrue(client.next().startsWith("[\"NEG-ERR\",\"a\",\"invalid:"));
+        relay.handle(client, "[\"NEG-MSG\",\"a\",\"61\"]");
+        assertTrue(client.next().startsWith("[\"NEG-ERR\",\"a\",\"closed:"), "the NEG-ERR closed it");
+        // a NEG-OPEN that does not parse, reusing an open session's id: that session is closed first
+        relay.handle(client, negOpen("b", "{}"));
+        assertTrue(client.next().startsWith("[\"NEG-MSG\",\"b\","));
+        relay.handle(client, "[\"NEG-OPEN\",\"b\",{\"foo\":1},\"61\"]");
+        assertTrue(client.next().startsWith("[\"NEG-ERR\",\"b\",\"invalid:"));
+        relay.handle(client, "[\"NEG-MSG\",\"b\",\"61\"]");
+        assertTrue(client.next().startsWith("[\"NEG-ERR\",\"b\",\"closed:"), "the old session did not survive");
+    }
+
+    @Test
+    void aNegMsgBeforeTheAnswerToItsNegOpenEndsTheSessionAndNothingFollows() throws Exception {
+        publish(client, note(NOW - 1, "one"));
+        store.hold(f -> true); // the NEG-OPEN's read waits
+        relay.handle(client, negOpen("p", "{}"));
+        relay.handle(client, "[\"NEG-MSG\",\"p\",\"61\"]");
+        assertEquals("[\"NEG-ERR\",\"p\",\"invalid: a NEG-MSG came before the answer to this id's NEG-OPEN (NIP-77 "
+                + "alternates)\"]", client.next());
+        store.releaseQuery.countDown();
+        relay.handle(client, "[\"NEG-MSG\",\"p\",\"61\"]");
+        assertTrue(client.next().startsWith("[\"NEG-ERR\",\"p\",\"closed:"), "no NEG-MSG for the closed id");
+    }
+
     @Test
     void unknownNegentropyVersionIsAnsweredWithOurs() throws Exception {
         relay.handle(client, "[\"NEG-OPEN\",\"v\",{},\"62\"]");

@@ -132,9 +132,13 @@ public class MeshEndpoint {
     @OnTextMessage
     @NonBlocking
     void message(WebSocketConnection connection, String text) {
-        MeshLink link = connection.userData().get(LINK);
-        if (link != null) {
-            link.receive(text);
+        try {
+            MeshLink link = connection.userData().get(LINK);
+            if (link != null) {
+                link.receive(text);
+            }
+        } finally {
+            org.fleetmesh.relay.quarkus.InboundUpgradeCheck.handled(connection);
         }
     }
 

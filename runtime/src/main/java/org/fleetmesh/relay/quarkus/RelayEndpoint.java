@@ -55,9 +55,13 @@ public class RelayEndpoint {
     @OnTextMessage
     @NonBlocking
     void message(WebSocketConnection connection, String text) {
-        Client c = connection.userData().get(CLIENT);
-        if (c != null) {
-            runtime.relay().handle(c, text);
+        try {
+            Client c = connection.userData().get(CLIENT);
+            if (c != null) {
+                runtime.relay().handle(c, text);
+            }
+        } finally {
+            InboundUpgradeCheck.handled(connection);
         }
     }
 

@@ -97,6 +97,10 @@ public class WebSocketInbound {
                 .description("WebSocket connections closed 1009 for a message over"
                         + " quarkus.websockets-next.server.max-message-size, as its frame headers announced it")
                 .register(registry);
+        FunctionCounter.builder("fleetmesh.websocket.receive.paused", InboundUpgradeCheck.PAUSES,
+                java.util.concurrent.atomic.LongAdder::sum)
+                .description("Times a WebSocket connection's reading paused: more complete messages (or bytes) waiting to"
+                        + " be handled than it may have waiting").register(registry);
         FunctionCounter.builder("fleetmesh.websocket.receive.not.utf8", notUtf8,
                 java.util.concurrent.atomic.LongAdder::sum)
                 .description("WebSocket connections closed 1007 for a text message that is not well-formed UTF-8")
@@ -221,6 +225,8 @@ public class WebSocketInbound {
         /** A text message is unfinished (its continuation frames are text). */
         private boolean inText;
         private boolean closing;
+        /** Bytes of the text message passed on so far (counted into the connection's InboundQueue as it ends). */
+        private long messageBytes;
 
         @Override
         public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
@@ -233,6 +239,7 @@ public class WebSocketInbound {
                 WebSocketFrame f = (WebSocketFrame) msg;
                 if ((f.rsv() & 0x4) != 0) { // still compressed: no inflater behind this handler, nothing to read
                     inText = !f.isFinalFragment();
+                    count(ctx, f);
                     ctx.fireChannelRead(msg);
                     return;
                 }
@@ -251,8 +258,21 @@ public class WebSocketInbound {
                     return;
                 }
                 inText = !f.isFinalFragment();
+                count(ctx, f);
             }
             ctx.fireChannelRead(msg);
+        }
+
+        /** Adds the frame to its message; a message that ends is counted into the connection's queue. */
+        private void count(ChannelHandlerContext ctx, WebSocketFrame f) {
+            messageBytes += f.content().readableBytes();
+            if (f.isFinalFragment()) {
+                org.fleetmesh.relay.InboundQueue q = ctx.channel().attr(InboundUpgradeCheck.QUEUE).get();
+                if (q != null) {
+                    q.arrived(messageBytes);
+                }
+                messageBytes = 0;
+            }
         }
     }
 }
