@@ -150,6 +150,31 @@ class WebSocketCompressionIT {
     }
 
     /**
+     * Messages that inflate a thousandfold arrive far faster than they are handled: the connection's reading pauses while
+     * 1 MiB of them waits (not an ever-growing queue), and every one is still answered, in order.
+     */
+    @Test
+    void aFloodOfSmallCompressedMessagesIsReadAsFastAsItIsHandledAndAllAreAnswered() throws Exception {
+        double before = Metrics.scrape(node).value("fleetmesh_websocket_receive_paused_total");
+        String content = "a".repeat(200_000);
+        int n = 100;
+        try (RawWebSocket ws = connect(OFFER)) {
+            assertTrue(ws.deflateAgreed());
+            for (int i = 0; i < n; i++) {
+                String id = String.format("%064x", i);
+                ws.sendText("[\"EVENT\",{\"id\":\"" + id + "\",\"pubkey\":\"" + "b".repeat(64) + "\",\"created_at\":1,"
+                        + "\"kind\":1,\"tags\":[],\"content\":\"" + content + "\",\"sig\":\"" + "c".repeat(128) + "\"}]", true);
+            }
+            for (int i = 0; i < n; i++) {
+                String answer = ws.read().text();
+                assertTrue(answer.startsWith("[\"OK\",\"" + String.format("%064x", i) + "\",false,\""), i + ": " + answer);
+            }
+        }
+        assertTrue(Metrics.scrape(node).value("fleetmesh_websocket_receive_paused_total") > before,
+                "the reading paused while the messages waited");
+    }
+
+    /**
      * The UTF-8 check reads a compressed message after it is inflated (RFC 6455 section 8.1 with RFC 7692): a valid
      * compressed REQ with a non-ASCII id is answered, a compressed text message that inflates to bytes that are not
      * UTF-8 is closed 1007.
