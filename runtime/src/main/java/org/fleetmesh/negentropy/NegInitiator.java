@@ -32,9 +32,61 @@ public final class NegInitiator {
 
     /**
      * The reconciliation broke off. {@code unsupported}: the relay never answered NEG-OPEN with a NEG-MSG, so it
-     * does not speak NIP-77 (or refused it). {@code close}: a NEG-CLOSE to send, or null.
+     * does not speak NIP-77 (or refused it). {@code close}: a NEG-CLOSE to send, or null. {@code exceeded}: the
+     * relay's answers went past one of the {@link Limits}.
      */
-    public record Failed(boolean unsupported, String reason, String close) implements Step {
+    public record Failed(boolean unsupported, String reason, String close, boolean exceeded) implements Step {
+        public Failed(boolean unsupported, String reason, String close) {
+            this(unsupported, reason, close, false);
+        }
+    }
+
+    /**
+     * Bounds on what a relay's answers may make this side hold or do, so that a relay that never lets the
+     * reconciliation end (or lists ids without end) cannot take memory or time without bound.
+     *
+     * @param maxNeed ids the relay may list as missing here, over all rounds (each held in memory until fetched)
+     * @param maxHave ids of this side's the relay may report as missing there, over all rounds: at most the local
+     *        items, since an honest relay reports each at most once
+     * @param maxRounds NEG-MSG rounds; 0 for the default budget, {@link #BASE_ROUNDS} plus one per
+     *        {@link #IDS_PER_ROUND} ids found so far (need + have)
+     */
+    public record Limits(long maxNeed, long maxHave, long maxRounds) {
+        /** The need set's default bound: 1,000,000 ids (about 100 MB of heap). */
+        public static final long DEFAULT_MAX_NEED = 1_000_000;
+        /** Rounds any reconciliation may take, found ids or not: far above the ~log16(n) an honest one needs. */
+        public static final long BASE_ROUNDS = 64;
+        /**
+         * Past {@link #BASE_ROUNDS}, one more round per this many ids found: an honest relay's round carries far
+         * more (a 4096-byte frame, the smallest the reference allows, holds about 120 ids).
+         */
+        public static final long IDS_PER_ROUND = 16;
+        /** No bounds: for tests and benchmarks against a trusted responder. */
+        public static final Limits NONE = new Limits(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE);
+
+        public Limits {
+            if (maxNeed < 0 || maxHave < 0 || maxRounds < 0) {
+                throw new IllegalArgumentException("limits must not be negative");
+            }
+        }
+
+        /** The defaults for a local side of {@code localItems} items: need at most max(1,000,000, localItems). */
+        public static Limits forLocalItems(long localItems) {
+            return new Limits(Math.max(DEFAULT_MAX_NEED, localItems), localItems, 0);
+        }
+
+        public Limits withMaxNeed(long n) {
+            return new Limits(n, maxHave, maxRounds);
+        }
+
+        /** The rounds allowed once {@code found} ids (need + have) are known. */
+        public long roundsAllowed(long found) {
+            if (maxRounds != 0) {
+                return maxRounds;
+            }
+            long extra = found / IDS_PER_ROUND;
+            return BASE_ROUNDS + extra;
+        }
     }
 
     /** Not about this reconciliation (an AUTH challenge, another subscription's answer): ignore it. */
@@ -44,6 +96,7 @@ public final class NegInitiator {
     private final String subId;
     private final JsonNode filter;
     private final Negentropy negentropy;
+    private final Limits limits;
     private boolean answered;
     private long rounds;
 
@@ -53,6 +106,12 @@ public final class NegInitiator {
      * @param frameSizeLimit largest message this side sends (0 = unlimited, else at least 4096)
      */
     public NegInitiator(String subId, String filterJson, Storage items, long frameSizeLimit) {
+        this(subId, filterJson, items, frameSizeLimit, Limits.NONE);
+    }
+
+    /** @param limits how much the relay's answers may make this side hold and how many rounds they may take */
+    public NegInitiator(String subId, String filterJson, Storage items, long frameSizeLimit, Limits limits) {
+        this.limits = Objects.requireNonNull(limits, "limits");
         this.subId = Objects.requireNonNull(subId, "subId");
         try {
             this.filter = JSON.readTree(filterJson);
@@ -94,6 +153,18 @@ public final class NegInitiator {
         return negentropy.needIds();
     }
 
+    /**
+     * Whether an event with {@code createdAt} and {@code id}, fetched for {@code needIds().get(needIndex)}, lies in
+     * the range the relay announced that id in (see {@link Negentropy#inAnnouncedRange}).
+     */
+    public boolean inAnnouncedRange(int needIndex, long createdAt, Id id) {
+        return negentropy.inAnnouncedRange(needIndex, createdAt, id);
+    }
+
+    public Limits limits() {
+        return limits;
+    }
+
     /** Whether {@code message} belongs to this reconciliation (its subscription id, or a NOTICE). */
     public boolean concerns(JsonNode message) {
         return isFor(message, subId) || verb(message).equals("NOTICE");
@@ -119,6 +190,24 @@ public final class NegInitiator {
                     next = negentropy.reconcile(reply);
                 } catch (NegentropyException e) {
                     return new Failed(false, "the relay's negentropy message is invalid: " + e.getMessage(), close());
+                }
+                long need = negentropy.needIds().size();
+                long have = negentropy.haveIds().size();
+                if (need > limits.maxNeed()) {
+                    return new Failed(false, "the relay listed more than " + limits.maxNeed() + " ids missing here (" + need
+                            + " after " + rounds + " round(s)); stopped before fetching any: narrow the filter (since/until)"
+                            + " or raise --max-need", close(), true);
+                }
+                if (have > limits.maxHave()) {
+                    return new Failed(false, "the relay reported " + have + " local ids missing there, more than the "
+                            + limits.maxHave() + " this side holds for the filter: its answers repeat ranges", close(), true);
+                }
+                if (next != null && rounds >= limits.roundsAllowed(need + have)) {
+                    return new Failed(false, "the reconciliation did not end within " + rounds + " rounds (allowed: "
+                            + (limits.maxRounds() != 0 ? "--max-rounds " + limits.maxRounds()
+                                    : Limits.BASE_ROUNDS + " + 1 per " + Limits.IDS_PER_ROUND + " ids found, " + (need + have)
+                                            + " so far")
+                            + "); stopped before fetching any", close(), true);
                 }
                 if (next == null) {
                     return new Done(close());

@@ -29,7 +29,18 @@ public final class Negentropy {
     private final Storage storage;
     private final long frameSizeLimit;
     private final List<Id> haveIds = new ArrayList<>();
+    /**
+     * The local indices already in {@link #haveIds}: frame-limited rounds can list a range again, and a relay may
+     * repeat ranges on purpose; each local item is reported once, so the have set never exceeds the storage.
+     */
+    private final java.util.BitSet haveIndices = new java.util.BitSet();
     private final List<Id> needIds = new ArrayList<>();
+    /** Where the ids in {@link #needIds} were listed: ranges in the order found, each from its first index on. */
+    private final List<NeedRange> needRanges = new ArrayList<>();
+
+    /** The range [lower, upper) an id list covered; its ids sit at {@code needIds[from ..]} up to the next range. */
+    private record NeedRange(int from, Bound lower, Bound upper) {
+    }
 
     private boolean initiator;
     private long lastTimestampIn;
@@ -86,10 +97,36 @@ public final class Negentropy {
         return Collections.unmodifiableList(needIds);
     }
 
+    /**
+     * Whether an event with {@code createdAt} and {@code id} lies in the range the other side announced when it
+     * listed {@code needIds().get(needIndex)}: its (created_at, id) must sort at or above the range's lower bound
+     * and below its upper bound, else the other side announced one timestamp and serves another. Only the range
+     * is known (an id list carries no per-id timestamps), so this is as exact as the protocol allows.
+     */
+    public boolean inAnnouncedRange(int needIndex, long createdAt, Id id) {
+        if (needIndex < 0 || needIndex >= needIds.size() || createdAt < 0 || createdAt == Bound.INFINITY) {
+            return false;
+        }
+        int lo = 0;
+        int hi = needRanges.size() - 1;
+        while (lo < hi) { // the last range starting at or before needIndex
+            int mid = (lo + hi + 1) >>> 1;
+            if (needRanges.get(mid).from() <= needIndex) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        NeedRange r = needRanges.get(lo);
+        Item item = new Item(createdAt, id);
+        return r.lower().compareToItem(item) <= 0 && r.upper().compareToItem(item) > 0;
+    }
+
     /** Forgets the ids found so far: a long session hands them on round by round instead of keeping them all. */
     public void forgetFound() {
         haveIds.clear();
         needIds.clear();
+        needRanges.clear();
     }
 
     private byte[] reconcileAux(MessageReader query) {
@@ -156,20 +193,25 @@ public final class Negentropy {
                     if (initiator) {
                         skip = true;
                         if (storage instanceof FingerprintTree.Snapshot tree) {
+                            int index = lower;
                             for (Id id : tree.ids(lower, upper)) {
                                 if (!theirIds.remove(id)) {
-                                    haveIds.add(id);
+                                    addHave(index, id);
                                 }
+                                index++;
                             }
                         } else {
                             storage.iterate(lower, upper, (item, index) -> {
                                 if (!theirIds.remove(item.id())) {
-                                    haveIds.add(item.id());
+                                    addHave(index, item.id());
                                 }
                                 return true;
                             });
                         }
-                        needIds.addAll(theirIds);
+                        if (!theirIds.isEmpty()) {
+                            needRanges.add(new NeedRange(needIds.size(), prevBound, currBound));
+                            needIds.addAll(theirIds);
+                        }
                     } else {
                         if (skip) {
                             skip = false;
@@ -280,6 +322,13 @@ public final class Negentropy {
     }
 
     // Decoding
+
+    private void addHave(int index, Id id) {
+        if (!haveIndices.get(index)) {
+            haveIndices.set(index);
+            haveIds.add(id);
+        }
+    }
 
     private long decodeTimestampIn(MessageReader encoded) {
         long timestamp = Varint.decode(encoded);

@@ -38,21 +38,93 @@ public final class RelaySync {
     public static final int MAX_IN_FLIGHT = 100;
     /** Events handed on at once. */
     public static final int BATCH = 500;
+    /**
+     * Requests (a REQ chunk, or a wait for OKs) in a row that may go unanswered for the whole timeout before the
+     * session stops: a relay that answers nothing would otherwise hold it for one timeout per chunk of ids.
+     */
+    public static final int MAX_SILENT_REQUESTS = 3;
+    /** Distinct refusal reasons kept apart in a {@link Tally}; the rest are counted under one. */
+    static final int MAX_REASONS = 100;
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** The session broke off. {@code unsupported}: before the relay showed it speaks NIP-77 at all. */
+    /**
+     * The session broke off. {@code unsupported}: before the relay showed it speaks NIP-77 at all.
+     * {@code exceeded}: the relay's answers went past a bound ({@link NegInitiator.Limits}), and nothing was moved.
+     */
     public static final class SyncFailure extends RuntimeException {
         private final boolean unsupported;
+        private final boolean exceeded;
 
         public SyncFailure(boolean unsupported, String message) {
+            this(unsupported, message, false);
+        }
+
+        public SyncFailure(boolean unsupported, String message, boolean exceeded) {
             super(message, null, false, false);
             this.unsupported = unsupported;
+            this.exceeded = exceeded;
         }
 
         public boolean unsupported() {
             return unsupported;
         }
+
+        public boolean exceeded() {
+            return exceeded;
+        }
+    }
+
+    /** Judges a fetched event that was asked for ({@code needIndex} into the need list): null takes it, else why not. */
+    @FunctionalInterface
+    public interface Admission {
+        Admission ALL = (needIndex, e) -> null;
+
+        String refusal(int needIndex, Event e);
+    }
+
+    /**
+     * The events a reconciliation over {@code filter} may bring: those matching the filter (ids, authors, kinds,
+     * since/until, tags: a relay chose the ids, so it could slip in anything) whose (created_at, id) lies in the
+     * range the relay announced the id in.
+     */
+    public static Admission admission(Filter filter, NegInitiator reconciled) {
+        return (needIndex, e) -> {
+            String field = mismatch(filter, e);
+            if (field != null) {
+                return "from relay: does not match the filter (" + field + ")";
+            }
+            if (!reconciled.inAnnouncedRange(needIndex, e.createdAt(), Id.of(e.id().unsafeBytes()))) {
+                return "from relay: created_at outside the range the relay announced for the id";
+            }
+            return null;
+        };
+    }
+
+    /** The first filter field {@code e} fails ({@code "kinds"}, {@code "#t"}, ...), or null when it matches. */
+    public static String mismatch(Filter f, Event e) {
+        if (f.ids() != null && !f.ids().contains(e.id())) {
+            return "ids";
+        }
+        if (f.authors() != null && !f.authors().contains(e.pubkey())) {
+            return "authors";
+        }
+        if (f.kinds() != null && !f.kinds().contains(e.kind())) {
+            return "kinds";
+        }
+        if (f.since() != null && e.createdAt() < f.since()) {
+            return "since";
+        }
+        if (f.until() != null && e.createdAt() > f.until()) {
+            return "until";
+        }
+        for (Map.Entry<String, Set<String>> want : f.tags().entrySet()) {
+            Filter one = new Filter(null, null, null, Map.of(want.getKey(), want.getValue()), null, null, null);
+            if (!one.matches(e)) {
+                return "#" + want.getKey();
+            }
+        }
+        return f.matches(e) ? null : "filter";
     }
 
     /** What did not move, and why: counts per reason. */
@@ -65,15 +137,24 @@ public final class RelaySync {
         public void fail(long n, String reason) {
             if (n > 0) {
                 failed += n;
-                reasons.merge(reason, n, Long::sum);
+                count(reason, n);
             }
         }
 
         public void skip(long n, String reason) {
             if (n > 0) {
                 skipped += n;
-                reasons.merge("skipped: " + reason, n, Long::sum);
+                count("skipped: " + reason, n);
             }
+        }
+
+        /** Reasons may quote the relay: each is cut short, and past {@link #MAX_REASONS} they are lumped together. */
+        private void count(String reason, long n) {
+            String r = Snippet.of(reason, 300);
+            if (reasons.size() >= MAX_REASONS && !reasons.containsKey(r)) {
+                r = "other reasons";
+            }
+            reasons.merge(r, n, Long::sum);
         }
 
         public long uploaded() {
@@ -98,6 +179,8 @@ public final class RelaySync {
     private final Consumer<String> progress;
     private final Tally tally = new Tally();
     private long rounds;
+    /** Waits for OK in a row that ran out. */
+    private int silentWaits;
 
     /**
      * @param timeoutSeconds the longest silence from the relay while an answer is due
@@ -127,10 +210,19 @@ public final class RelaySync {
         return b.seal();
     }
 
-    /** Runs a reconciliation to its end. @throws SyncFailure when it breaks off */
+    /** Runs a reconciliation to its end, bounded by {@link NegInitiator.Limits#forLocalItems}. */
     public NegInitiator reconcile(String filterJson, Storage items, long frameSizeLimit) {
+        return reconcile(filterJson, items, frameSizeLimit, NegInitiator.Limits.forLocalItems(items.size()));
+    }
+
+    /**
+     * Runs a reconciliation to its end.
+     *
+     * @throws SyncFailure when it breaks off, {@link SyncFailure#exceeded()} when the relay's answers pass {@code limits}
+     */
+    public NegInitiator reconcile(String filterJson, Storage items, long frameSizeLimit, NegInitiator.Limits limits) {
         NegInitiator r = new NegInitiator("sync-" + UUID.randomUUID().toString().substring(0, 8), filterJson, items,
-                frameSizeLimit);
+                frameSizeLimit, limits);
         link.send(r.open());
         while (true) {
             JsonNode m = await(r.answered() ? "NEG-MSG" : "answer to NEG-OPEN", r.answered(), r::concerns);
@@ -149,7 +241,7 @@ public final class RelaySync {
                 if (f.close() != null) {
                     link.send(f.close());
                 }
-                throw new SyncFailure(f.unsupported(), f.reason());
+                throw new SyncFailure(f.unsupported(), f.reason(), f.exceeded());
             }
         }
     }
@@ -159,7 +251,24 @@ public final class RelaySync {
      * the timeout or the end of the connection breaks off: before the relay answered at all, as unsupported.
      */
     private JsonNode await(String what, boolean answered, Predicate<JsonNode> wanted) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        JsonNode m = awaitUntil(deadline(), what, answered, wanted);
+        if (m == null) {
+            String prefix = answered ? "" : "the relay does not speak NIP-77 (or refused it): ";
+            throw new SyncFailure(!answered, prefix + "no " + what + " within " + timeoutSeconds + " s");
+        }
+        return m;
+    }
+
+    /** A timeout from now, as a {@link System#nanoTime()} deadline. */
+    private long deadline() {
+        return System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+    }
+
+    /**
+     * The next message the predicate accepts before {@code deadline} (nanoTime), skipping the rest; null once the
+     * deadline has passed. Skipped messages do not move the deadline. @throws SyncFailure when the connection ends
+     */
+    private JsonNode awaitUntil(long deadline, String what, boolean answered, Predicate<JsonNode> wanted) {
         String prefix = answered ? "" : "the relay does not speak NIP-77 (or refused it): ";
         while (true) {
             long left = deadline - System.nanoTime();
@@ -171,7 +280,7 @@ public final class RelaySync {
                 throw new SyncFailure(false, "interrupted");
             }
             if (in == null) {
-                throw new SyncFailure(!answered, prefix + "no " + what + " within " + timeoutSeconds + " s");
+                return null;
             }
             if (in instanceof RelayLink.Closed c) {
                 throw new SyncFailure(!answered, prefix + c.why() + " while waiting for " + what);
@@ -184,41 +293,60 @@ public final class RelaySync {
 
     // ---------------------------------------------------------------- down: REQ by id
 
-    /**
-     * Requests the {@code needIds} by id and hands every event that was asked for to {@code sink}, in
-     * batches (the sink judges them, e.g. through the node's ingest). Events not received count as failed.
-     */
+    /** {@link #fetch(List, Admission, Consumer)} taking every event that was asked for. */
     public void fetch(List<Id> needIds, Consumer<List<Event>> sink) {
+        fetch(needIds, Admission.ALL, sink);
+    }
+
+    /**
+     * Requests the {@code needIds} by id, {@link #REQ_CHUNK} at a time, and hands every event that was asked for
+     * and that {@code admit} takes to {@code sink}, in batches (the sink judges them further, e.g. through the
+     * node's ingest). Events not received, or refused, count as failed.
+     *
+     * <p>Each chunk has the timeout to finish; only progress (an event that was asked for) starts it afresh, other
+     * messages (NOTICE, events not asked for) do not. A chunk that runs out is closed (CLOSE) and its missing
+     * events counted; after {@link #MAX_SILENT_REQUESTS} such chunks in a row the fetch stops.
+     *
+     * @throws SyncFailure when the relay left {@link #MAX_SILENT_REQUESTS} chunks in a row unfinished
+     */
+    public void fetch(List<Id> needIds, Admission admit, Consumer<List<Event>> sink) {
         MessageParser parser = new MessageParser(new MessageParser.Limits(16, Integer.MAX_VALUE, 100_000, 100_000));
         List<Event> batch = new ArrayList<>();
         long handed = 0;
+        int silent = 0;
         for (int from = 0; from < needIds.size(); from += REQ_CHUNK) {
             List<Id> chunk = needIds.subList(from, Math.min(needIds.size(), from + REQ_CHUNK));
-            Set<String> wanted = new LinkedHashSet<>();
+            Map<String, Integer> wanted = new LinkedHashMap<>();
             ArrayNode ids = JSON.createArrayNode();
-            for (Id id : chunk) {
-                wanted.add(id.toHex());
-                ids.add(id.toHex());
+            for (int i = 0; i < chunk.size(); i++) {
+                String hex = chunk.get(i).toHex();
+                wanted.put(hex, from + i);
+                ids.add(hex);
             }
             String subId = "sync-get-" + (from / REQ_CHUNK);
             ObjectNode f = JSON.createObjectNode();
             f.set("ids", ids);
             f.put("limit", chunk.size());
             link.send(NegInitiator.array("REQ", subId).add(f));
-            boolean done = false;
-            while (!done) {
+            String what = "events for REQ " + subId;
+            long deadline = deadline();
+            boolean timedOut = false;
+            boolean ended = false;
+            while (!ended && !wanted.isEmpty()) {
                 JsonNode m;
                 try {
-                    m = await("events for REQ " + subId, true,
+                    m = awaitUntil(deadline, what, true,
                             n -> NegInitiator.isFor(n, subId) || NegInitiator.verb(n).equals("NOTICE"));
-                } catch (SyncFailure a) {
+                } catch (SyncFailure a) { // the connection ended
                     tally.fail(wanted.size(), "not received: " + a.getMessage());
+                    handed += hand(sink, batch);
+                    tally.fail(needIds.size() - from - chunk.size(), "not requested: the connection ended");
+                    return;
+                }
+                if (m == null) {
+                    tally.fail(wanted.size(), "not received: no " + what + " within " + timeoutSeconds + " s");
                     wanted.clear();
-                    if (link.isClosed()) {
-                        handed += hand(sink, batch);
-                        tally.fail(needIds.size() - from - chunk.size(), "not requested: the connection ended");
-                        return;
-                    }
+                    timedOut = true;
                     break;
                 }
                 switch (NegInitiator.verb(m)) {
@@ -230,8 +358,15 @@ public final class RelaySync {
                             tally.fail(1, "from relay: " + ex.getMessage());
                             continue;
                         }
-                        if (!wanted.remove(e.id().hex())) {
+                        Integer index = wanted.remove(e.id().hex());
+                        if (index == null) {
                             continue; // not asked for (or sent twice): ignore
+                        }
+                        deadline = deadline(); // progress
+                        String refusal = admit.refusal(index, e);
+                        if (refusal != null) {
+                            tally.fail(1, refusal);
+                            continue;
                         }
                         batch.add(e);
                         if (batch.size() >= BATCH) {
@@ -240,20 +375,27 @@ public final class RelaySync {
                     }
                     case "EOSE", "CLOSED" -> {
                         if (NegInitiator.verb(m).equals("CLOSED")) {
-                            progress.accept("relay closed " + subId + ": " + m.path(2).asText(""));
+                            progress.accept("relay closed " + subId + ": " + Snippet.of(m.path(2).asText(""), 300));
                         }
-                        link.send(NegInitiator.array("CLOSE", subId));
-                        done = true;
+                        ended = true;
                     }
                     case "NOTICE" -> progress.accept("relay notice: " + Snippet.of(m.path(1).asText(m.toString()), 300));
                     default -> {
                     }
                 }
             }
+            // ended by EOSE, by every event arriving, or by the deadline: the subscription is done with either way
+            link.send(NegInitiator.array("CLOSE", subId));
             tally.fail(wanted.size(), "the relay did not send a needed event");
             handed += hand(sink, batch);
-            progress.accept("down: " + Math.min(needIds.size(), from + chunk.size()) + "/" + needIds.size()
-                    + " requested, " + handed + " received");
+            int requested = Math.min(needIds.size(), from + chunk.size());
+            progress.accept("down: " + requested + "/" + needIds.size() + " requested, " + handed + " received");
+            silent = timedOut ? silent + 1 : 0;
+            if (silent >= MAX_SILENT_REQUESTS && requested < needIds.size()) {
+                tally.fail(needIds.size() - requested, "not requested: the relay stopped answering");
+                throw new SyncFailure(false, "the relay left " + silent + " requests in a row unanswered within "
+                        + timeoutSeconds + " s each: stopped fetching after " + requested + " of " + needIds.size() + " ids");
+            }
         }
         hand(sink, batch);
     }
@@ -273,6 +415,7 @@ public final class RelaySync {
     public void push(EventStore store, List<Id> haveIds, long now) {
         Map<String, Boolean> pending = new LinkedHashMap<>();
         long sent = 0;
+        silentWaits = 0;
         for (int from = 0; from < haveIds.size(); from += REQ_CHUNK) {
             List<Id> chunk = haveIds.subList(from, Math.min(haveIds.size(), from + REQ_CHUNK));
             Set<EventId> ids = new LinkedHashSet<>();
@@ -288,6 +431,13 @@ public final class RelaySync {
                 while (pending.size() >= MAX_IN_FLIGHT) {
                     if (!awaitOk(pending)) {
                         return;
+                    }
+                    if (silentWaits >= MAX_SILENT_REQUESTS) {
+                        long left = haveIds.size() - sent;
+                        tally.fail(left, "not sent: the relay stopped answering");
+                        throw new SyncFailure(false, "the relay left " + silentWaits + " waits for OK in a row unanswered"
+                                + " within " + timeoutSeconds + " s each: stopped publishing after " + sent + " of "
+                                + haveIds.size() + " events");
                     }
                 }
                 JsonNode event = tree(json);
@@ -307,22 +457,36 @@ public final class RelaySync {
         progress.accept("up: " + sent + "/" + haveIds.size() + " sent, " + tally.uploaded + " accepted");
     }
 
-    /** Waits for one OK among the pending events; false (all pending counted failed) when none comes. */
+    /**
+     * Waits for one OK among the pending events, within the timeout (NOTICEs are shown but do not extend it);
+     * when none comes all pending count as failed, and false when the connection ended.
+     */
     private boolean awaitOk(Map<String, Boolean> pending) {
+        String what = "OK for " + pending.size() + " published event(s)";
+        long deadline = deadline();
         JsonNode m;
-        try {
-            m = await("OK for " + pending.size() + " published event(s)", true,
-                    n -> (NegInitiator.verb(n).equals("OK") && pending.containsKey(n.path(1).asText()))
-                            || NegInitiator.verb(n).equals("NOTICE"));
-        } catch (SyncFailure a) {
-            tally.fail(pending.size(), "no OK: " + a.getMessage());
-            pending.clear();
-            return !link.isClosed();
-        }
-        if (NegInitiator.verb(m).equals("NOTICE")) {
+        while (true) {
+            try {
+                m = awaitUntil(deadline, what, true,
+                        n -> (NegInitiator.verb(n).equals("OK") && pending.containsKey(n.path(1).asText()))
+                                || NegInitiator.verb(n).equals("NOTICE"));
+            } catch (SyncFailure a) {
+                tally.fail(pending.size(), "no OK: " + a.getMessage());
+                pending.clear();
+                return false;
+            }
+            if (m == null) {
+                tally.fail(pending.size(), "no OK: no " + what + " within " + timeoutSeconds + " s");
+                pending.clear();
+                silentWaits++;
+                return true;
+            }
+            if (!NegInitiator.verb(m).equals("NOTICE")) {
+                break;
+            }
             progress.accept("relay notice: " + Snippet.of(m.path(1).asText(m.toString()), 300));
-            return true;
         }
+        silentWaits = 0;
         pending.remove(m.path(1).asText());
         if (m.path(2).asBoolean(false)) {
             tally.uploaded++;

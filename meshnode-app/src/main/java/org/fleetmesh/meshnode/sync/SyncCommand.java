@@ -32,14 +32,22 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * missing here, EVENT for what is missing there. The client itself is {@link RelaySync} in the core; this is
  * the command line around it.
  *
- * <p>Exit codes: 0 success, 1 a transfer failed (or the reconciliation broke off), 2 usage error,
- * 3 the relay does not speak NIP-77 or refused it.
+ * <p>Exit codes: 0 success, 1 a transfer failed (or the reconciliation broke off, or the relay stopped answering
+ * requests), 2 usage error, 3 the relay does not speak NIP-77 or refused it, 4 the relay's answers went past a bound
+ * (more ids than {@code --max-need}, more rounds than allowed): stopped before moving anything.
+ *
+ * <p>Bounds against a relay that answers without end: the need set (default max(1,000,000, local events matching
+ * the filter)), the have set (the local events matching), NEG-MSG rounds (64 plus one per 16 ids found, or
+ * {@code --max-rounds}), a message from the relay (1 MiB, {@code --max-message}), the unread messages (4096 or
+ * 8 MiB), each request's wait (the timeout, which only progress renews) and requests left unanswered in a row (3).
+ * Every fetched event must match the filter and lie in the range the relay announced its id in.
  */
 public final class SyncCommand {
     public static final int OK = 0;
     public static final int FAILED = 1;
     public static final int USAGE = 2;
     public static final int NO_NIP77 = 3;
+    public static final int EXCEEDED = 4;
 
     static final long DEFAULT_FRAME_SIZE = 60_000;
 
@@ -55,6 +63,9 @@ public final class SyncCommand {
     private boolean up = true;
     private long frameSize = DEFAULT_FRAME_SIZE;
     private long timeoutSeconds = 30;
+    private long maxNeed = NegInitiator.Limits.DEFAULT_MAX_NEED;
+    private long maxRounds = 0;
+    private int maxMessage = RelayLink.DEFAULT_MAX_MESSAGE_SIZE;
 
     // results
     private long have;
@@ -97,6 +108,7 @@ public final class SyncCommand {
     public static void usage(PrintStream out) {
         out.println("""
                 usage: meshnode sync <ws[s]://relay-url> [--filter JSON] [--dir down|up|both] [--frame-size N] [--timeout S]
+                                     [--max-need N] [--max-rounds N] [--max-message BYTES]
                   Reconciles the local store (FLEETMESH_DATA_DIR, or the QUARKUS_DATASOURCE_* database) with a relay
                   over NIP-77 (negentropy), then moves only the difference:
                     --dir down   fetch the events the relay has and this store lacks (REQ by id, verified, stored)
@@ -105,13 +117,24 @@ public final class SyncCommand {
                   --filter JSON      which events to reconcile (default {} = all)
                   --frame-size N     largest negentropy message this side sends, in bytes (default 60000; 0 = unlimited,
                                      else at least 4096)
-                  --timeout S        seconds to wait for any answer from the relay (default 30)
+                  --timeout S        seconds to wait for an answer from the relay (default 30); while fetching, only
+                                     events that were asked for renew it (NOTICEs do not), and after 3 requests in a
+                                     row left unanswered the sync stops
+                  --max-need N       ids the relay may list as missing here before the sync stops (exit 4) without
+                                     fetching any (default 1000000, or the local events matching the filter if more)
+                  --max-rounds N     negentropy rounds before the sync stops (exit 4) (default 0: 64 plus one for
+                                     every 16 ids found)
+                  --max-message B    largest message read from the relay, in bytes (default 1048576, 65536..67108864);
+                                     a larger one ends the connection
+                  Fetched events must match the filter and lie in the range the relay announced their id in; others are
+                  refused, counted by reason, and not stored.
                   Resumable: there is no sync state besides the two stores, so running the command again reconciles
                   afresh and moves only what is still missing; a run that moved everything is followed by have 0, need 0.
                   stdout: one JSON summary {"have","need","rounds","downloaded","uploaded","failed","seconds"};
                   progress on stderr.
-                  exit: 0 done, 1 some transfer failed (or the reconciliation broke off), 2 usage error,
-                        3 the relay does not speak NIP-77 (or refused it)""");
+                  exit: 0 done, 1 some transfer failed (or the reconciliation broke off, or the relay stopped answering),
+                        2 usage error, 3 the relay does not speak NIP-77 (or refused it), 4 the relay's answers went past
+                        --max-need or --max-rounds (nothing was moved)""");
     }
 
     private void parse(List<String> args) {
@@ -143,6 +166,25 @@ public final class SyncCommand {
                         throw new UsageException("--frame-size must be 0 (unlimited) or at least "
                                 + Negentropy.MIN_FRAME_SIZE_LIMIT);
                     }
+                }
+                case "--max-need" -> {
+                    maxNeed = number(value(args, ++i, arg), arg);
+                    if (maxNeed < 1) {
+                        throw new UsageException("--max-need must be at least 1");
+                    }
+                }
+                case "--max-rounds" -> {
+                    maxRounds = number(value(args, ++i, arg), arg);
+                    if (maxRounds < 0) {
+                        throw new UsageException("--max-rounds must be 0 (the default budget) or more");
+                    }
+                }
+                case "--max-message" -> {
+                    long m = number(value(args, ++i, arg), arg);
+                    if (m < 65536 || m > 64 << 20) {
+                        throw new UsageException("--max-message must be between 65536 and 67108864 bytes");
+                    }
+                    maxMessage = (int) m;
                 }
                 case "--timeout" -> {
                     timeoutSeconds = number(value(args, ++i, arg), arg);
@@ -213,7 +255,7 @@ public final class SyncCommand {
             err.println("sync: " + items.size() + " local events match " + filterJson + "; reconciling with " + url);
             RelayLink link;
             try {
-                link = RelayLink.connect(url, timeoutSeconds);
+                link = RelayLink.connect(url, timeoutSeconds, maxMessage);
             } catch (Exception e) {
                 Throwable c = e instanceof java.util.concurrent.ExecutionException && e.getCause() != null ? e.getCause() : e;
                 err.println("meshnode sync: cannot connect to " + url + ": " + c.getMessage());
@@ -225,7 +267,7 @@ public final class SyncCommand {
                 tally = sync.tally();
                 NegInitiator r;
                 try {
-                    r = sync.reconcile(filterJson, items, frameSize);
+                    r = sync.reconcile(filterJson, items, frameSize, limits(items.size()));
                 } finally {
                     rounds = sync.rounds();
                 }
@@ -235,7 +277,7 @@ public final class SyncCommand {
                         + " (only there)");
                 if (down && need > 0) {
                     Origin origin = new Origin.Sync(url.toString());
-                    sync.fetch(r.needIds(), batch -> store(ingest, origin, batch));
+                    sync.fetch(r.needIds(), RelaySync.admission(filter, r), batch -> store(ingest, origin, batch));
                 }
                 if (up && have > 0) {
                     sync.push(store, r.haveIds(), now);
@@ -244,7 +286,7 @@ public final class SyncCommand {
             code = tally.failed() > 0 ? FAILED : OK;
         } catch (RelaySync.SyncFailure f) {
             err.println("meshnode sync: " + f.getMessage());
-            code = f.unsupported() ? NO_NIP77 : FAILED;
+            code = f.unsupported() ? NO_NIP77 : f.exceeded() ? EXCEEDED : FAILED;
         } catch (RuntimeException e) {
             err.println("meshnode sync: " + e);
             code = FAILED;
@@ -252,6 +294,18 @@ public final class SyncCommand {
         tally.reasons().forEach((reason, n) -> err.println("  " + n + " x " + reason));
         printSummary(started);
         return code;
+    }
+
+    private NegInitiator.Limits limits(long localItems) {
+        return limits(maxNeed, maxRounds, localItems);
+    }
+
+    /**
+     * The reconciliation's bounds for a local side of {@code localItems}: need at most max(--max-need, local items),
+     * have at most the local items, rounds per --max-rounds (0: 64 plus one per 16 ids found).
+     */
+    static NegInitiator.Limits limits(long maxNeed, long maxRounds, long localItems) {
+        return new NegInitiator.Limits(Math.max(maxNeed, localItems), localItems, maxRounds);
     }
 
     private void printSummary(long started) {

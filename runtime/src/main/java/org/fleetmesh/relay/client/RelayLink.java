@@ -15,12 +15,22 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 /**
  * One connection to a Nostr relay, read by a blocking caller (the sync client): every whole text message is
  * parsed and queued; the end of the connection is queued as a {@link Closed} marker. The queue is bounded by
- * pausing the socket while it is full, and sends wait for the connection's send budget.
+ * pausing the socket while it is full (by count, {@link #INBOX} messages, and by size, {@link #INBOX_CHARS}
+ * characters), and sends wait for the connection's send budget. A message over the link's largest message size
+ * ends the connection.
  */
 public final class RelayLink implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** Messages held unread before the socket is paused. */
     static final int INBOX = 4096;
+    /** Characters held unread before the socket is paused: a few of the largest messages, not thousands. */
+    static final long INBOX_CHARS = 8L << 20;
+    /**
+     * Largest message read by default, in bytes: 1 MiB. A relay's EVENT holds one event, and an event this node
+     * would store is well below it (its own relays read messages of at most 512 KiB); a NEG-MSG is the relay's
+     * negentropy frame in hex, 1 MiB holding a frame of up to 512 KiB.
+     */
+    public static final int DEFAULT_MAX_MESSAGE_SIZE = 1 << 20;
 
     /** What the queue holds: a parsed message, an unparsable text, or the end of the connection. */
     public sealed interface Incoming permits Message, Garbage, Closed {
@@ -38,7 +48,10 @@ public final class RelayLink implements AutoCloseable {
     private final Dialer dialer;
     private final boolean ownsDialer;
     private final BlockingQueue<Incoming> inbox = new LinkedBlockingQueue<>();
+    /** The text length of each queued message, in the same order (the Closed marker has none). */
+    private final java.util.Queue<Integer> sizes = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private final AtomicInteger unread = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong unreadChars = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean paused;
     private final long timeoutMillis;
     private OutboundConnection connection;
@@ -49,9 +62,14 @@ public final class RelayLink implements AutoCloseable {
         this.timeoutMillis = timeoutMillis;
     }
 
-    /** Connects on a dialer of its own (closed with the link). */
+    /** Connects on a dialer of its own (closed with the link), reading messages of up to 1 MiB. */
     public static RelayLink connect(URI uri, long timeoutSeconds) throws Exception {
-        Dialer dialer = Dialer.standalone(1, Dialer.Options.DEFAULTS.withMaxMessageSize(64 << 20)
+        return connect(uri, timeoutSeconds, DEFAULT_MAX_MESSAGE_SIZE);
+    }
+
+    /** Connects on a dialer of its own (closed with the link), reading messages of up to {@code maxMessageSize} bytes. */
+    public static RelayLink connect(URI uri, long timeoutSeconds, int maxMessageSize) throws Exception {
+        Dialer dialer = Dialer.standalone(1, Dialer.Options.DEFAULTS.withMaxMessageSize(maxMessageSize)
                 .withConnectTimeout(Duration.ofSeconds(timeoutSeconds)));
         try {
             return connect(dialer, true, uri, timeoutSeconds);
@@ -98,8 +116,12 @@ public final class RelayLink implements AutoCloseable {
         } catch (Exception e) {
             in = new Garbage(text);
         }
+        // counted before it is queued, so that a reader never takes away more than was counted
+        sizes.add(text.length());
+        long chars = unreadChars.addAndGet(text.length());
+        int count = unread.incrementAndGet();
         inbox.add(in);
-        if (unread.incrementAndGet() >= INBOX && !paused) {
+        if ((count >= INBOX || chars >= INBOX_CHARS) && !paused) {
             paused = true;
             connection.pause();
         }
@@ -110,11 +132,20 @@ public final class RelayLink implements AutoCloseable {
         Incoming i = inbox.poll(timeout, unit);
         if (i instanceof Closed) {
             inbox.add(i); // the end stays the end for every later reader
-        } else if (i != null && unread.decrementAndGet() <= INBOX / 2 && paused) {
-            paused = false;
-            connection.resume();
+        } else if (i != null) {
+            Integer size = sizes.poll();
+            long chars = unreadChars.addAndGet(-(size == null ? 0 : size));
+            if (unread.decrementAndGet() <= INBOX / 2 && chars <= INBOX_CHARS / 2 && paused) {
+                paused = false;
+                connection.resume();
+            }
         }
         return i;
+    }
+
+    /** Characters of the messages received and not yet read. */
+    long unreadChars() {
+        return unreadChars.get();
     }
 
     public boolean isClosed() {
