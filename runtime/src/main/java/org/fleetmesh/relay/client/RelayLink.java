@@ -94,7 +94,13 @@ public final class RelayLink implements AutoCloseable {
 
             @Override
             public void onClosed(String why) {
-                link.inbox.add(new Closed(why.replace("the other side", "the relay")));
+                String w = why.replace("the other side", "the relay");
+                if (w.contains("Max frame length") || w.contains("TooLongFrame")) {
+                    // Netty's words for a message over the dialer's maxMessageSize
+                    w = "the relay sent a message over " + dialer.options().maxMessageSize()
+                            + " bytes, the most this side reads (" + w + ")";
+                }
+                link.inbox.add(new Closed(w));
             }
         });
         try {
