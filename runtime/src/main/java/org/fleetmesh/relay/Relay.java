@@ -430,9 +430,20 @@ public final class Relay implements AutoCloseable {
             state.connection.send(RelayMessages.ok(e.id().hex(), false, refusal));
             return;
         }
-        state.authenticated.add(e.pubkey());
+        synchronized (state.authenticated) {
+            if (!state.authenticated.contains(e.pubkey()) && state.authenticated.size() >= MAX_AUTHENTICATED) {
+                // each REQ is charged to every pubkey of its connection, and reads check each: the set is bounded
+                state.connection.send(RelayMessages.ok(e.id().hex(), false, "blocked: this connection has authenticated "
+                        + MAX_AUTHENTICATED + " pubkeys, the most one connection may"));
+                return;
+            }
+            state.authenticated.add(e.pubkey());
+        }
         state.connection.send(RelayMessages.ok(e.id().hex(), true, ""));
     }
+
+    /** NIP-42 pubkeys one connection may authenticate as. */
+    static final int MAX_AUTHENTICATED = 16;
 
     private void foreignEvents(List<String> jsons) {
         List<Event> live = new java.util.ArrayList<>(jsons.size());

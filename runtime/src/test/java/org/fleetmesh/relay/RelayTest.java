@@ -189,6 +189,22 @@ class RelayTest {
     }
 
     @Test
+    void aConnectionAuthenticatesAtMostSixteenPubkeys() throws Exception {
+        byte[] first = Schnorr.newSecretKey();
+        authenticate(client, first);
+        for (int i = 1; i < Relay.MAX_AUTHENTICATED; i++) {
+            authenticate(client, Schnorr.newSecretKey());
+        }
+        Event more = authEvent(Schnorr.newSecretKey(), client, "wss://relay.test/", NOW);
+        relay.handle(client, "[\"AUTH\"," + more.json() + "]");
+        assertEquals("[\"OK\",\"" + more.id().hex() + "\",false,\"blocked: this connection has authenticated 16 pubkeys,"
+                + " the most one connection may\"]", client.next());
+        Event again = authEvent(first, client, "wss://relay.test/", NOW + 1);
+        relay.handle(client, "[\"AUTH\"," + again.json() + "]");
+        assertEquals("[\"OK\",\"" + again.id().hex() + "\",true,\"\"]", client.next(), "one already in holds");
+    }
+
+    @Test
     void acceptedEventIsAnsweredOkTrueAfterItIsStored() throws Exception {
         Event e = note(NOW, "hello");
         publish(client, e);
