@@ -13,6 +13,7 @@ import org.fleetmesh.identity.capability.CapabilityRequest;
 import org.fleetmesh.identity.capability.CapabilityVerifier;
 import org.fleetmesh.identity.capability.Right;
 import org.fleetmesh.identity.quarkus.NodeIdentity;
+import org.fleetmesh.identity.quarkus.TokenChecks.Denial;
 
 import io.vertx.core.http.HttpServerRequest;
 
@@ -34,32 +35,6 @@ public class AdminAccess {
 
     private volatile CapabilityVerifier verifier;
 
-    /** Why the request may not have {@code right}: an HTTP status and a reason; empty when it may. */
-    public record Denial(int status, String reason) {
-    }
-
-    /**
-     * Answers the request with its refusal when access is denied ({@code 401} with {@code WWW-Authenticate: Bearer},
-     * or {@code 403}; a JSON {@code {"error": reason}}) and returns true; false lets the route go on.
-     */
-    public boolean refuse(io.vertx.ext.web.RoutingContext ctx, Right right, boolean loopbackWithoutToken) {
-        Optional<Denial> denial = check(ctx.request(), right, loopbackWithoutToken);
-        if (denial.isEmpty()) {
-            return false;
-        }
-        refuse(ctx, denial.get());
-        return true;
-    }
-
-    /** Answers the request with {@code denial}, as {@link #refuse(io.vertx.ext.web.RoutingContext, Right, boolean)}. */
-    public void refuse(io.vertx.ext.web.RoutingContext ctx, Denial denial) {
-        if (denial.status() == 401) {
-            ctx.response().putHeader("WWW-Authenticate", "Bearer");
-        }
-        ctx.response().setStatusCode(denial.status()).putHeader("Content-Type", "application/json")
-                .end(new io.vertx.core.json.JsonObject().put("error", denial.reason()).encode());
-    }
-
     @Inject
     org.fleetmesh.identity.quarkus.TokenChecks tokenChecks;
 
@@ -71,10 +46,10 @@ public class AdminAccess {
      * while). So a stranger's requests cost the node no worker thread and no queued task, whatever their number.
      */
     public io.vertx.core.Handler<io.vertx.ext.web.RoutingContext> gate(Right right, boolean loopbackWithoutToken) {
-        return tokenChecks.gate(request -> check(request, right, loopbackWithoutToken)
-                .map(d -> new org.fleetmesh.identity.quarkus.TokenChecks.Denial(d.status(), d.reason())));
+        return tokenChecks.gate(request -> check(request, right, loopbackWithoutToken));
     }
 
+    /** Why the request may not have {@code right}: an HTTP status and a reason; empty when it may. */
     public Optional<Denial> check(HttpServerRequest request, Right right, boolean loopbackWithoutToken) {
         if (request.headers().getAll("Authorization").size() > 1) {
             // not a list header (RFC 9110 11.6.2): which one a proxy added is anyone's guess
