@@ -75,7 +75,8 @@ public final class Bound implements Comparable<Bound> {
         return byTime != 0 ? byTime : Arrays.compareUnsigned(paddedId(), item.id().raw());
     }
 
-    private byte[] paddedId() {
+    /** The prefix padded with zero bytes to a full id (the prefix itself when full; not to be written). */
+    byte[] paddedId() {
         return idPrefix.length == Id.SIZE ? idPrefix : Arrays.copyOf(idPrefix, Id.SIZE);
     }
 

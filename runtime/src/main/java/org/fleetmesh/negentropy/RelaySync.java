@@ -205,7 +205,7 @@ public final class RelaySync {
     public static SortedVector localItems(EventStore store, Filter filter, long now) {
         SortedVector.Builder b = SortedVector.builder();
         if (!filter.matchesNothingStored()) {
-            store.enumerate(filter, now, (createdAt, id) -> b.insert(createdAt, Id.of(id.unsafeBytes())));
+            store.enumerate(filter, now, (createdAt, id) -> b.insert(createdAt, id.unsafeBytes()));
         }
         return b.seal();
     }

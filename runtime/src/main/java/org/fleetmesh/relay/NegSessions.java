@@ -7,7 +7,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
-import org.fleetmesh.negentropy.Id;
 import org.fleetmesh.negentropy.Negentropy;
 import org.fleetmesh.negentropy.NegentropyException;
 import org.fleetmesh.negentropy.SortedVector;
@@ -178,7 +177,7 @@ final class NegSessions {
                     }
                     taken[0] += chunk;
                 }
-                builder.insert(createdAt, Id.of(id.toBytes()));
+                builder.insert(createdAt, id.toBytes());
             });
         }
         if (stop[0] != null) {

@@ -43,7 +43,9 @@ class LimitsTest {
     @ParameterizedTest
     @ValueSource(strings = {"chicory", "chicory-interpreter"})
     void anInfiniteLoopWithFuelToSpareTimesOut(String engine) throws JobFailure {
-        Sandbox s = sandbox(engine, Duration.ofMillis(300), 1 << 20);
+        // long enough that the 20 short jobs after it never meet it on a loaded machine (the interpreter
+        // ran one past 300 ms while other builds shared the two cores)
+        Sandbox s = sandbox(engine, Duration.ofMillis(1500), 1 << 20);
         JobFailure f = fails(s, "spin", 1L << 50, 16);
         assertEquals(JobFailure.Reason.TIMEOUT, f.reason());
         assertTrue(f.getMessage().startsWith("timeout"), f.getMessage());
