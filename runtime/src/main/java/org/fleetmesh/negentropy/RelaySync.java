@@ -43,6 +43,12 @@ public final class RelaySync {
      * session stops: a relay that answers nothing would otherwise hold it for one timeout per chunk of ids.
      */
     public static final int MAX_SILENT_REQUESTS = 3;
+    /**
+     * Timeouts one chunk of {@link #REQ_CHUNK} ids may take in all, however often progress renews its wait: a relay
+     * that drips one asked-for event (or one OK) just inside each timeout would otherwise stretch a chunk to 500
+     * timeouts. A chunk that runs out counts as unanswered.
+     */
+    public static final int CHUNK_TIMEOUTS = 4;
     /** Distinct refusal reasons kept apart in a {@link Tally}; the rest are counted under one. */
     static final int MAX_REASONS = 100;
 
@@ -329,13 +335,14 @@ public final class RelaySync {
             f.put("limit", chunk.size());
             link.send(NegInitiator.array("REQ", subId).add(f));
             String what = "events for REQ " + subId;
+            long ceiling = System.nanoTime() + CHUNK_TIMEOUTS * TimeUnit.SECONDS.toNanos(timeoutSeconds);
             long deadline = deadline();
             boolean timedOut = false;
             boolean ended = false;
             while (!ended && !wanted.isEmpty()) {
                 JsonNode m;
                 try {
-                    m = awaitUntil(deadline, what, true,
+                    m = awaitUntil(Math.min(deadline, ceiling), what, true,
                             n -> NegInitiator.isFor(n, subId) || NegInitiator.verb(n).equals("NOTICE"));
                 } catch (SyncFailure a) { // the connection ended
                     tally.fail(wanted.size(), "not received: " + a.getMessage());
@@ -344,7 +351,9 @@ public final class RelaySync {
                     return;
                 }
                 if (m == null) {
-                    tally.fail(wanted.size(), "not received: no " + what + " within " + timeoutSeconds + " s");
+                    tally.fail(wanted.size(), deadline - ceiling > 0
+                            ? "not received: " + what + " not all in " + CHUNK_TIMEOUTS * timeoutSeconds + " s"
+                            : "not received: no " + what + " within " + timeoutSeconds + " s");
                     wanted.clear();
                     timedOut = true;
                     break;
@@ -394,7 +403,8 @@ public final class RelaySync {
             if (silent >= MAX_SILENT_REQUESTS && requested < needIds.size()) {
                 tally.fail(needIds.size() - requested, "not requested: the relay stopped answering");
                 throw new SyncFailure(false, "the relay left " + silent + " requests in a row unanswered within "
-                        + timeoutSeconds + " s each: stopped fetching after " + requested + " of " + needIds.size() + " ids");
+                        + timeoutSeconds + " s (or a chunk's " + CHUNK_TIMEOUTS * timeoutSeconds + " s): stopped fetching after "
+                        + requested + " of " + needIds.size() + " ids");
             }
         }
         hand(sink, batch);
@@ -427,16 +437,18 @@ public final class RelaySync {
             });
             // gone since the reconciliation (expired, deleted): nothing to send
             tally.skip(chunk.size() - events.size(), "no longer in the local store");
+            long ceiling = System.nanoTime() + CHUNK_TIMEOUTS * TimeUnit.SECONDS.toNanos(timeoutSeconds);
             for (String json : events) {
                 while (pending.size() >= MAX_IN_FLIGHT) {
-                    if (!awaitOk(pending)) {
+                    if (!awaitOk(pending, ceiling)) {
                         return;
                     }
                     if (silentWaits >= MAX_SILENT_REQUESTS) {
                         long left = haveIds.size() - sent;
                         tally.fail(left, "not sent: the relay stopped answering");
                         throw new SyncFailure(false, "the relay left " + silentWaits + " waits for OK in a row unanswered"
-                                + " within " + timeoutSeconds + " s each: stopped publishing after " + sent + " of "
+                                + " within " + timeoutSeconds + " s (or a chunk's " + CHUNK_TIMEOUTS * timeoutSeconds
+                                + " s): stopped publishing after " + sent + " of "
                                 + haveIds.size() + " events");
                     }
                 }
@@ -449,8 +461,9 @@ public final class RelaySync {
                 }
             }
         }
+        long ceiling = System.nanoTime() + CHUNK_TIMEOUTS * TimeUnit.SECONDS.toNanos(timeoutSeconds);
         while (!pending.isEmpty()) {
-            if (!awaitOk(pending)) {
+            if (!awaitOk(pending, ceiling)) {
                 return;
             }
         }
@@ -458,12 +471,13 @@ public final class RelaySync {
     }
 
     /**
-     * Waits for one OK among the pending events, within the timeout (NOTICEs are shown but do not extend it);
-     * when none comes all pending count as failed, and false when the connection ended.
+     * Waits for one OK among the pending events, within the timeout and before {@code ceiling} (the chunk's, as
+     * nanoTime; NOTICEs are shown but do not extend it); when none comes all pending count as failed, and false
+     * when the connection ended.
      */
-    private boolean awaitOk(Map<String, Boolean> pending) {
+    private boolean awaitOk(Map<String, Boolean> pending, long ceiling) {
         String what = "OK for " + pending.size() + " published event(s)";
-        long deadline = deadline();
+        long deadline = Math.min(deadline(), ceiling);
         JsonNode m;
         while (true) {
             try {

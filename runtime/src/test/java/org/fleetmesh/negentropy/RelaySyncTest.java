@@ -143,6 +143,83 @@ class RelaySyncTest {
     }
 
     @Test
+    void aRelayDrippingTheAskedEventsJustInsideEachTimeoutIsCutOffAtTheChunksCeiling() throws Exception {
+        // the audit's other drip: one asked-for event every 700 ms against a 1 s timeout renews the wait each time,
+        // so 12 events would take 8.4 s; the chunk gets CHUNK_TIMEOUTS (4) timeouts in all
+        byte[] key = Schnorr.newSecretKey();
+        Map<String, Event> byId = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < 12; i++) {
+            Event e = Events.sign(key, 1000 + i, 1, List.of(), "drip " + i);
+            byId.put(e.id().hex(), e);
+        }
+        relay = (ws, m) -> {
+            if (m.path(0).asText().equals("REQ")) {
+                String sub = m.path(1).asText();
+                java.util.Iterator<Event> next = byId.values().iterator();
+                vertx.setPeriodic(700, t -> {
+                    if (!ws.isClosed() && next.hasNext()) {
+                        ws.writeTextMessage("[\"EVENT\",\"" + sub + "\"," + next.next().json() + "]");
+                    }
+                });
+            }
+        };
+        List<Id> need = byId.keySet().stream().map(Id::ofHex).toList();
+        List<Event> stored = new ArrayList<>();
+        try (RelayLink link = link()) {
+            RelaySync sync = new RelaySync(link, 1, progress::add);
+            sync.fetch(need, stored::addAll);
+            assertTrue(stored.size() >= 3 && stored.size() < 12, "cut off before the last: " + stored.size());
+            assertEquals(12 - stored.size(), sync.tally().failed());
+            assertEquals(Long.valueOf(12 - stored.size()),
+                    sync.tally().reasons().get("not received: events for REQ sync-get-0 not all in 4 s"),
+                    sync.tally().reasons().toString());
+            long waitUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (verbs("CLOSE").isEmpty() && System.nanoTime() < waitUntil) {
+                Thread.sleep(20); // the CLOSE on its way
+            }
+            assertEquals(List.of("sync-get-0"), verbs("CLOSE"), "the cut-off request closed");
+        }
+    }
+
+    @Test
+    void aRelayDrippingOksJustInsideEachTimeoutIsCutOffAtTheChunksCeiling() throws Exception {
+        // 150 events to publish, at most MAX_IN_FLIGHT (100) awaiting their OK: the relay answers one OK every 700 ms
+        byte[] key = Schnorr.newSecretKey();
+        org.fleetmesh.relay.MemoryStore store = new org.fleetmesh.relay.MemoryStore();
+        List<Event> events = new ArrayList<>();
+        for (int i = 0; i < 150; i++) {
+            events.add(Events.sign(key, 1000 + i, 1, List.of(), "up " + i));
+        }
+        store.save(events);
+        java.util.concurrent.ConcurrentLinkedQueue<String> toAnswer = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        relay = (ws, m) -> {
+            if (m.path(0).asText().equals("EVENT")) {
+                if (toAnswer.isEmpty() && toAnswer.add(m.path(1).path("id").asText())) {
+                    vertx.setPeriodic(700, t -> {
+                        String id = toAnswer.poll();
+                        if (id != null && !ws.isClosed()) {
+                            ws.writeTextMessage("[\"OK\",\"" + id + "\",true,\"\"]");
+                        }
+                    });
+                    return;
+                }
+                toAnswer.add(m.path(1).path("id").asText());
+            }
+        };
+        List<Id> have = events.stream().map(e -> Id.of(e.id().unsafeBytes())).toList();
+        long started = System.nanoTime();
+        try (RelayLink link = link()) {
+            RelaySync sync = new RelaySync(link, 1, progress::add);
+            sync.push(store, have, 2000);
+            // the chunk's 4 s took about 5 OKs; the 100 then awaiting theirs, and the 50 sent after, count as failed
+            assertTrue(sync.tally().uploaded() < 12, "at most about 4 s of OKs at 700 ms each: " + sync.tally().uploaded());
+            assertEquals(150 - sync.tally().uploaded(), sync.tally().failed());
+        }
+        double seconds = (System.nanoTime() - started) / 1e9;
+        assertTrue(seconds < 10, "one chunk's ceiling, not 150 OKs at 700 ms (105 s): " + seconds + " s");
+    }
+
+    @Test
     void fetchedEventsOutsideTheFilterOrTheAnnouncedRangeAreRefusedAndCounted() throws Exception {
         byte[] key = Schnorr.newSecretKey();
         Event good = Events.sign(key, 500, 1, List.of(List.of("t", "sync")), "good");

@@ -18,7 +18,7 @@ import org.fleetmesh.spi.storage.SaveOutcome;
  * (those are the PostgreSQL store's job and are tested there). It can be told to fail or to hold
  * a query until released, to drive the relay through its error and concurrency paths.
  */
-final class MemoryStore implements EventStore {
+public final class MemoryStore implements EventStore {
     final List<Event> events = new CopyOnWriteArrayList<>();
     final List<Event> announced = new CopyOnWriteArrayList<>();
     volatile boolean failQueries;

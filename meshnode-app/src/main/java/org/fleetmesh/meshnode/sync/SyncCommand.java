@@ -39,7 +39,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * <p>Bounds against a relay that answers without end: the need set (default max(1,000,000, local events matching
  * the filter)), the have set (the local events matching), NEG-MSG rounds (64 plus one per 16 ids found, or
  * {@code --max-rounds}), a message from the relay (1 MiB, {@code --max-message}), the unread messages (4096 or
- * 8 MiB), each request's wait (the timeout, which only progress renews) and requests left unanswered in a row (3).
+ * 8 MiB), each request's wait (the timeout, which only progress renews; 4 timeouts for a request in all) and requests left unanswered in a row (3).
  * Every fetched event must match the filter and lie in the range the relay announced its id in.
  */
 public final class SyncCommand {
@@ -118,8 +118,8 @@ public final class SyncCommand {
                   --frame-size N     largest negentropy message this side sends, in bytes (default 60000; 0 = unlimited,
                                      else at least 4096)
                   --timeout S        seconds to wait for an answer from the relay (default 30); while fetching, only
-                                     events that were asked for renew it (NOTICEs do not), and after 3 requests in a
-                                     row left unanswered the sync stops
+                                     events that were asked for renew it (NOTICEs do not), a request of 500 ids has
+                                     4 timeouts in all, and after 3 requests in a row left unanswered the sync stops
                   --max-need N       ids the relay may list as missing here before the sync stops (exit 4) without
                                      fetching any (default 1000000, or the local events matching the filter if more)
                   --max-rounds N     negentropy rounds before the sync stops (exit 4) (default 0: 64 plus one for
