@@ -18,6 +18,7 @@ import org.fleetmesh.compute.JobFailure;
 import org.fleetmesh.compute.JobResult;
 import org.fleetmesh.compute.JobSpec;
 import org.fleetmesh.nostr.Event;
+import org.fleetmesh.nostr.Snippet;
 import org.fleetmesh.spi.compute.JobBook;
 import org.fleetmesh.spi.compute.JobEntry;
 import org.fleetmesh.spi.settlement.Invoice;
@@ -255,6 +256,11 @@ public final class Worker {
 
     /** Why the request does not fit this worker's offer, as {@code "<reason>: <detail>"}, or null. */
     private String refusal(Request q, String peer) {
+        if (!q.buyer().equals(peer)) {
+            // the digest binds the buyer: a request naming another node is not this peer's to make
+            return ComputeMessages.INVALID + ": the request's buyer is " + Snippet.of(q.buyer(), 200)
+                    + ", not this link's peer " + peer;
+        }
         JobSpec s = q.spec();
         if (s.fuelLimit() > offer.maxFuel()) {
             return ComputeMessages.LIMITS + ": fuel_limit " + s.fuelLimit() + " is above max_fuel " + offer.maxFuel();

@@ -799,8 +799,9 @@ class MarketFlowTest {
         w.request(BUYER, buyerKey, q.body());
         w.request("did:peer:someone-else", buyerKey, q.body());
         synchronized (sent) {
-            assertEquals(List.of(BUYER + " sealed", BUYER + " key"), sent, "one repeat in REPEAT_SECONDS, none to"
-                    + " another peer");
+            // another peer sending the buyer's request gets its refusal (the request names another buyer), not the job
+            assertEquals(List.of(BUYER + " sealed", BUYER + " key", "did:peer:someone-else refuse"), sent,
+                    "one repeat in REPEAT_SECONDS, nothing of the job to another peer");
             sent.clear();
         }
         clock[0] += 1;
@@ -844,5 +845,26 @@ class MarketFlowTest {
         assertTrue(refusals.get(0).path("detail").asText().contains("differs"), refusals.toString());
         assertEquals("refused", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
         assertFalse(workerBlobs.has(spec.input()));
+    }
+
+    @Test
+    void aRequestNamingAnotherBuyerThanTheLinksPeerIsRefusedAndNotTaken() throws Exception {
+        start(0, 0);
+        List<String> refusals = new ArrayList<>();
+        Worker w = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
+                r -> Optional.empty(), (peer, type, body) -> {
+                    if (type.equals(ComputeMessages.REFUSE)) {
+                        refusals.add(peer + " " + body.path("request").asText() + " " + body.path("reason").asText()
+                                + ": " + body.path("detail").asText());
+                    }
+                    return true;
+                }, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false),
+                () -> System.currentTimeMillis() / 1000, Math::random);
+        JobSpec spec = spec("upper.wasm", "abc".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = new Request(spec, 0, "", "ab".repeat(16), "did:peer:someone-else", Optional.empty());
+        w.request(BUYER, buyerKey, q.body());
+        assertEquals(List.of(BUYER + " " + q.digest() + " invalid: the request's buyer is did:peer:someone-else, not this"
+                + " link's peer " + BUYER), refusals);
+        assertTrue(workerBook.find(JobEntry.Role.WORKER, q.digest()).isEmpty(), "no job taken");
     }
 }
