@@ -26,6 +26,15 @@ import org.fleetmesh.settlement.lightning.bolt12.Bolt12Exception.Reason;
  * decodes BOLT #12 strings (for display and validation) and settles over BOLT #11.
  */
 public final class Bolt12 {
+    /**
+     * The most data a BOLT #12 message carries: invoice requests and invoices travel in onion messages, whose
+     * packet length is a u16. Bounding it bounds what one string can cost (a feature bitmap decodes to a list
+     * of its set bits).
+     */
+    public static final int MAX_DATA_BYTES = 65_535;
+    /** The most characters read: room for {@link #MAX_DATA_BYTES} in bech32 and {@code +} continuations. */
+    public static final int MAX_CHARS = 128 * 1024;
+
     private Bolt12() {
     }
 
@@ -65,6 +74,9 @@ public final class Bolt12 {
     }
 
     private static Raw raw(String text) throws Bolt12Exception {
+        if (text.length() > MAX_CHARS) {
+            throw new Bolt12Exception(Reason.TOO_LONG, text.length() + " characters, at most " + MAX_CHARS + " are read");
+        }
         String joined = joinContinuations(text);
         boolean lower = false;
         boolean upper = false;
@@ -84,6 +96,9 @@ public final class Bolt12 {
         String hrp = s.substring(0, separator);
         if (!hrp.equals("lno") && !hrp.equals("lnr") && !hrp.equals("lni")) {
             throw new Bolt12Exception(Reason.UNKNOWN_PREFIX, "'" + hrp + "' is not lno, lnr or lni");
+        }
+        if ((long) (s.length() - separator - 1) * 5 / 8 > MAX_DATA_BYTES) {
+            throw new Bolt12Exception(Reason.TOO_LONG, "more than " + MAX_DATA_BYTES + " bytes of data");
         }
         byte[] groups = new byte[s.length() - separator - 1];
         for (int i = 0; i < groups.length; i++) {

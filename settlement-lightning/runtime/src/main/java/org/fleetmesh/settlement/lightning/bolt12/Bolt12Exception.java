@@ -8,6 +8,8 @@ public final class Bolt12Exception extends Exception {
 
     /** Which rule of BOLT #12 (or of the TLV format and bech32 beneath it) the string broke. */
     public enum Reason {
+        /** A string over {@link Bolt12#MAX_CHARS} characters or data over {@link Bolt12#MAX_DATA_BYTES} bytes. */
+        TOO_LONG,
         /** A character outside the bech32 alphabet, whitespace not after a {@code +}, or no {@code 1} separator. */
         MALFORMED_STRING,
         /** A {@code +} not between two bech32 characters (whitespace may follow it). */

@@ -191,6 +191,23 @@ class Bolt12ReaderRulesTest {
                 refusal("lno", List.of(description("A"), Tlv.of(12, even), issuerId(ALICE))));
     }
 
+    @Test
+    void oversizedStringsAreRefusedBeforeDecoding() throws Bolt12Exception {
+        // a 600 KB bitmap of odd bits was decoded bit by bit into a list of ~2.4 million Integers (hundreds of MiB)
+        byte[] odd = new byte[600_000];
+        Arrays.fill(odd, (byte) 0xaa);
+        assertEquals(Reason.TOO_LONG, refusal("lno", List.of(description("A"), Tlv.of(12, odd), issuerId(ALICE))));
+        byte[] justOver = new byte[Bolt12.MAX_DATA_BYTES - 40]; // with the other records, 2 bytes over;
+        Arrays.fill(justOver, (byte) 0xaa);
+        assertEquals(Reason.TOO_LONG, refusal("lno", List.of(description("A"), Tlv.of(12, justOver), issuerId(ALICE))));
+        assertEquals(Reason.TOO_LONG, assertThrows(Bolt12Exception.class,
+                () -> Bolt12.decode("lno1" + "q".repeat(Bolt12.MAX_CHARS))).reason());
+        byte[] fits = new byte[1000];
+        Arrays.fill(fits, (byte) 0xaa);
+        assertEquals(4000, Bolt12.decodeOffer(encode("lno",
+                List.of(description("A"), Tlv.of(12, fits), issuerId(ALICE)))).features().bits().size());
+    }
+
     // --- invoice requests ---
 
     private static List<Tlv> requestWithoutOffer(Tlv... extra) {
