@@ -84,6 +84,15 @@ class L402CredentialsTest {
     }
 
     @Test
+    void nonAsciiDigitsInAHexPreimageAreMalformed() {
+        // Character.digit accepts fullwidth '０'..'９', 'ａ'..'ｆ' and Arabic-Indic digits; HexFormat threw NumberFormatException
+        assertEquals(L402Refusal.Code.MALFORMED_AUTHORIZATION, refusal("L402 " + b64 + ":" + "\uff10".repeat(64)));
+        assertEquals(L402Refusal.Code.MALFORMED_AUTHORIZATION, refusal("L402 " + b64 + ":" + "\u0661".repeat(64)));
+        assertEquals(L402Refusal.Code.MALFORMED_AUTHORIZATION,
+                refusal("L402 token=\"" + b64 + "\", preimage=\"" + hex.substring(1) + "\uff41\""));
+    }
+
+    @Test
     void unreadableMacaroonIsABadToken() {
         assertEquals(L402Refusal.Code.BAD_TOKEN, refusal("L402 AgEEbHNhdA:" + hex));
         assertEquals(L402Refusal.Code.BAD_TOKEN, refusal("L402 !!!!:" + hex));
