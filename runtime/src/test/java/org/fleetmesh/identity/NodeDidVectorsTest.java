@@ -65,7 +65,7 @@ class NodeDidVectorsTest {
         sb.append("2. Prefixed with the varint of multicodec `json` (0x0200 → `80 04`): ").append(wrapped.length)
                 .append(" bytes, beginning `").append(Hex.encode(Arrays.copyOf(wrapped, 16))).append("`.\n");
         sb.append("3. The encoded document, `z` + base58btc of those bytes (").append(encoded.length())
-                .append(" characters): the part of the long form after its second `:` (mesh-link.md prints it whole), ")
+                .append(" characters): the part of the long form after the hash and its `:` (mesh-link.md prints it whole), ")
                 .append("beginning `").append(encoded, 0, 24).append("`.\n");
         sb.append("4. SHA-256 of the ").append(encoded.length()).append(" ASCII characters of the encoded document, ")
                 .append("its leading `z` included: `").append(Hex.encode(Arrays.copyOfRange(multihash, 2, 34)))
