@@ -172,6 +172,35 @@ public final class Dvm {
         }
     }
 
+    /**
+     * A kind 5600 request the bridge had no room to queue: answered with an {@code error} feedback "busy" so its
+     * customer does not wait for nothing, unless it is a repeat, for another provider, or over its pubkey's rate
+     * (then dropped, as {@link #request} would). Nothing is parsed past the tags.
+     */
+    public void overflow(Event e) {
+        if (e.kind() != DvmRequest.KIND) {
+            return;
+        }
+        synchronized (pending) {
+            if (!seen.add(e.id().hex())) {
+                return;
+            }
+            if (seen.size() > SEEN) {
+                Iterator<String> it = seen.iterator();
+                it.next();
+                it.remove();
+            }
+        }
+        if (e.tags().stream().anyMatch(t -> t.size() >= 2 && t.get(0).equals("p") && !t.get(1).equals(selfHex))) {
+            return;
+        }
+        if (!rate.take(e.pubkey().hex(), nowMillis.getAsLong())) {
+            limited.incrementAndGet();
+            return;
+        }
+        refuseUnparsed(e, "busy: the requests waiting here fill the queue; try later");
+    }
+
     private void start(DvmRequest r) throws DvmException {
         synchronized (pending) {
             if (pending.size() >= config.maxPending()) {

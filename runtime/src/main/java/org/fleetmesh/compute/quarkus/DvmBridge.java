@@ -78,6 +78,11 @@ public class DvmBridge {
     private ThreadPoolExecutor requests;
     private ScheduledExecutorService ticks;
     private IngestListener listener;
+    /** Requests parsed, fetched and submitted at once. */
+    static final int REQUEST_THREADS = 4;
+    /** "busy" answers to requests the queue had no room for, waiting to be sent. */
+    static final int MAX_OVERFLOW_ANSWERS = 64;
+    private final java.util.concurrent.atomic.AtomicInteger overflowing = new java.util.concurrent.atomic.AtomicInteger();
     private final Set<String> settled = ConcurrentHashMap.newKeySet();
     private HttpClient http;
 
@@ -100,8 +105,10 @@ public class DvmBridge {
                 System::currentTimeMillis, c, new RequestRate(config.ratePerMinute(), config.rateKeys()),
                 identity.secrets().publicKeys().nostr().hex());
         // parsing, fetching and submitting happen here, never on the relay's writer thread
-        requests = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(config.maxPending() * 4),
-                r -> daemon(r, "fleetmesh-nip90"));
+        // a few at once, so that one module fetched slowly (up to fetch-timeout) does not hold every request behind it
+        requests = new ThreadPoolExecutor(REQUEST_THREADS, REQUEST_THREADS, 30, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(config.maxPending() * 4), r -> daemon(r, "fleetmesh-nip90"));
+        requests.allowCoreThreadTimeOut(true);
         ticks = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fleetmesh-nip90-tick"));
         long tick = Math.max(10, config.tick().toMillis());
         ticks.scheduleWithFixedDelay(this::tick, tick, tick, TimeUnit.MILLISECONDS);
@@ -127,9 +134,32 @@ public class DvmBridge {
                 try {
                     requests.execute(() -> dvm.request(e));
                 } catch (RejectedExecutionException full) {
-                    LOG.warnf("NIP-90 request %s dropped: the request queue is full", e.id().hex());
+                    overflow(e);
                 }
             }
+        }
+    }
+
+    /**
+     * A request the queue had no room for: its "busy" answer is signed and published on the tick thread (not the
+     * writer's), at most {@link #MAX_OVERFLOW_ANSWERS} waiting; past that it is dropped unanswered.
+     */
+    private void overflow(Event e) {
+        if (overflowing.incrementAndGet() > MAX_OVERFLOW_ANSWERS) {
+            overflowing.decrementAndGet();
+            LOG.debugf("NIP-90 request %s dropped: the request queue is full", e.id().hex());
+            return;
+        }
+        try {
+            ticks.execute(() -> {
+                try {
+                    dvm.overflow(e);
+                } finally {
+                    overflowing.decrementAndGet();
+                }
+            });
+        } catch (RejectedExecutionException stopped) {
+            overflowing.decrementAndGet();
         }
     }
 

@@ -308,6 +308,28 @@ class DvmTest {
     }
 
     @Test
+    void aRequestTheQueueHadNoRoomForIsAnsweredBusyWithinItsPubkeysRate() throws Exception {
+        Dvm d = dvm("local", 0, 4);
+        Event first = request(List.of(List.of("param", "arg", "x")));
+        d.overflow(first);
+        assertEquals(List.of("error"), statuses());
+        assertTrue(tag(published.get(0), "status", 2).startsWith("busy"), published.get(0).json());
+        assertEquals(first.id().hex(), tag(published.get(0), "e", 1));
+        assertEquals(first.pubkey().hex(), tag(published.get(0), "p", 1));
+        d.overflow(first);
+        d.request(first);
+        assertEquals(1, published.size(), "a repeat is not answered again, nor run");
+        d.overflow(request(List.of(List.of("p", "ab".repeat(32)))));
+        assertEquals(1, published.size(), "a request for another provider is not answered");
+        for (int i = 0; i < 10; i++) {
+            d.overflow(request(List.of(List.of("param", "arg", "n" + i))));
+        }
+        assertEquals(5, published.size(), "5 a minute, answers included");
+        assertEquals(6, d.counters().get("rate_limited"));
+        assertTrue(market.submitted.isEmpty());
+    }
+
+    @Test
     void requestForAnotherProviderIsIgnored() throws Exception {
         market.putBlob(MODULE);
         Dvm d = dvm("local", 0, 4);
