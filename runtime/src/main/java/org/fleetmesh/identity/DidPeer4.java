@@ -26,6 +26,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  */
 public final class DidPeer4 {
     public static final String PREFIX = "did:peer:4";
+    /**
+     * The longest encoded document read (characters of base58btc, about 11.7 KB of JSON): a node's own is about 1,330;
+     * a stranger's longer one would only spend this resolver's CPU.
+     */
+    public static final int MAX_ENCODED = 16_384;
     static final List<String> RELATIONSHIPS = List.of("authentication", "assertionMethod", "keyAgreement",
             "capabilityInvocation", "capabilityDelegation");
     /** Verification method types whose publicKeyMultibase is a Multikey of a known key type. */
@@ -79,6 +84,11 @@ public final class DidPeer4 {
         }
         String hash = parts[0];
         String encoded = parts[1];
+        if (encoded.length() > MAX_ENCODED) {
+            // base58 decoding is quadratic in the length: 60,000 characters cost 90 ms, this bound about 7
+            throw DidResolutionException.invalidDid("a did:peer:4 encoded document of " + encoded.length()
+                    + " characters; this resolver reads at most " + MAX_ENCODED);
+        }
         byte[] digest = digestOf(hash);
         byte[] actual = Multihash.sha256DigestOf(Multihash.sha256(encoded.getBytes(StandardCharsets.UTF_8)));
         if (!Arrays.equals(digest, actual)) {

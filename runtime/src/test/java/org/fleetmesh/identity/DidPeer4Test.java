@@ -217,6 +217,22 @@ class DidPeer4Test {
     }
 
     @Test
+    void refusesAnEncodedDocumentLongerThanTheBoundBeforeDecodingIt() {
+        // a valid document (its hash matches) padded past the bound: refused for its length, not decoded
+        String pad = "x".repeat(12_000);
+        String big = forge("{\"pad\":\"" + pad + "\"}");
+        String encoded = big.substring(big.lastIndexOf(':') + 1);
+        assertTrue(encoded.length() > DidPeer4.MAX_ENCODED, "the forged document is " + encoded.length() + " characters");
+        DidResolutionException e = assertThrows(DidResolutionException.class, () -> DidPeer4.parse(big));
+        assertEquals("invalidDid: a did:peer:4 encoded document of " + encoded.length()
+                + " characters; this resolver reads at most 16384", e.getMessage());
+        // just under it reads as before (here: a document the input rules take)
+        String small = forge("{\"pad\":\"" + "x".repeat(11_000) + "\"}");
+        assertTrue(small.substring(small.lastIndexOf(':') + 1).length() <= DidPeer4.MAX_ENCODED);
+        assertEquals(small, DidPeer4.parse(small).longForm());
+    }
+
+    @Test
     void refusesAnEncodedDocumentThatIsNotJsonMulticodec() {
         assertEquals(ResolutionError.INVALID_DID, errorOf(() -> DidPeer4.parse(forge(Multicodec.ED25519_PUB, "{}"))));
     }
