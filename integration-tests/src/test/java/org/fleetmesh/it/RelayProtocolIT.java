@@ -575,6 +575,27 @@ class RelayProtocolIT {
     }
 
     @Test
+    void anEphemeralEventWithANearExpirationIsStoredUntilItExpires() {
+        // NIP-40: "Relays SHOULD persist ephemeral events until their expiration timestamp if an ephemeral event has
+        // one" (here: one expiring within fleetmesh.relay.ephemeral-persist-seconds, 3600)
+        Keys k = Keys.fresh();
+        Event eph = k.sign(24133, now(), "for a signer that reconnects", tag("expiration", Long.toString(now() + 120)));
+        Event far = k.sign(20001, now(), "a day ahead", tag("expiration", Long.toString(now() + 86_400)));
+        try (NostrClient sub = client(); NostrClient pub = client()) {
+            sub.query("eph", FilterSpec.of().authors(k));
+            pub.publishAndWait(eph).assertAccepted();
+            pub.publishAndWait(far).assertAccepted();
+            assertSameEvent(eph, sub.expectEvent("eph"));
+            assertSameEvent(far, sub.expectEvent("eph"));
+            sub.expectNoEvent("eph", QUIET); // each once, though one of them was also stored
+            assertIdsInOrder(pub.query("stored", FilterSpec.of().authors(k)), eph);
+            assertEquals(1, pub.countNow("cnt", FilterSpec.of().authors(k)));
+            NostrClient.Ok again = pub.publishAndWait(eph);
+            assertTrue(again.accepted() && again.message().startsWith("duplicate:"), again.toString());
+        }
+    }
+
+    @Test
     void authKindSentAsEventIsRefusedAndNeverBroadcast() {
         Keys k = Keys.fresh();
         Event auth = k.sign(22242, now(), "", tag("relay", node.wsUri().toString()), tag("challenge", "abc"));

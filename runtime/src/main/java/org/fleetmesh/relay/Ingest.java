@@ -201,7 +201,7 @@ public final class Ingest implements AutoCloseable {
             answer.accept(Outcome.refused(e, refusal));
             return;
         }
-        if (e.eventClass() == EventClass.EPHEMERAL) {
+        if (!limits.stores(e, now)) {
             ephemeral(e, answer);
             return;
         }
@@ -216,23 +216,29 @@ public final class Ingest implements AutoCloseable {
         if (refusal == null && origin instanceof Origin.Client client) {
             refusal = writeGate(client, e);
         }
-        // bulk origins store; an ephemeral event is only ever handed to live subscribers
-        if (refusal == null && (origin instanceof Origin.Import || origin instanceof Origin.Sync)
-                && e.eventClass() == EventClass.EPHEMERAL) {
-            refusal = "invalid: ephemeral events are never stored";
+        boolean stored = limits.stores(e, now);
+        // bulk origins store; an ephemeral event is handed to live subscribers, stored only until a near expiration
+        if (refusal == null && (origin instanceof Origin.Import || origin instanceof Origin.Sync) && !stored) {
+            refusal = "invalid: ephemeral events are stored only with an expiration at most "
+                    + limits.ephemeralPersistSeconds() + " s ahead (NIP-40)";
         }
-        if (refusal == null && e.kind() != 5 && e.eventClass() != EventClass.EPHEMERAL) {
-            refusal = disk.refusal(); // a deletion frees room; an ephemeral event takes none
+        if (refusal == null && e.kind() != 5 && stored) {
+            refusal = disk.refusal(); // a deletion frees room; an ephemeral event not stored takes none
         }
         if (refusal == null) {
-            refusal = capacity.refusal(priority(e, origin)); // before the signature: the costly part
+            refusal = capacity.refusal(priority(e, origin, stored)); // before the signature: the costly part
         }
         return refusal != null ? refusal : Events.verify(e);
     }
 
     /** An event's capacity tier: ephemeral ones are live routing, the rest go by who brought them. */
     static Priority priority(Event e, Origin origin) {
-        if (e.eventClass() == EventClass.EPHEMERAL) {
+        return priority(e, origin, e.eventClass() != EventClass.EPHEMERAL);
+    }
+
+    /** ... and an ephemeral event the relay stores (NIP-40) goes by who brought it, as any stored one. */
+    static Priority priority(Event e, Origin origin, boolean stored) {
+        if (!stored) {
             return Priority.LIVE_ROUTING;
         }
         if (origin instanceof Origin.Client) {

@@ -66,8 +66,8 @@ final class LiveIndexes {
         }
 
         boolean accepts(Event e) {
-            return e.eventClass() != org.fleetmesh.nostr.EventClass.EPHEMERAL && !Relay.PRIVATE_KINDS.contains(e.kind())
-                    && filter.matches(e);
+            // every event committed is stored (an ephemeral one too, NIP-40); foreign ones are sorted by Relay first
+            return !Relay.PRIVATE_KINDS.contains(e.kind()) && filter.matches(e);
         }
     }
 

@@ -451,8 +451,8 @@ public final class Relay implements AutoCloseable {
             try {
                 Event e = parser.parseEvent(json);
                 LiveIndexes ix = liveIndexes.get();
-                if (ix != null) {
-                    ix.foreign(List.of(e));
+                if (ix != null && limits.stores(e, nowSeconds.getAsLong())) {
+                    ix.foreign(List.of(e)); // an ephemeral event a sibling only routed is in no index
                 }
                 Long exp = e.expiration();
                 if (exp == null || exp > nowSeconds.getAsLong()) {

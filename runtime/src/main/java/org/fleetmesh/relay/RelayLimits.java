@@ -25,11 +25,14 @@ import org.fleetmesh.nostr.MessageParser;
  * @param negMaxItemsTotal items all per-session snapshots (sessions not served by a live index) may hold together
  * @param fanOutQueueEvents events waiting for live fan-out before the writer waits and ephemeral events are refused
  * @param maxHeldBackEvents live events one subscription may hold back while its stored events are sent
+ * @param ephemeralPersistSeconds NIP-40: an ephemeral event whose expiration is at most this far ahead is stored until
+ *        it expires; 0 stores none
  */
 public record RelayLimits(int maxMessageLength, int maxSubscriptions, int maxFilters, int maxLimit, int defaultLimit,
         int maxEventTags, int maxContentLength, long createdAtUpperSkew, long createdAtLowerSkew, long sendQueueBytes,
         int writeQueueEvents, int negMaxItems, int negFrameSizeLimit, int negIdleSeconds, int maxInflightQueries,
-        int negMaxSessions, int negMaxSessionsTotal, long negMaxItemsTotal, int fanOutQueueEvents, int maxHeldBackEvents) {
+        int negMaxSessions, int negMaxSessionsTotal, long negMaxItemsTotal, int fanOutQueueEvents, int maxHeldBackEvents,
+        long ephemeralPersistSeconds) {
 
     public static final int DEFAULT_MAX_INFLIGHT_QUERIES = 8;
     public static final int DEFAULT_NEG_MAX_SESSIONS = 8;
@@ -37,6 +40,7 @@ public record RelayLimits(int maxMessageLength, int maxSubscriptions, int maxFil
     public static final long DEFAULT_NEG_MAX_ITEMS_TOTAL = 2_000_000;
     public static final int DEFAULT_FAN_OUT_QUEUE_EVENTS = 65536;
     public static final int DEFAULT_MAX_HELD_BACK_EVENTS = 4096;
+    public static final long DEFAULT_EPHEMERAL_PERSIST_SECONDS = 3600;
 
     public static final RelayLimits DEFAULT = new RelayLimits(524288, 32, 16, 5000, 500, 2500, 262144, 900, 0,
             8L * 1024 * 1024, 50000, 1_000_000, 200_000, 60);
@@ -51,7 +55,21 @@ public record RelayLimits(int maxMessageLength, int maxSubscriptions, int maxFil
                 DEFAULT_NEG_MAX_ITEMS_TOTAL, DEFAULT_FAN_OUT_QUEUE_EVENTS, DEFAULT_MAX_HELD_BACK_EVENTS);
     }
 
+    /** All but the last bound; ephemeral events persist at most the default. */
+    public RelayLimits(int maxMessageLength, int maxSubscriptions, int maxFilters, int maxLimit, int defaultLimit,
+            int maxEventTags, int maxContentLength, long createdAtUpperSkew, long createdAtLowerSkew, long sendQueueBytes,
+            int writeQueueEvents, int negMaxItems, int negFrameSizeLimit, int negIdleSeconds, int maxInflightQueries,
+            int negMaxSessions, int negMaxSessionsTotal, long negMaxItemsTotal, int fanOutQueueEvents, int maxHeldBackEvents) {
+        this(maxMessageLength, maxSubscriptions, maxFilters, maxLimit, defaultLimit, maxEventTags, maxContentLength,
+                createdAtUpperSkew, createdAtLowerSkew, sendQueueBytes, writeQueueEvents, negMaxItems, negFrameSizeLimit,
+                negIdleSeconds, maxInflightQueries, negMaxSessions, negMaxSessionsTotal, negMaxItemsTotal, fanOutQueueEvents,
+                maxHeldBackEvents, DEFAULT_EPHEMERAL_PERSIST_SECONDS);
+    }
+
     public RelayLimits {
+        if (ephemeralPersistSeconds < 0) {
+            throw new IllegalArgumentException("ephemeral persistence must be 0 or more seconds: " + ephemeralPersistSeconds);
+        }
         if (maxInflightQueries < 1 || negMaxSessions < 1 || negMaxSessionsTotal < 1 || negMaxItemsTotal < 1
                 || fanOutQueueEvents < 1 || maxHeldBackEvents < 1) {
             throw new IllegalArgumentException("relay limits must be at least 1: " + maxInflightQueries + ", " + negMaxSessions
@@ -65,7 +83,26 @@ public record RelayLimits(int maxMessageLength, int maxSubscriptions, int maxFil
         return new RelayLimits(maxMessageLength, maxSubscriptions, maxFilters, maxLimit, defaultLimit, maxEventTags,
                 maxContentLength, createdAtUpperSkew, createdAtLowerSkew, sendQueueBytes, writeQueueEvents, negMaxItems,
                 negFrameSizeLimit, negIdleSeconds, maxInflightQueries, negMaxSessions, negMaxSessionsTotal, negMaxItemsTotal,
-                fanOutQueueEvents, maxHeldBackEvents);
+                fanOutQueueEvents, maxHeldBackEvents, ephemeralPersistSeconds);
+    }
+
+    /**
+     * NIP-40: "Relays SHOULD persist ephemeral events until their expiration timestamp if an ephemeral event has one,
+     * and relays MAY limit the amount of time an ephemeral event is persisted." An ephemeral event is stored (until it
+     * expires) when its expiration is ahead of {@code now} by at most {@link #ephemeralPersistSeconds}; any other
+     * ephemeral event only goes to live subscribers.
+     */
+    public boolean storesEphemeral(org.fleetmesh.nostr.Event e, long now) {
+        if (e.eventClass() != org.fleetmesh.nostr.EventClass.EPHEMERAL) {
+            return false;
+        }
+        Long expiration = e.expiration();
+        return expiration != null && expiration > now && expiration - now <= ephemeralPersistSeconds;
+    }
+
+    /** Whether the relay stores {@code e} (if admitted): every event but an ephemeral one {@link #storesEphemeral} refuses. */
+    public boolean stores(org.fleetmesh.nostr.Event e, long now) {
+        return e.eventClass() != org.fleetmesh.nostr.EventClass.EPHEMERAL || storesEphemeral(e, now);
     }
 
     public MessageParser.Limits parserLimits() {

@@ -202,9 +202,52 @@ class IngestTest {
         Event eph = Events.sign(key, NOW, 20001, List.of(), "typing");
         for (Origin bulk : List.of(new Origin.Import(), new Origin.Sync("ws://127.0.0.1:1/"))) {
             Ingest.Outcome o = await(ingest.submit(List.of(eph), bulk)).get(0);
-            assertEquals("invalid: ephemeral events are never stored", o.reason(), "from " + bulk);
+            assertEquals("invalid: ephemeral events are stored only with an expiration at most 3600 s ahead (NIP-40)",
+                    o.reason(), "from " + bulk);
         }
         assertTrue(fannedOut.isEmpty());
+    }
+
+    @Test
+    void anEphemeralEventWithANearExpirationIsStoredUntilThenAndTheRestOnlyGoLive() throws Exception {
+        // NIP-40: "Relays SHOULD persist ephemeral events until their expiration timestamp if an ephemeral event has
+        // one, and relays MAY limit the amount of time an ephemeral event is persisted" (here: 3600 s ahead at most)
+        open(recording());
+        Event near = Events.sign(key, NOW, 24133, List.of(List.of("expiration", Long.toString(NOW + 60))), "in a minute");
+        Event edge = Events.sign(key, NOW, 20001, List.of(List.of("expiration", Long.toString(NOW + 3600))), "an hour");
+        Event far = Events.sign(key, NOW, 20001, List.of(List.of("expiration", Long.toString(NOW + 3601))), "too far");
+        Event none = Events.sign(key, NOW, 20001, List.of(), "no expiration");
+        Event junk = Events.sign(key, NOW, 20001, List.of(List.of("expiration", "soon")), "not a number");
+        Origin.Client client = new Origin.Client("c1", Set.of());
+        List<Ingest.Outcome> out = await(ingest.submit(List.of(near, edge, far, none, junk), client));
+        for (Ingest.Outcome o : out) {
+            assertEquals(Ingest.Status.ACCEPTED, o.status(), o.toString());
+        }
+        assertEquals(List.of(near, edge), store.events, "stored: the two expiring within the hour");
+        assertEquals(List.of(far, none, junk), store.announced, "the rest only routed live (and to siblings)");
+        assertTrue(fannedOut.containsAll(List.of(near, edge, far, none, junk)), "every one reaches live subscribers");
+        assertEquals(Ingest.Status.DUPLICATE, await(ingest.submit(List.of(near), client)).get(0).status(),
+                "a stored one sent again is a duplicate");
+        // import and sync take the stored kind too
+        Event later = Events.sign(key, NOW, 20002, List.of(List.of("expiration", Long.toString(NOW + 10))), "x");
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(later), new Origin.Import())).get(0).status());
+        assertTrue(store.events.contains(later));
+    }
+
+    @Test
+    void noEphemeralEventIsStoredWhenPersistenceIsOff() throws Exception {
+        RelayLimits l = RelayLimits.DEFAULT;
+        RelayLimits off = new RelayLimits(l.maxMessageLength(), l.maxSubscriptions(), l.maxFilters(), l.maxLimit(),
+                l.defaultLimit(), l.maxEventTags(), l.maxContentLength(), l.createdAtUpperSkew(), l.createdAtLowerSkew(),
+                l.sendQueueBytes(), l.writeQueueEvents(), l.negMaxItems(), l.negFrameSizeLimit(), l.negIdleSeconds(),
+                l.maxInflightQueries(), l.negMaxSessions(), l.negMaxSessionsTotal(), l.negMaxItemsTotal(),
+                l.fanOutQueueEvents(), l.maxHeldBackEvents(), 0);
+        ingest = new Ingest(store, off, RelayPolicy.OPEN, () -> NOW, recording());
+        Origin.Client client = new Origin.Client("c1", Set.of());
+        Event near = Events.sign(key, NOW, 24133, List.of(List.of("expiration", Long.toString(NOW + 60))), "in a minute");
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(near), client)).get(0).status());
+        assertTrue(store.events.isEmpty());
+        assertEquals(List.of(near), store.announced);
     }
 
     @Test

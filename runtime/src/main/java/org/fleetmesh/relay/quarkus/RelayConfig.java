@@ -206,6 +206,13 @@ public interface RelayConfig {
     @WithDefault("4096")
     int maxHeldBackEvents();
 
+    /**
+     * NIP-40: an ephemeral event whose expiration is at most this many seconds ahead is stored until it expires (and
+     * served to REQ); other ephemeral events only go to live subscribers. 0 stores none.
+     */
+    @WithDefault("3600")
+    long ephemeralPersistSeconds();
+
     default RelayPolicy policy() {
         return new RelayPolicy(authRequiredReads(), authRequiredWrites(), url(), 600);
     }
@@ -214,6 +221,7 @@ public interface RelayConfig {
         return new RelayLimits(maxMessageLength(), maxSubscriptions(), maxFilters(), maxLimit(), defaultLimit(),
                 maxEventTags(), maxContentLength(), createdAtUpperSkew(), createdAtLowerSkew(), sendQueueBytes(),
                 writeQueueEvents(), negMaxItems(), negFrameSizeLimit(), negIdleSeconds(), maxInflightQueries(),
-                negMaxSessions(), negMaxSessionsTotal(), negMaxItemsTotal(), fanOutQueueEvents(), maxHeldBackEvents());
+                negMaxSessions(), negMaxSessionsTotal(), negMaxItemsTotal(), fanOutQueueEvents(), maxHeldBackEvents(),
+                ephemeralPersistSeconds());
     }
 }

@@ -226,8 +226,10 @@ final class EventWriter {
         Map<EventId, Integer> first = new HashMap<>();
         for (int i = 0; i < batch.size(); i++) {
             Event e = batch.get(i);
-            if (e.eventClass() == EventClass.EPHEMERAL) {
-                throw new IllegalArgumentException("ephemeral events are not stored: kind " + e.kind() + ", id " + e.id());
+            if (e.eventClass() == EventClass.EPHEMERAL && e.expiration() == null) {
+                // stored only until a (near) NIP-40 expiration: the relay decides which; one without never
+                throw new IllegalArgumentException("ephemeral events without an expiration are not stored: kind " + e.kind()
+                        + ", id " + e.id());
             }
             Item it = new Item(i, e);
             Integer f = first.putIfAbsent(e.id(), i);

@@ -150,6 +150,20 @@ class PostgresStoreTest extends PgFixture {
     }
 
     @Test
+    void anEphemeralEventWithAnExpirationIsStoredUntilThen() {
+        // NIP-40: the relay decides which ephemeral events to persist (RelayLimits.storesEphemeral); stored, one is read
+        // and expires as any event with an expiration
+        PubKey a = Ev.author();
+        Event eph = ev(a, NOW, 24133, "bunker", tag("expiration", Long.toString(NOW + 60)), tag("p", a.hex()));
+        assertEquals(List.of(STORED), store.save(List.of(eph)));
+        assertEquals(idsOf(eph), ids(authors(a)));
+        assertEquals(idsOf(eph), ids(tags("p", a.hex())));
+        assertEquals(0, store.count(authors(a), NOW + 60), "expired at its timestamp");
+        assertEquals(1, store.purgeExpired(NOW + 60));
+        assertEquals(List.of(), ids(authors(a)));
+    }
+
+    @Test
     void replaceableKeepsNewest() {
         PubKey a = Ev.author();
         Event v1 = ev(a, NOW - 100, 0, "{\"name\":\"v1\"}");
