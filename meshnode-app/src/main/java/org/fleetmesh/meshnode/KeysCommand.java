@@ -348,6 +348,12 @@ final class KeysCommand {
             }
             String did = did(keys);
             if (!existing.isEmpty()) {
+                // a running node keeps the keys it read at start and would go on under the old DID: as rotate, refused
+                java.util.OptionalLong running = LocalNode.runningPostmaster(dataDir);
+                if (running.isPresent()) {
+                    throw new KeysException("the embedded PostgreSQL of " + dataDir + " is running (pid "
+                            + running.getAsLong() + "): stop the node first (it reads its keys at start)");
+                }
                 // --force: the keys replaced are moved aside, not lost, as rotate and restore --force keep them
                 Path retired = keysDir.resolve("retired").resolve(System.currentTimeMillis() / 1000 + "-replaced-by-import");
                 List<String> moved = retire(keysDir, retired);

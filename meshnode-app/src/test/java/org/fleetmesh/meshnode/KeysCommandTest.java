@@ -171,6 +171,21 @@ class KeysCommandTest {
     }
 
     @Test
+    void importForceRefusesARunningNode() throws Exception {
+        assertEquals(0, run("keys", "export", "--data-dir", node.toString(), backup.toString()));
+        NodeSecrets other = NodeSecrets.loadOrCreate(restored, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE,
+                NodeSecrets.Supplied.NONE);
+        Files.createDirectories(restored.resolve("pg"));
+        Files.writeString(restored.resolve("pg/postmaster.pid"), ProcessHandle.current().pid() + "\n/some/dir\n");
+        errBytes.reset();
+        assertEquals(1, run("keys", "import", backup.toString(), "--data-dir", restored.toString(), "--force"));
+        assertTrue(err().contains("stop the node first"), err());
+        assertFalse(Files.exists(restored.resolve("keys/retired")), "nothing moved aside");
+        assertEquals(didOf(other), didOf(NodeSecrets.loadOrCreate(restored, NodeSecrets.Supplied.NONE,
+                NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE)));
+    }
+
+    @Test
     void rotateRefusesKeysFromTheSettings() {
         assertEquals(1, run(k -> k.equals("fleetmesh.keys.transport") ? Optional.of("07".repeat(32)) : Optional.empty(),
                 "keys", "rotate", "--data-dir", node.toString()));
