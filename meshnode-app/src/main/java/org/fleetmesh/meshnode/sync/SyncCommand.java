@@ -22,6 +22,7 @@ import org.fleetmesh.relay.client.RelayLink;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.SaveOutcome;
 
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -74,7 +75,7 @@ public final class SyncCommand {
     private long downloaded;
     private RelaySync.Tally tally = new RelaySync.Tally();
 
-    private SyncCommand() {
+    SyncCommand() {
     }
 
     public static void main(String[] args) {
@@ -137,7 +138,7 @@ public final class SyncCommand {
                         --max-need or --max-rounds (nothing was moved)""");
     }
 
-    private void parse(List<String> args) {
+    void parse(List<String> args) {
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             switch (arg) {
@@ -215,7 +216,8 @@ public final class SyncCommand {
             throw new UsageException("which relay? give its ws:// or wss:// URL");
         }
         try {
-            JsonNode f = JSON.readTree(filterJson);
+            // the whole argument: '{"kinds":[1]},{"kinds":[2]}' is refused, not read as its first filter
+            JsonNode f = JSON.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).readTree(filterJson);
             if (f == null || !f.isObject()) {
                 throw new UsageException("bad --filter: a filter must be a JSON object");
             }

@@ -1,12 +1,15 @@
 package org.fleetmesh.meshnode.sync;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
+import org.fleetmesh.meshnode.UsageException;
 import org.fleetmesh.negentropy.NegInitiator;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +32,17 @@ class SyncCommandTest {
         assertEquals(SyncCommand.USAGE, run("sync", "ws://127.0.0.1:1/", "--max-message", "1000"));
         assertEquals(SyncCommand.USAGE, run("sync", "ws://127.0.0.1:1/", "--max-message", String.valueOf(128L << 20)));
         assertEquals(SyncCommand.USAGE, run("sync", "ws://127.0.0.1:1/", "--max-need", "many"));
+    }
+
+    @Test
+    void aFilterWithTrailingTextIsAUsageError() {
+        // as export and delete refuse it; before, the first JSON value was used and the rest ignored
+        for (String f : List.of("{\"kinds\":[1]} junk", "{\"kinds\":[1]},{\"kinds\":[2]}", "{}{}")) {
+            UsageException e = assertThrows(UsageException.class,
+                    () -> new SyncCommand().parse(List.of("ws://127.0.0.1:1/", "--filter", f)), f);
+            assertTrue(e.getMessage().startsWith("bad --filter"), e.getMessage());
+        }
+        new SyncCommand().parse(List.of("ws://127.0.0.1:1/", "--filter", " {\"kinds\":[1]}\n"));
     }
 
     @Test
