@@ -1,0 +1,62 @@
+package org.fleetmesh.meshnode;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The launcher script ({@code ./meshnode}) around the CLI, with a stand-in for the JVM ({@code MESHNODE_JAVA}) that
+ * reports what it was given: no build and no JVM started.
+ */
+class LauncherTest {
+    @TempDir
+    Path tmp;
+
+    /** Runs {@code script} under bash with the launcher as $0 and a fake JVM that prints its standard descriptors. */
+    private String run(String script) throws Exception {
+        Path launcher = Path.of("").toAbsolutePath().getParent().resolve("meshnode");
+        assertTrue(Files.isRegularFile(launcher), launcher.toString());
+        Path app = Files.createDirectories(tmp.resolve("app"));
+        Files.writeString(app.resolve("quarkus-run.jar"), "");
+        Path jdk = Files.createDirectories(tmp.resolve("jdk/bin"));
+        Files.writeString(tmp.resolve("jdk/release"), "JAVA_VERSION=\"17.0.1\"\n");
+        Path java = jdk.resolve("java");
+        Path report = tmp.resolve("fds");
+        Files.writeString(java, "#!/bin/sh\nexec 3> '" + report + "'\n"
+                + "for fd in 0 1 2; do echo \"$fd $(readlink /proc/$$/fd/$fd || echo closed)\" >&3; done\n");
+        Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwx------"));
+        ProcessBuilder pb = new ProcessBuilder("bash", "-c", script, launcher.toString());
+        pb.environment().put("MESHNODE_APP", app.toString());
+        pb.environment().put("MESHNODE_JAVA", java.toString());
+        pb.environment().put("MESHNODE_AOT", "off");
+        pb.redirectOutput(tmp.resolve("out").toFile()).redirectError(tmp.resolve("err").toFile());
+        Process p = pb.start();
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS), "the launcher did not end");
+        assertEquals(0, p.exitValue(), Files.readString(tmp.resolve("err")));
+        return Files.readString(report, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aClosedStandardDescriptorReachesTheJvmAsDevNull() throws Exception {
+        // closed, fd 0 was the JVM's first open file (its lib/modules), which `import` read as JSONL
+        String fds = run("exec 0<&- 1>&- 2>&-; exec \"$0\" import");
+        assertTrue(fds.contains("0 /dev/null\n"), fds);
+        assertTrue(fds.contains("1 /dev/null\n"), fds);
+        assertTrue(fds.contains("2 /dev/null\n"), fds);
+    }
+
+    @Test
+    void openDescriptorsAreLeftAsTheyAre() throws Exception {
+        Path in = Files.writeString(tmp.resolve("in.jsonl"), "");
+        String fds = run("exec \"$0\" import < '" + in + "'");
+        assertTrue(fds.contains("0 " + in.toRealPath() + "\n"), fds);
+    }
+}
