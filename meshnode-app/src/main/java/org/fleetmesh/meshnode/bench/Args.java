@@ -1,6 +1,8 @@
 package org.fleetmesh.meshnode.bench;
 
-/** {@code --name value} command-line options. */
+import org.fleetmesh.meshnode.UsageException;
+
+/** {@code --name value} command-line options; a value that is not a number is a usage error (exit 2). */
 public final class Args {
     private final String[] args;
 
@@ -18,10 +20,20 @@ public final class Args {
     }
 
     public int getInt(String name, int def) {
-        return Integer.parseInt(get(name, Integer.toString(def)));
+        String v = get(name, Integer.toString(def));
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException(name + " takes a whole number up to " + Integer.MAX_VALUE + ", not '" + v + "'");
+        }
     }
 
     public long getLong(String name, long def) {
-        return Long.parseLong(get(name, Long.toString(def)));
+        String v = get(name, Long.toString(def));
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new UsageException(name + " takes a whole number up to " + Long.MAX_VALUE + ", not '" + v + "'");
+        }
     }
 }
