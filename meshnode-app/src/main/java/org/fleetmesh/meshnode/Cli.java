@@ -83,18 +83,7 @@ public final class Cli {
                     if (args.length > 2) {
                         throw new UsageException("did show takes no arguments");
                     }
-                    org.fleetmesh.identity.NodeSecrets secrets = LocalNode.secrets();
-                    org.fleetmesh.identity.NodeDidDocument doc = org.fleetmesh.identity.NodeDidDocument.of(
-                            secrets.publicKeys(), org.fleetmesh.identity.NodeEndpoints.forRelay(
-                                    LocalNode.setting("fleetmesh.relay.url").map(java.net.URI::create),
-                                    Integer.parseInt(LocalNode.setting("quarkus.http.port").orElse("7777"))));
-                    com.fasterxml.jackson.databind.node.ObjectNode out = mapper.createObjectNode();
-                    out.put("did", doc.did());
-                    out.put("shortForm", doc.shortForm());
-                    out.set("alsoKnownAs", mapper.valueToTree(doc.identifiers()));
-                    out.set("didDocument", doc.document());
-                    System.out.println(mapper.writeValueAsString(out));
-                    return 0;
+                    return didShow(LocalNode.dataDir(), LocalNode::setting, System.out, System.err);
                 }
                 case "resolve" -> {
                     if (args.length != 3) {
@@ -114,6 +103,35 @@ public final class Cli {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /**
+     * {@code did show} on {@code dataDir}: keys it cannot read or create (a damaged or group-readable key file, a data
+     * dir that is a file) are one line naming the file and exit 1, as {@code keys export} reports them.
+     */
+    static int didShow(java.nio.file.Path dataDir, java.util.function.Function<String, java.util.Optional<String>> settings,
+            PrintStream out, PrintStream err) throws com.fasterxml.jackson.core.JsonProcessingException {
+        org.fleetmesh.identity.NodeSecrets secrets;
+        try {
+            secrets = LocalNode.secrets(dataDir, settings);
+        } catch (IllegalStateException | UncheckedIOException e) {
+            err.println("meshnode: did show: " + e.getMessage()
+                    + (e.getCause() != null && e.getCause().getMessage() != null ? ": " + e.getCause().getMessage() : ""));
+            return 1;
+        }
+        com.fasterxml.jackson.databind.ObjectMapper mapper = new com.fasterxml.jackson.databind.ObjectMapper()
+                .enable(com.fasterxml.jackson.databind.SerializationFeature.INDENT_OUTPUT);
+        org.fleetmesh.identity.NodeDidDocument doc = org.fleetmesh.identity.NodeDidDocument.of(
+                secrets.publicKeys(), org.fleetmesh.identity.NodeEndpoints.forRelay(
+                        settings.apply("fleetmesh.relay.url").map(java.net.URI::create),
+                        Integer.parseInt(settings.apply("quarkus.http.port").orElse("7777"))));
+        com.fasterxml.jackson.databind.node.ObjectNode o = mapper.createObjectNode();
+        o.put("did", doc.did());
+        o.put("shortForm", doc.shortForm());
+        o.set("alsoKnownAs", mapper.valueToTree(doc.identifiers()));
+        o.set("didDocument", doc.document());
+        out.println(mapper.writeValueAsString(o));
+        return 0;
     }
 
     /**

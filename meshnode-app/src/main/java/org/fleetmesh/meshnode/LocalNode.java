@@ -108,11 +108,17 @@ public final class LocalNode {
 
     /** The node's keys, created on a fresh data dir as the first start would. */
     public static NodeSecrets secrets() {
-        return NodeSecrets.loadOrCreate(dataDir(), supplied("nostr"), supplied("agreement"), supplied("transport"));
+        return secrets(dataDir(), LocalNode::setting);
     }
 
-    private static NodeSecrets.Supplied supplied(String role) {
-        return new NodeSecrets.Supplied(setting("fleetmesh.keys." + role),
-                setting("fleetmesh.keys." + role + "-file").map(Path::of));
+    /** The keys of {@code dataDir}, or of the {@code fleetmesh.keys.*} settings; created when there are none. */
+    static NodeSecrets secrets(Path dataDir, java.util.function.Function<String, Optional<String>> settings) {
+        return NodeSecrets.loadOrCreate(dataDir, supplied("nostr", settings), supplied("agreement", settings),
+                supplied("transport", settings));
+    }
+
+    private static NodeSecrets.Supplied supplied(String role, java.util.function.Function<String, Optional<String>> settings) {
+        return new NodeSecrets.Supplied(settings.apply("fleetmesh.keys." + role),
+                settings.apply("fleetmesh.keys." + role + "-file").map(Path::of));
     }
 }
