@@ -26,6 +26,73 @@ import org.fleetmesh.spi.storage.SaveOutcome;
  */
 public final class ImportCommand {
     private static final int BATCH = 1000;
+    /** The longest line read: an event the relay would take is shorter (its whole EVENT message is at most this). */
+    static final int MAX_LINE = RelayLimits.DEFAULT.maxMessageLength();
+
+    /**
+     * Lines of a reader, each at most {@code max} characters (without its {@code \n} or {@code \r\n}); a longer one is
+     * read to its end without being kept and comes back as {@link #TOO_LONG}: a file without newlines cannot fill the
+     * heap.
+     */
+    static final class Lines {
+        static final String TOO_LONG = new String("(too long)");
+        private final java.io.Reader in;
+        private final int max;
+        private final StringBuilder line = new StringBuilder();
+
+        Lines(java.io.Reader in, int max) {
+            this.in = in;
+            this.max = max;
+        }
+
+        private final char[] buf = new char[1 << 16];
+        private int pos;
+        private int len;
+
+        /** The next line, {@link #TOO_LONG} (compare by identity), or null at the end. */
+        String next() throws IOException {
+            line.setLength(0);
+            boolean over = false;
+            boolean any = false;
+            while (true) {
+                if (pos == len) {
+                    len = in.read(buf, 0, buf.length);
+                    pos = 0;
+                    if (len <= 0) {
+                        len = 0;
+                        break;
+                    }
+                }
+                any = true;
+                int nl = pos;
+                while (nl < len && buf[nl] != '\n') {
+                    nl++;
+                }
+                if (!over) {
+                    int take = nl - pos;
+                    if (line.length() + take > max + 1) { // max + 1 kept: one may be the \r of a \r\n
+                        over = true;
+                        line.setLength(0);
+                    } else {
+                        line.append(buf, pos, take);
+                    }
+                }
+                if (nl < len) {
+                    pos = nl + 1;
+                    break;
+                }
+                pos = len;
+            }
+            if (!any) {
+                return null;
+            }
+            int n = line.length();
+            if (!over && n > 0 && line.charAt(n - 1) == '\r') {
+                line.setLength(n - 1);
+            }
+            return over || line.length() > max ? TOO_LONG : line.toString();
+        }
+    }
 
     private ImportCommand() {
     }
@@ -46,13 +113,18 @@ public final class ImportCommand {
         Report report = new Report();
         try (EventStore store = LocalNode.openStore();
                 Ingest ingest = ingest(store);
-                BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                BufferedReader reader = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+            Lines in = new Lines(reader, MAX_LINE);
             List<Event> batch = new ArrayList<>(BATCH);
             List<Long> lines = new ArrayList<>(BATCH);
             String line;
             long lineNo = 0;
-            while ((line = in.readLine()) != null) {
+            while ((line = in.next()) != null) {
                 lineNo++;
+                if (line == Lines.TOO_LONG) {
+                    report.rejected(lineNo, "invalid: the line is longer than " + MAX_LINE + " characters");
+                    continue;
+                }
                 if (line.isBlank()) {
                     continue;
                 }
@@ -102,6 +174,8 @@ public final class ImportCommand {
     }
 
     static final class Report {
+        /** Distinct reasons listed; the rest are counted under one line. */
+        static final int MAX_REASONS = 100;
         long accepted;
         long duplicate;
         long rejected;
@@ -109,9 +183,19 @@ public final class ImportCommand {
         final TreeMap<String, Long> reasons = new TreeMap<>();
         final List<String> firstRejections = new ArrayList<>();
 
+        private long otherReasons;
+
+        private void reason(String reason) {
+            if (reasons.containsKey(reason) || reasons.size() < MAX_REASONS) {
+                reasons.merge(reason, 1L, Long::sum);
+            } else {
+                otherReasons++;
+            }
+        }
+
         void rejected(long line, String reason) {
             rejected++;
-            reasons.merge(reason, 1L, Long::sum);
+            reason(reason);
             if (firstRejections.size() < 20) {
                 firstRejections.add("line " + line + ": " + reason);
             }
@@ -123,14 +207,14 @@ public final class ImportCommand {
                 case DUPLICATE -> {
                     duplicate++;
                     if (o.reason().equals(SaveOutcome.SUPERSEDED.reason())) {
-                        reasons.merge(o.reason(), 1L, Long::sum);
+                        reason(o.reason());
                     }
                 }
                 case REFUSED -> {
                     // the store failing (or too busy) is not the event's fault: exit 1, the line may be retried
                     if (o.reason().startsWith("error:") || o.reason().startsWith("rate-limited:")) {
                         failed++;
-                        reasons.merge(o.reason(), 1L, Long::sum);
+                        reason(o.reason());
                     } else {
                         rejected(line, o.reason());
                     }
@@ -143,6 +227,9 @@ public final class ImportCommand {
             out.println("accepted " + accepted + ", duplicate " + duplicate + ", rejected " + rejected
                     + (failed > 0 ? ", failed " + failed : ""));
             reasons.forEach((reason, n) -> out.println("  " + n + " x " + reason));
+            if (otherReasons > 0) {
+                out.println("  " + otherReasons + " x (other reasons: only the first " + MAX_REASONS + " distinct are listed)");
+            }
         }
     }
 }
