@@ -123,6 +123,68 @@ class ImportExportIT {
         assertEquals(valid.stream().map(e -> e.id().hex()).sorted().toList(), allIds.stream().sorted().toList());
     }
 
+    /**
+     * Ctrl-C or SIGTERM while {@code import} holds the store: the embedded PostgreSQL the command started stops with it,
+     * instead of a postmaster left running on the data dir with no process using it.
+     */
+    @Test
+    void anInterruptedImportLeavesNoPostmasterBehind() throws Exception {
+        Path dir = MeshnodeProcess.newDataDir("import-interrupted");
+        Path fifo = dir.resolveSibling(dir.getFileName() + ".fifo");
+        Process p = null;
+        try {
+            assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+            Path root = MeshnodeProcess.projectRoot();
+            // the shell opens the pipe in the child (a redirect from here would block this thread until a writer came)
+            ProcessBuilder pb = new ProcessBuilder("bash", "-c", "exec \"$0\" import < \"$1\"",
+                    root.resolve("meshnode").toString(), fifo.toString()).directory(root.toFile())
+                    .redirectOutput(MeshnodeProcess.outputFile("meshnode-import-int", ".out").toFile())
+                    .redirectError(MeshnodeProcess.outputFile("meshnode-import-int", ".err").toFile());
+            pb.environment().keySet().removeIf(k -> k.startsWith("FLEETMESH_") || k.startsWith("QUARKUS_"));
+            pb.environment().put("FLEETMESH_DATA_DIR", dir.toString());
+            p = pb.start();
+            try (java.io.OutputStream w = Files.newOutputStream(fifo)) { // the import waits on this pipe, store open
+                w.write((Keys.fresh().note(now(), "one").json() + "\n").getBytes(StandardCharsets.UTF_8));
+                w.flush();
+                long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(120);
+                while (postmaster(dir).isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(200);
+                }
+                assertTrue(postmaster(dir).isPresent(), "the import started its embedded PostgreSQL");
+                Thread.sleep(1000);
+                // SIGTERM: Ctrl-C's SIGINT runs the same shutdown hooks, but a shell starting a job in the background
+                // (a CI runner may) has it ignored, and the JVM keeps it so
+                assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(p.pid())).start().waitFor());
+                assertTrue(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS), "the import ends on SIGTERM");
+            }
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(15);
+            while (postmaster(dir).isPresent() && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            assertTrue(postmaster(dir).isEmpty(), "no postmaster left on " + dir + ": " + postmaster(dir));
+        } finally {
+            if (p != null) {
+                p.destroyForcibly();
+            }
+            Files.deleteIfExists(fifo);
+            MeshnodeProcess.stopLeftoverPostmasters(dir);
+            MeshnodeProcess.deleteDataDir(dir);
+        }
+    }
+
+    /** The live postmaster on {@code dir}'s embedded cluster, if any ({@code pg/postmaster.pid} naming a live process). */
+    private static java.util.Optional<ProcessHandle> postmaster(Path dir) throws IOException {
+        Path pid = dir.resolve("pg").resolve("postmaster.pid");
+        if (!Files.isRegularFile(pid)) {
+            return java.util.Optional.empty();
+        }
+        List<String> lines = Files.readAllLines(pid, StandardCharsets.US_ASCII);
+        if (lines.isEmpty() || lines.get(0).isBlank()) {
+            return java.util.Optional.empty();
+        }
+        return ProcessHandle.of(Long.parseLong(lines.get(0).trim())).filter(ProcessHandle::isAlive);
+    }
+
     /** docs/OPERATING.md: import applies the relay's admission rules (NIP-70 authorship aside). */
     @Test
     void importRefusesWhatTheRelayRefuses() throws Exception {

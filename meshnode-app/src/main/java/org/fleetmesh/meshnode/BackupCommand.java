@@ -477,8 +477,8 @@ final class BackupCommand {
     // ---- the database
 
     private static PostgresStorage open(Path dataDir, Function<String, Optional<String>> settings) {
-        return PostgresStorage.openFromConfig(dataDir, settings.apply(PostgresStorage.JDBC_URL),
-                settings.apply(PostgresStorage.USERNAME), settings.apply(PostgresStorage.PASSWORD));
+        return LocalNode.closedOnExit(PostgresStorage.openFromConfig(dataDir, settings.apply(PostgresStorage.JDBC_URL),
+                settings.apply(PostgresStorage.USERNAME), settings.apply(PostgresStorage.PASSWORD)));
     }
 
     private static String schemaVersion(Statement s) throws SQLException {

@@ -70,8 +70,29 @@ public final class LocalNode {
     public static EventStore openStore() {
         EventStoreProvider provider = ServiceLoader.load(EventStoreProvider.class).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no storage backend in this build"));
-        return provider.open(dataDir(), setting("quarkus.datasource.jdbc.url"), setting("quarkus.datasource.username"),
-                setting("quarkus.datasource.password"));
+        return closedOnExit(provider.open(dataDir(), setting("quarkus.datasource.jdbc.url"),
+                setting("quarkus.datasource.username"), setting("quarkus.datasource.password")));
+    }
+
+    /**
+     * Closes {@code resource} when the JVM exits, also on Ctrl-C or SIGTERM while a command still holds it: a store
+     * whose embedded PostgreSQL this command started then stops it, instead of leaving a postmaster running on the
+     * data dir with no process using it. Closing it first (try-with-resources) is as before; the hook's close then
+     * does nothing.
+     */
+    public static <T extends AutoCloseable> T closedOnExit(T resource) {
+        try {
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    resource.close();
+                } catch (Exception | Error e) {
+                    // the JVM is going down: nothing to report to
+                }
+            }, "meshnode-close-on-exit"));
+        } catch (IllegalStateException shuttingDown) {
+            // already exiting: the caller's own close stands
+        }
+        return resource;
     }
 
     /**
