@@ -22,16 +22,22 @@ class LauncherTest {
 
     /** Runs {@code script} under bash with the launcher as $0 and a fake JVM that prints its standard descriptors. */
     private String run(String script) throws Exception {
+        return run(script, "17.0.1");
+    }
+
+    /** ... with a JVM of {@code version} (its release file), which also reports its arguments. */
+    private String run(String script, String version) throws Exception {
         Path launcher = Path.of("").toAbsolutePath().getParent().resolve("meshnode");
         assertTrue(Files.isRegularFile(launcher), launcher.toString());
         Path app = Files.createDirectories(tmp.resolve("app"));
         Files.writeString(app.resolve("quarkus-run.jar"), "");
         Path jdk = Files.createDirectories(tmp.resolve("jdk/bin"));
-        Files.writeString(tmp.resolve("jdk/release"), "JAVA_VERSION=\"17.0.1\"\n");
+        Files.writeString(tmp.resolve("jdk/release"), "JAVA_VERSION=\"" + version + "\"\n");
         Path java = jdk.resolve("java");
         Path report = tmp.resolve("fds");
         Files.writeString(java, "#!/bin/sh\nexec 3> '" + report + "'\n"
-                + "for fd in 0 1 2; do echo \"$fd $(readlink /proc/$$/fd/$fd || echo closed)\" >&3; done\n");
+                + "for fd in 0 1 2; do echo \"$fd $(readlink /proc/$$/fd/$fd || echo closed)\" >&3; done\n"
+                + "echo \"args $*\" >&3\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwx------"));
         ProcessBuilder pb = new ProcessBuilder("bash", "-c", script, launcher.toString());
         pb.environment().put("MESHNODE_APP", app.toString());
@@ -58,5 +64,13 @@ class LauncherTest {
         Path in = Files.writeString(tmp.resolve("in.jsonl"), "");
         String fds = run("exec \"$0\" import < '" + in + "'");
         assertTrue(fds.contains("0 " + in.toRealPath() + "\n"), fds);
+    }
+
+    @Test
+    void onJdk25ACommandsJvmLetsNettyUseUnsafeWithoutAWarningOnStderr() throws Exception {
+        String on25 = run("exec \"$0\" import < /dev/null", "25.0.1");
+        assertTrue(on25.contains("--sun-misc-unsafe-memory-access=allow"), on25);
+        String on17 = run("exec \"$0\" import < /dev/null", "17.0.1");
+        assertTrue(on17.contains("args ") && !on17.contains("--sun-misc-unsafe-memory-access"), on17);
     }
 }
