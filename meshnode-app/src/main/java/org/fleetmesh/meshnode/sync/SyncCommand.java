@@ -131,7 +131,8 @@ public final class SyncCommand {
                   refused, counted by reason, and not stored.
                   Resumable: there is no sync state besides the two stores, so running the command again reconciles
                   afresh and moves only what is still missing; a run that moved everything is followed by have 0, need 0.
-                  stdout: one JSON summary {"have","need","rounds","downloaded","uploaded","failed","seconds"};
+                  stdout: one JSON summary {"have","need","rounds","downloaded","uploaded","failed","skipped","seconds"}
+                  (every exit but 2);
                   progress on stderr.
                   exit: 0 done, 1 some transfer failed (or the reconciliation broke off, or the relay stopped answering),
                         2 usage error, 3 the relay does not speak NIP-77 (or refused it), 4 the relay's answers went past
