@@ -96,6 +96,8 @@ public final class Dvm {
     private final String selfHex;
     private final Map<String, Pending> pending = new LinkedHashMap<>();
     private final Set<String> seen = new LinkedHashSet<>();
+    /** Requests past the max-pending check and not yet pending (guarded by {@code pending}). */
+    private int starting;
     private final AtomicLong accepted = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final AtomicLong limited = new AtomicLong();
@@ -203,10 +205,22 @@ public final class Dvm {
 
     private void start(DvmRequest r) throws DvmException {
         synchronized (pending) {
-            if (pending.size() >= config.maxPending()) {
-                throw new DvmException("busy: " + pending.size() + " jobs are pending here; try later");
+            // requests being started on other threads hold their place too: max-pending holds with several at once
+            if (pending.size() + starting >= config.maxPending()) {
+                throw new DvmException("busy: " + (pending.size() + starting) + " jobs are pending here; try later");
+            }
+            starting++;
+        }
+        try {
+            begin(r);
+        } finally {
+            synchronized (pending) {
+                starting--;
             }
         }
+    }
+
+    private void begin(DvmRequest r) throws DvmException {
         if (r.timeMillis() > config.maxTime().toMillis()) {
             throw new DvmException("time: at most " + config.maxTime().toMillis() + " ms here, asked "
                     + r.timeMillis());

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 import org.fleetmesh.compute.JobSpec;
 import org.fleetmesh.compute.agent.FakeMarket;
@@ -87,7 +88,11 @@ class DvmTest {
 
     List<String> statuses() {
         List<String> s = new ArrayList<>();
-        for (Event e : published) {
+        List<Event> seen;
+        synchronized (published) { // a synchronized list's own lock, when a test made it one
+            seen = new ArrayList<>(published);
+        }
+        for (Event e : seen) {
             if (e.kind() == 7000) {
                 s.add(e.firstTagValue("status"));
             } else {
@@ -287,6 +292,45 @@ class DvmTest {
         assertEquals(List.of("processing", "processing", "error"), statuses());
         assertTrue(tag(published.get(2), "status", 2).startsWith("busy"));
         assertEquals(2, market.submitted.size());
+    }
+
+    @Test
+    void pendingJobsStayBoundedWhenRequestsAreStartedOnSeveralThreads() throws Exception {
+        market.putBlob(MODULE);
+        published = java.util.Collections.synchronizedList(new ArrayList<>());
+        Dvm d = dvm("local", 0, 2);
+        java.util.concurrent.CountDownLatch inSubmit = new java.util.concurrent.CountDownLatch(2);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        market.onSubmit = () -> {
+            inSubmit.countDown();
+            try {
+                release.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        List<Event> requests = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            requests.add(request(List.of(List.of("param", "arg", "t" + i))));
+        }
+        List<Thread> threads = new ArrayList<>();
+        for (Event e : requests) {
+            Thread t = new Thread(() -> d.request(e));
+            threads.add(t);
+            t.start();
+        }
+        assertTrue(inSubmit.await(10, TimeUnit.SECONDS), "two requests reach the market");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (statuses().size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(10); // the other two are refused while those two are still being started
+        }
+        assertEquals(List.of("error", "error"), statuses(), "two places, two started: the others busy");
+        release.countDown();
+        for (Thread t : threads) {
+            t.join(10_000);
+        }
+        assertEquals(2, market.submitted.size());
+        assertEquals(2, d.pending());
     }
 
     @Test
