@@ -140,22 +140,14 @@ public final class Dvm {
         if (e.kind() != DvmRequest.KIND) {
             return;
         }
-        synchronized (pending) {
-            if (!seen.add(e.id().hex())) {
-                return;
-            }
-            if (seen.size() > SEEN) {
-                Iterator<String> it = seen.iterator();
-                it.next();
-                it.remove();
-            }
+        if (!firstSight(e)) {
+            return;
         }
         DvmRequest r;
         try {
             r = DvmRequest.parse(e);
         } catch (DvmException ex) {
-            if (!e.tags().stream().anyMatch(t -> t.size() >= 2 && t.get(0).equals("p") && !t.get(1).equals(selfHex))
-                    && rate.take(e.pubkey().hex(), nowMillis.getAsLong())) {
+            if (!namesAnotherProvider(e) && rate.take(e.pubkey().hex(), nowMillis.getAsLong())) {
                 refuseUnparsed(e, ex.getMessage());
             }
             return;
@@ -183,17 +175,10 @@ public final class Dvm {
         if (e.kind() != DvmRequest.KIND) {
             return;
         }
-        synchronized (pending) {
-            if (!seen.add(e.id().hex())) {
-                return;
-            }
-            if (seen.size() > SEEN) {
-                Iterator<String> it = seen.iterator();
-                it.next();
-                it.remove();
-            }
+        if (!firstSight(e)) {
+            return;
         }
-        if (e.tags().stream().anyMatch(t -> t.size() >= 2 && t.get(0).equals("p") && !t.get(1).equals(selfHex))) {
+        if (namesAnotherProvider(e)) {
             return;
         }
         if (!rate.take(e.pubkey().hex(), nowMillis.getAsLong())) {
@@ -201,6 +186,26 @@ public final class Dvm {
             return;
         }
         refuseUnparsed(e, "busy: the requests waiting here fill the queue; try later");
+    }
+
+    /** False for a request seen before (the last {@value #SEEN} ids are remembered). */
+    private boolean firstSight(Event e) {
+        synchronized (pending) {
+            if (!seen.add(e.id().hex())) {
+                return false;
+            }
+            if (seen.size() > SEEN) {
+                Iterator<String> it = seen.iterator();
+                it.next();
+                it.remove();
+            }
+            return true;
+        }
+    }
+
+    /** A {@code p} tag naming another service provider, read from the tags alone (the request may not parse). */
+    private boolean namesAnotherProvider(Event e) {
+        return e.tags().stream().anyMatch(t -> t.size() >= 2 && t.get(0).equals("p") && !t.get(1).equals(selfHex));
     }
 
     private void start(DvmRequest r) throws DvmException {
