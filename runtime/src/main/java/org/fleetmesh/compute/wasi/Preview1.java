@@ -238,16 +238,22 @@ public final class Preview1 implements Host {
         if (iovsLen < 0 || iovsLen > IOV_MAX) {
             return EINVAL;
         }
+        // the whole iovec array is read before any byte lands, as readv does: a buffer that overlaps the array
+        // does not change which buffers this call fills
+        int[] bufs = new int[iovsLen];
+        int[] lens = new int[iovsLen];
+        for (int k = 0; k < iovsLen; k++) {
+            bufs[k] = guest.readI32(iovs + 8 * k);
+            lens[k] = guest.readI32(iovs + 8 * k + 4);
+        }
         long total = 0;
         for (int k = 0; k < iovsLen; k++) {
-            int buf = guest.readI32(iovs + 8 * k);
-            int len = guest.readI32(iovs + 8 * k + 4);
-            int n = (int) Math.min(Integer.toUnsignedLong(len), stdin.length - stdinPos);
+            int n = (int) Math.min(Integer.toUnsignedLong(lens[k]), stdin.length - stdinPos);
             if (n > 0) {
                 charge(guest, n * BYTE_FUEL);
                 byte[] chunk = new byte[n];
                 System.arraycopy(stdin, stdinPos, chunk, 0, n);
-                guest.write(buf, chunk);
+                guest.write(bufs[k], chunk);
                 stdinPos += n;
                 total += n;
             }

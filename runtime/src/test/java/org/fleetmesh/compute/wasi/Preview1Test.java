@@ -167,6 +167,26 @@ class Preview1Test {
         assertEquals("lol", new String(m.read(100, 3))); // the second read put "lo" over "hel"
     }
 
+    /**
+     * fd_read reads its whole iovec array before any byte lands (POSIX readv, node:wasi, wasmtime): the first buffer
+     * here overlaps the second iovec, and the input rewrites that iovec to point at 2000; the second read still goes
+     * to 1000.
+     */
+    @Test
+    void fdReadTakesItsIovecsBeforeFillingThem() {
+        byte[] in = new byte[12];
+        ByteBuffer.wrap(in).order(ByteOrder.LITTLE_ENDIAN).putInt(0, 2000).putInt(4, 4).put(8, "QRST".getBytes());
+        Preview1 h = host(in, 100);
+        m.writeI32(0, 8); // iov[0]: 8 bytes over iov[1]
+        m.writeI32(4, 8);
+        m.writeI32(8, 1000); // iov[1]: 4 bytes at 1000
+        m.writeI32(12, 4);
+        assertEquals(0, call(h, m, "fd_read", 0, 0, 2, 40));
+        assertEquals(12, m.readI32(40));
+        assertEquals("QRST", new String(m.read(1000, 4)));
+        assertArrayEquals(new byte[4], m.read(2000, 4));
+    }
+
     @Test
     void stdoutAndStderrShareTheOutputLimit() {
         Preview1 h = host(new byte[0], 10);
