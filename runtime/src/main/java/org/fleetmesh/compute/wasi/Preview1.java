@@ -245,6 +245,8 @@ public final class Preview1 implements Host {
         for (int k = 0; k < iovsLen; k++) {
             bufs[k] = guest.readI32(iovs + 8 * k);
             lens[k] = guest.readI32(iovs + 8 * k + 4);
+            // a buffer past the memory stops the job whatever the input left fills of it (as fd_write)
+            pastTheMemory(guest, bufs[k], Integer.toUnsignedLong(lens[k]));
         }
         long total = 0;
         for (int k = 0; k < iovsLen; k++) {
@@ -280,11 +282,8 @@ public final class Preview1 implements Host {
             if (len == 0) {
                 continue;
             }
-            if (Integer.toUnsignedLong(buf) + len > guest.memorySize()) {
-                // a pointer past the memory is the guest's fault before it is too much output (compute-sandbox.md)
-                throw new HostAbort(HostAbort.Reason.MEMORY_FAULT, "host access at " + Integer.toUnsignedString(buf)
-                        + "+" + len + " past the memory");
-            }
+            // a pointer past the memory is the guest's fault before it is too much output (compute-sandbox.md)
+            pastTheMemory(guest, buf, len);
             if (stdout.size() + (long) stderr.size() + len > outputLimit) {
                 throw new HostAbort(HostAbort.Reason.OUTPUT_LIMIT, "stdout and stderr would pass " + outputLimit
                         + " bytes");
@@ -295,6 +294,14 @@ public final class Preview1 implements Host {
         }
         guest.writeI32(nwrittenPtr, (int) total);
         return SUCCESS;
+    }
+
+    /** Stops the job when [buf, buf + len) is not within the memory (so len 0 at an address past its end too). */
+    private static void pastTheMemory(Guest guest, int buf, long len) {
+        if (Integer.toUnsignedLong(buf) + len > guest.memorySize()) {
+            throw new HostAbort(HostAbort.Reason.MEMORY_FAULT, "host access at " + Integer.toUnsignedString(buf) + "+"
+                    + len + " past the memory");
+        }
     }
 
     private int randomGet(Guest guest, int buf, int len) {

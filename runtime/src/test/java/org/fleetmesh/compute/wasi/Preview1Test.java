@@ -187,6 +187,29 @@ class Preview1Test {
         assertArrayEquals(new byte[4], m.read(2000, 4));
     }
 
+    /**
+     * An fd_read buffer that lies past the memory stops the job however many input bytes are left to fill it (before,
+     * only the bytes actually read were checked: 3 bytes of input into [65530, 65540) succeeded, and at end of file any
+     * buffer did).
+     */
+    @Test
+    void anFdReadBufferPastTheMemoryIsAFaultWhateverTheInputLeft() {
+        Preview1 h = host("xyz".getBytes(), 100);
+        m.writeI32(0, 65530);
+        m.writeI32(4, 10);
+        HostAbort a = assertThrows(HostAbort.class, () -> call(h, m, "fd_read", 0, 0, 1, 8));
+        assertEquals(HostAbort.Reason.MEMORY_FAULT, a.reason());
+        assertEquals("host access at 65530+10 past the memory", a.getMessage());
+        Preview1 empty = host(new byte[0], 100);
+        m.writeI32(0, 0x7FFFFFF0);
+        assertEquals(HostAbort.Reason.MEMORY_FAULT,
+                assertThrows(HostAbort.class, () -> call(empty, m, "fd_read", 0, 0, 1, 8)).reason());
+        m.writeI32(0, 65526); // ends exactly at the memory's end: fine
+        assertEquals(0, call(h, m, "fd_read", 0, 0, 1, 8));
+        assertEquals(3, m.readI32(8));
+        assertEquals("xyz", new String(m.read(65526, 3)));
+    }
+
     @Test
     void stdoutAndStderrShareTheOutputLimit() {
         Preview1 h = host(new byte[0], 10);
