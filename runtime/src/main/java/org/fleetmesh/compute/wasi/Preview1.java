@@ -279,11 +279,11 @@ public final class Preview1 implements Host {
         for (int k = 0; k < iovsLen; k++) {
             int buf = guest.readI32(iovs + 8 * k);
             long len = Integer.toUnsignedLong(guest.readI32(iovs + 8 * k + 4));
+            // a pointer past the memory is the guest's fault before it is too much output (compute-sandbox.md)
+            pastTheMemory(guest, buf, len);
             if (len == 0) {
                 continue;
             }
-            // a pointer past the memory is the guest's fault before it is too much output (compute-sandbox.md)
-            pastTheMemory(guest, buf, len);
             if (stdout.size() + (long) stderr.size() + len > outputLimit) {
                 throw new HostAbort(HostAbort.Reason.OUTPUT_LIMIT, "stdout and stderr would pass " + outputLimit
                         + " bytes");

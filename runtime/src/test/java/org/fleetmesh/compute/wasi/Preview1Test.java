@@ -239,6 +239,23 @@ class Preview1Test {
         assertEquals(0, h.stdout().length);
     }
 
+    /**
+     * A zero-length fd_write iovec at an address past the memory's end stops the job as random_get's and fd_read's do
+     * (before, it was skipped unchecked); one that starts exactly at the end is within the memory.
+     */
+    @Test
+    void aZeroLengthWritePastTheMemoryIsAFault() {
+        Preview1 h = host(new byte[0], 10);
+        m.writeI32(0, 65536);
+        m.writeI32(4, 0);
+        assertEquals(0, call(h, m, "fd_write", 1, 0, 1, 8));
+        assertEquals(0, m.readI32(8));
+        m.writeI32(0, 0x7FFFFFF0);
+        HostAbort a = assertThrows(HostAbort.class, () -> call(h, m, "fd_write", 1, 0, 1, 8));
+        assertEquals(HostAbort.Reason.MEMORY_FAULT, a.reason());
+        assertEquals("host access at 2147483632+0 past the memory", a.getMessage());
+    }
+
     @Test
     void aCallThatCostsMoreThanIsLeftStopsTheJob() {
         Preview1 h = host(new byte[0], 1000);
