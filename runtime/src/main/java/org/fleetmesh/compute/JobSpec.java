@@ -27,6 +27,8 @@ public record JobSpec(String module, String input, List<String> args, long fuelL
     /** At most this many arguments, each at most {@link #MAX_ARG_BYTES} UTF-8 bytes. */
     public static final int MAX_ARGS = 64;
     public static final int MAX_ARG_BYTES = 4096;
+    /** The latest job time: its clocks read time × 10⁹ ns, which must fit a signed 64-bit count (year 2262). */
+    public static final long MAX_TIME = Long.MAX_VALUE / 1_000_000_000L;
     /** The memory cap is 1..65536 pages (4 GiB, the whole 32-bit address space). */
     public static final int MAX_PAGES = 65536;
 
@@ -55,8 +57,8 @@ public record JobSpec(String module, String input, List<String> args, long fuelL
         if (memoryPages < 1 || memoryPages > MAX_PAGES) {
             throw new IllegalArgumentException("memory_pages: 1.." + MAX_PAGES);
         }
-        if (time < 0) {
-            throw new IllegalArgumentException("time: seconds since 1970, not negative");
+        if (time < 0 || time > MAX_TIME) {
+            throw new IllegalArgumentException("time: seconds since 1970, 0.." + MAX_TIME);
         }
     }
 

@@ -69,4 +69,21 @@ class SandboxTest {
         JobResult b = new Sandbox(new ChicoryRuntime(), LIMITS).run(m, in, s);
         assertEquals(a.toJson(), b.toJson());
     }
+
+    /**
+     * The job's time is at most {@link JobSpec#MAX_TIME} seconds, whose nanoseconds the clocks still hold; one second
+     * later the spec is invalid. Before, such a spec was accepted and {@code Sandbox.run} threw an ArithmeticException
+     * (long overflow) instead of a result or a JobFailure.
+     */
+    @Test
+    void aTimeWhoseNanosecondsOverflowIsAnInvalidSpec() throws Exception {
+        byte[] m = load("exit");
+        byte[] in = new byte[0];
+        JobSpec last = new JobSpec(JobSpec.sha256(m), JobSpec.sha256(in), List.of(), 1_000_000_000L, 16, 9223372036L,
+                TestModules.ZERO_SEED);
+        assertEquals(3, new Sandbox(new ChicoryRuntime(), Sandbox.Limits.defaults()).run(m, in, last).exitCode());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> new JobSpec(JobSpec.sha256(m),
+                JobSpec.sha256(in), List.of(), 1_000_000_000L, 16, 9223372037L, TestModules.ZERO_SEED));
+        assertEquals("time: seconds since 1970, 0..9223372036", e.getMessage());
+    }
 }
