@@ -50,6 +50,10 @@ public record JobSpec(String module, String input, List<String> args, long fuelL
             if (a.getBytes(StandardCharsets.UTF_8).length > MAX_ARG_BYTES || a.indexOf('\0') >= 0) {
                 throw new IllegalArgumentException("args: each at most " + MAX_ARG_BYTES + " bytes, without NUL");
             }
+            if (!StandardCharsets.UTF_8.newEncoder().canEncode(a)) {
+                // a lone surrogate has no UTF-8: getBytes would make it "?", other runtimes U+FFFD
+                throw new IllegalArgumentException("args: each text with a UTF-8 encoding (no lone surrogate)");
+            }
         }
         if (fuelLimit <= 0) {
             throw new IllegalArgumentException("fuel_limit: a positive integer");

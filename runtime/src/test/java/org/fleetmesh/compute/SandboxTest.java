@@ -86,4 +86,20 @@ class SandboxTest {
                 JobSpec.sha256(in), List.of(), 1_000_000_000L, 16, 9223372037L, TestModules.ZERO_SEED));
         assertEquals("time: seconds since 1970, 0..9223372036", e.getMessage());
     }
+
+    /**
+     * An argument with a lone surrogate (JSON {@code "x\ud800y"} parses to one) has no UTF-8 form: the spec is
+     * invalid. Before, argv got "x?y" where node:wasi gives the guest "x\xEF\xBF\xBDy" (U+FFFD).
+     */
+    @Test
+    void anArgumentWithALoneSurrogateIsAnInvalidSpec() {
+        byte[] m = load("exit");
+        String h = JobSpec.sha256(m);
+        assertThrows(IllegalArgumentException.class,
+                () -> new JobSpec(h, h, List.of("x\ud800y"), 1_000L, 16, 0, TestModules.ZERO_SEED));
+        assertThrows(IllegalArgumentException.class,
+                () -> new JobSpec(h, h, List.of("ok", "\udc00"), 1_000L, 16, 0, TestModules.ZERO_SEED));
+        assertEquals(List.of("\ud83d\ude00"),
+                new JobSpec(h, h, List.of("\ud83d\ude00"), 1_000L, 16, 0, TestModules.ZERO_SEED).args());
+    }
 }
