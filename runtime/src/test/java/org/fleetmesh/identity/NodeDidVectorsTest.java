@@ -1,12 +1,9 @@
 package org.fleetmesh.identity;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 
 import org.fleetmesh.identity.multiformats.Multibase;
@@ -81,20 +78,6 @@ class NodeDidVectorsTest {
 
     @Test
     void theSpecPrintsTheDerivation() throws IOException {
-        Path spec = Path.of("..", "docs", "spec", "identity.md");
-        assertTrue(Files.exists(spec), "the spec page " + spec.toAbsolutePath() + " is missing");
-        String page = Files.readString(spec, StandardCharsets.UTF_8);
-        int b = page.indexOf(BEGIN);
-        int e = page.indexOf(END);
-        assertTrue(b >= 0 && e > b, "the spec page has no did-vectors markers");
-        String block = block();
-        if (Boolean.getBoolean("fleetmesh.identity.write-vectors")) {
-            page = page.substring(0, b) + block + page.substring(e + END.length());
-            Files.writeString(spec, page, StandardCharsets.UTF_8);
-            e = page.indexOf(END);
-        }
-        assertEquals(block, page.substring(b, e + END.length()),
-                "docs/spec/identity.md does not print the derivation the code computes (rerun with "
-                        + "-Dfleetmesh.identity.write-vectors=true)");
+        org.fleetmesh.SpecPage.assertPrints("identity.md", BEGIN, END, block(), "fleetmesh.identity.write-vectors");
     }
 }

@@ -1,12 +1,9 @@
 package org.fleetmesh.standing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -327,20 +324,6 @@ class FindingVectorsTest {
 
     @Test
     void theSpecPrintsTheseVectors() throws IOException {
-        Path spec = Path.of("..", "docs", "spec", "findings.md");
-        assertTrue(Files.exists(spec), "the spec page " + spec.toAbsolutePath() + " is missing");
-        String page = Files.readString(spec, StandardCharsets.UTF_8);
-        int b = page.indexOf(BEGIN);
-        int e = page.indexOf(END);
-        assertTrue(b >= 0 && e > b, "the spec page has no vector markers");
-        String block = block();
-        if (Boolean.getBoolean("fleetmesh.findings.write-vectors")) {
-            page = page.substring(0, b) + block + page.substring(e + END.length());
-            Files.writeString(spec, page, StandardCharsets.UTF_8);
-            e = page.indexOf(END);
-        }
-        assertEquals(block, page.substring(b, e + END.length()),
-                "docs/spec/findings.md does not print the vectors the code computes (rerun with "
-                        + "-Dfleetmesh.findings.write-vectors=true)");
+        org.fleetmesh.SpecPage.assertPrints("findings.md", BEGIN, END, block(), "fleetmesh.findings.write-vectors");
     }
 }

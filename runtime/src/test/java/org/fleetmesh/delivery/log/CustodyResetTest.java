@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -148,18 +145,6 @@ class CustodyResetTest {
 
     @Test
     void theSpecPrintsTheResetVector() throws IOException {
-        Path spec = Path.of("..", "docs", "spec", "custody.md");
-        String page = Files.readString(spec, StandardCharsets.UTF_8);
-        int b = page.indexOf(BEGIN);
-        int e = page.indexOf(END);
-        assertTrue(b >= 0 && e > b, "custody.md has no reset vector markers");
-        String block = vectorBlock();
-        if (Boolean.getBoolean("fleetmesh.custody.write-vectors")) {
-            page = page.substring(0, b) + block + page.substring(e + END.length());
-            Files.writeString(spec, page, StandardCharsets.UTF_8);
-            e = page.indexOf(END);
-        }
-        assertEquals(block, page.substring(b, e + END.length()),
-                "docs/spec/custody.md does not print the reset vector the code computes (rerun with -Dfleetmesh.custody.write-vectors=true)");
+        org.fleetmesh.SpecPage.assertPrints("custody.md", BEGIN, END, vectorBlock(), "fleetmesh.custody.write-vectors");
     }
 }

@@ -9,8 +9,6 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -177,19 +175,6 @@ class CustodyVectorsTest {
 
     @Test
     void theSpecPrintsTheseVectors() throws IOException {
-        Path spec = Path.of("..", "docs", "spec", "custody.md");
-        assertTrue(Files.exists(spec), "the spec page " + spec.toAbsolutePath() + " is missing");
-        String page = Files.readString(spec, StandardCharsets.UTF_8);
-        int b = page.indexOf(BEGIN);
-        int e = page.indexOf(END);
-        assertTrue(b >= 0 && e > b, "the spec page has no vector markers");
-        String block = block();
-        if (Boolean.getBoolean("fleetmesh.custody.write-vectors")) {
-            page = page.substring(0, b) + block + page.substring(e + END.length());
-            Files.writeString(spec, page, StandardCharsets.UTF_8);
-            e = page.indexOf(END);
-        }
-        assertEquals(block, page.substring(b, e + END.length()),
-                "docs/spec/custody.md does not print the vectors the code computes (rerun with -Dfleetmesh.custody.write-vectors=true)");
+        org.fleetmesh.SpecPage.assertPrints("custody.md", BEGIN, END, block(), "fleetmesh.custody.write-vectors");
     }
 }
