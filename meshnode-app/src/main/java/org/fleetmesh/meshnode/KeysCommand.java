@@ -142,11 +142,7 @@ final class KeysCommand {
                 }
             }
         }
-        java.util.OptionalLong running = LocalNode.runningPostmaster(dataDir);
-        if (running.isPresent()) {
-            throw new KeysException("the embedded PostgreSQL of " + dataDir + " is running (pid " + running.getAsLong()
-                    + "): stop the node first (it reads its keys at start)");
-        }
+        refuseWhileRunning(dataDir);
         Path keysDir = dataDir.resolve("keys");
         Map<String, byte[]> old = new LinkedHashMap<>();
         try {
@@ -349,11 +345,7 @@ final class KeysCommand {
             String did = did(keys);
             if (!existing.isEmpty()) {
                 // a running node keeps the keys it read at start and would go on under the old DID: as rotate, refused
-                java.util.OptionalLong running = LocalNode.runningPostmaster(dataDir);
-                if (running.isPresent()) {
-                    throw new KeysException("the embedded PostgreSQL of " + dataDir + " is running (pid "
-                            + running.getAsLong() + "): stop the node first (it reads its keys at start)");
-                }
+                refuseWhileRunning(dataDir);
                 // --force: the keys replaced are moved aside, not lost, as rotate and restore --force keep them
                 Path retired = keysDir.resolve("retired").resolve(System.currentTimeMillis() / 1000 + "-replaced-by-import");
                 List<String> moved = retire(keysDir, retired);
@@ -585,6 +577,15 @@ final class KeysCommand {
             ch.force(true);
         } catch (IOException e) {
             // some file systems cannot sync a directory; the files themselves are synced
+        }
+    }
+
+    /** Keys are replaced only with the node stopped: a running one keeps the keys it read at start. */
+    private static void refuseWhileRunning(Path dataDir) {
+        java.util.OptionalLong running = LocalNode.runningPostmaster(dataDir);
+        if (running.isPresent()) {
+            throw new KeysException("the embedded PostgreSQL of " + dataDir + " is running (pid " + running.getAsLong()
+                    + "): stop the node first (it reads its keys at start)");
         }
     }
 }

@@ -306,9 +306,7 @@ public final class Preview1 implements Host {
 
     private int randomGet(Guest guest, int buf, int len) {
         long n = Integer.toUnsignedLong(len);
-        if (Integer.toUnsignedLong(buf) + n > guest.memorySize()) {
-            throw new HostAbort(HostAbort.Reason.MEMORY_FAULT, "random_get past the memory");
-        }
+        pastTheMemory(guest, buf, n);
         charge(guest, n * BYTE_FUEL);
         byte[] out = new byte[len];
         for (int k = 0; k < len; k++) {

@@ -104,7 +104,7 @@ public record L402Credentials(Macaroon macaroon, Preimage preimage) {
 
     /** 64 hex characters (either case), or base64 (standard or URL-safe, padded or not) of 32 bytes. */
     static Preimage preimage(String text) {
-        if (text.length() == 64 && text.chars().allMatch(L402Credentials::isAsciiHex)) {
+        if (text.length() == 64 && text.chars().allMatch(HexFormat::isHexDigit)) {
             return new Preimage(HexFormat.of().parseHex(text.toLowerCase(Locale.ROOT)));
         }
         byte[] raw;
@@ -119,11 +119,6 @@ public record L402Credentials(Macaroon macaroon, Preimage preimage) {
             throw malformed("preimage is " + raw.length + " bytes, want 32");
         }
         return new Preimage(raw);
-    }
-
-    /** Character.digit also takes fullwidth and other Unicode digits, which HexFormat refuses with an exception. */
-    private static boolean isAsciiHex(int c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
     }
 
     private static L402Refusal malformed(String why) {
