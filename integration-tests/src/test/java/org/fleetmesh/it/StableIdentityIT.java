@@ -158,6 +158,48 @@ class StableIdentityIT {
                 + node.logTail(40));
     }
 
+    /**
+     * One data dir is one node: a second relay started on a running node's data dir stops at start with the reason
+     * and the first one's pid (two processes under one DID would fork its receipt chain), the first keeps serving,
+     * and {@code keys rotate} is refused while it runs.
+     */
+    @Test
+    void aSecondRelayOnARunningNodesDataDirStopsAtStart() throws Exception {
+        try (MeshnodeProcess node = MeshnodeProcess.start("one-per-dir")) {
+            List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                    "-jar", MeshnodeProcess.appDir().resolve("quarkus-run.jar").toAbsolutePath().toString());
+            Path log = MeshnodeProcess.outputFile("second-relay", ".log");
+            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.to(log.toFile()));
+            pb.environment().put("QUARKUS_HTTP_PORT", "0");
+            pb.environment().put("QUARKUS_HTTP_HOST", "127.0.0.1");
+            pb.environment().put("FLEETMESH_DATA_DIR", node.dataDir().toString());
+            pb.environment().put("FLEETMESH_MONITOR_ENABLED", "false");
+            Process second = pb.start();
+            try {
+                assertTrue(second.waitFor(120, TimeUnit.SECONDS), "the second relay is still running");
+            } finally {
+                second.destroyForcibly();
+            }
+            String out = Files.readString(log);
+            assertNotEquals(0, second.exitValue(), out);
+            assertTrue(out.contains("another meshnode relay is running on " + node.dataDir().toAbsolutePath()
+                    + " (pid " + node.pid() + ")"), out);
+            assertTrue(!out.contains("Listening on:"), out);
+
+            // the first node still serves, with its database (the second one's exit did not stop the shared cluster)
+            try (NostrClient client = NostrClient.connect(node)) {
+                Keys k = Keys.fresh();
+                client.publishAndWait(k.note(System.currentTimeMillis() / 1000, "still here")).assertAccepted();
+                assertEquals(1, client.query("q", FilterSpec.of().authors(k)).size());
+            }
+            Launcher.Run rotate = Launcher.run(node.dataDir(), null, "keys", "rotate");
+            assertEquals(1, rotate.exit(), rotate.stderr());
+            assertTrue(rotate.stderr().contains("a meshnode relay is running on " + node.dataDir() + " (pid " + node.pid()
+                    + "): stop the node first"), rotate.stderr());
+        }
+    }
+
     private static String proven(Vertx vertx, MeshSigner us, MeshnodeProcess node) throws Exception {
         try (MeshClient client = new MeshClient(vertx, us, HandshakeSettings.DEFAULTS)) {
             PeerIdentity peer = client.authenticate(URI.create("ws://127.0.0.1:" + node.port() + "/mesh"))

@@ -232,7 +232,7 @@ final class BackupCommand {
             Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(DIR_MODE));
             Files.setPosixFilePermissions(dir, DIR_MODE);
         } catch (IOException e) {
-            throw new BackupException("cannot create " + dir + ": " + e.getMessage());
+            throw new BackupException("cannot create " + dir + ": " + LocalNode.why(e));
         }
     }
 
@@ -386,8 +386,13 @@ final class BackupCommand {
                 throw new BackupException(m + " is too large to be a manifest");
             }
             manifest = JSON.readTree(m.toFile());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            // one line: the parser's own words and where, without Jackson's source-location paragraph
+            com.fasterxml.jackson.core.JsonLocation at = e.getLocation();
+            throw new BackupException(m + " is not JSON: " + e.getOriginalMessage().replaceAll("\\s+", " ")
+                    + (at != null ? " (line " + at.getLineNr() + ", column " + at.getColumnNr() + ")" : ""));
         } catch (IOException e) {
-            throw new BackupException(m + " is not JSON: " + e.getMessage());
+            throw new BackupException("cannot read " + m + ": " + LocalNode.why(e));
         }
         if (manifest == null || !TYPE.equals(manifest.path("type").asText())) {
             throw new BackupException(m + " is not a fleetmesh backup manifest");
@@ -461,16 +466,15 @@ final class BackupCommand {
         try (DirectoryStream<Path> d = Files.newDirectoryStream(dataDir)) {
             return d.iterator().hasNext();
         } catch (IOException e) {
-            throw new BackupException("cannot read " + dataDir + ": " + e.getMessage());
+            throw new BackupException("cannot read " + dataDir + ": " + LocalNode.why(e));
         }
     }
 
     /** A relay (or another command) running on the data dir holds its postmaster: a restore under it is refused. */
     private static void refuseRunningNode(Path dataDir) {
-        java.util.OptionalLong p = LocalNode.runningPostmaster(dataDir);
-        if (p.isPresent()) {
-            throw new BackupException("the embedded PostgreSQL of " + dataDir + " is running (pid " + p.getAsLong()
-                    + "): stop the node on it before a restore");
+        java.util.Optional<String> running = LocalNode.runningOn(dataDir);
+        if (running.isPresent()) {
+            throw new BackupException(running.get() + ": stop the node on it before a restore");
         }
     }
 
@@ -610,7 +614,7 @@ final class BackupCommand {
                     try (DirectoryStream<Path> d = Files.newDirectoryStream(abs)) {
                         d.forEach(p -> l.before.add(p.getFileName().toString()));
                     } catch (IOException e) {
-                        throw new BackupException("cannot read " + dir + ": " + e.getMessage());
+                        throw new BackupException("cannot read " + dir + ": " + LocalNode.why(e));
                     }
                 }
                 return l;

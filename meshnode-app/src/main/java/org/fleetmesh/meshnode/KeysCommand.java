@@ -83,6 +83,9 @@ final class KeysCommand {
             } else if (a.equals("--force") && sub.equals("import")) {
                 force = true;
             } else if (!a.startsWith("--") && file == null) {
+                if (a.isEmpty()) {
+                    throw new UsageException("keys " + sub + ": the file name is empty");
+                }
                 file = Path.of(a);
             } else {
                 throw new UsageException(usage(sub));
@@ -170,7 +173,7 @@ final class KeysCommand {
                 }
                 fsync(retired);
             } catch (IOException e) {
-                throw new KeysException("could not move the old keys to " + retired + ": " + e.getMessage());
+                throw new KeysException("could not move the old keys to " + retired + ": " + LocalNode.why(e));
             }
             NodeSecrets fresh = NodeSecrets.loadOrCreate(dataDir, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE,
                     NodeSecrets.Supplied.NONE);
@@ -186,7 +189,7 @@ final class KeysCommand {
                 Files.move(tmp, handover, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 fsync(keysDir);
             } catch (IOException e) {
-                throw new KeysException("could not write " + handover + ": " + e.getMessage());
+                throw new KeysException("could not write " + handover + ": " + LocalNode.why(e));
             }
             out.println(newDid);
             err.println("meshnode: rotated the node keys: " + org.fleetmesh.identity.KeyHandover.shortForm(oldDid) + " -> "
@@ -216,7 +219,7 @@ final class KeysCommand {
                     }
                 }
             } catch (IOException e) {
-                throw new KeysException("cannot list " + keysDir + ": " + e.getMessage());
+                throw new KeysException("cannot list " + keysDir + ": " + LocalNode.why(e));
             }
             Path handover = keysDir.resolve(org.fleetmesh.identity.quarkus.NodeIdentity.HANDOVER_FILE);
             if (Files.exists(handover, LinkOption.NOFOLLOW_LINKS)) {
@@ -582,10 +585,9 @@ final class KeysCommand {
 
     /** Keys are replaced only with the node stopped: a running one keeps the keys it read at start. */
     private static void refuseWhileRunning(Path dataDir) {
-        java.util.OptionalLong running = LocalNode.runningPostmaster(dataDir);
+        java.util.Optional<String> running = LocalNode.runningOn(dataDir);
         if (running.isPresent()) {
-            throw new KeysException("the embedded PostgreSQL of " + dataDir + " is running (pid " + running.getAsLong()
-                    + "): stop the node first (it reads its keys at start)");
+            throw new KeysException(running.get() + ": stop the node first (it reads its keys at start)");
         }
     }
 }

@@ -96,6 +96,46 @@ public final class LocalNode {
     }
 
     /**
+     * An I/O failure in words: the JDK's file-system exceptions carry only the path as their message ("cannot read
+     * X: X"), so these say what happened instead.
+     */
+    public static String why(java.io.IOException e) {
+        if (e instanceof java.nio.file.NotDirectoryException) {
+            return "not a directory";
+        }
+        if (e instanceof java.nio.file.NoSuchFileException) {
+            return "no such file or directory";
+        }
+        if (e instanceof java.nio.file.AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof java.nio.file.FileAlreadyExistsException) {
+            return "it exists already";
+        }
+        if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+            return f.getReason();
+        }
+        return e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    }
+
+    /**
+     * What runs on {@code dataDir} that a command replacing its keys or data must not run under: a relay (it holds
+     * {@code node.lock}, whatever its database) or, without one, the embedded PostgreSQL (another command using it);
+     * empty when nothing does.
+     */
+    public static java.util.Optional<String> runningOn(Path dataDir) {
+        java.util.OptionalLong relay = org.fleetmesh.identity.NodeLock.holder(dataDir);
+        if (relay.isPresent()) {
+            return java.util.Optional.of("a meshnode relay is running on " + dataDir
+                    + (relay.getAsLong() > 0 ? " (pid " + relay.getAsLong() + ")" : ""));
+        }
+        java.util.OptionalLong pg = runningPostmaster(dataDir);
+        return pg.isPresent()
+                ? java.util.Optional.of("the embedded PostgreSQL of " + dataDir + " is running (pid " + pg.getAsLong() + ")")
+                : java.util.Optional.empty();
+    }
+
+    /**
      * The pid of the embedded PostgreSQL running on {@code dataDir} ({@code pg/postmaster.pid} naming a live
      * process): a node, or a command, is using the data dir. Empty without one or with an unreadable pid file.
      */

@@ -126,6 +126,24 @@ class BackupCommandTest {
         assertTrue(refusal().contains("not a fleetmesh backup manifest"), refusal());
     }
 
+    @Test
+    void aManifestThatIsNotJsonIsOneLine() throws Exception {
+        Files.writeString(backup.resolve("manifest.json"), "{\"bad\n");
+        assertEquals(backup.resolve("manifest.json") + " is not JSON: Illegal unquoted character ((CTRL-CHAR, code 10)):"
+                + " has to be escaped using backslash to be included in name (line 1, column 6)", refusal());
+    }
+
+    /** The JDK's NotDirectoryException says only the path: "cannot read X: X" before. */
+    @Test
+    void aDataDirThatIsAFileIsNamedAsOne() throws Exception {
+        Path file = Files.writeString(tmp.resolve("a-file"), "x");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        assertEquals(1, BackupCommand.run(new String[] { "restore", backup.toString(), "--data-dir", file.toString() },
+                file, k -> Optional.empty(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8)));
+        assertEquals("meshnode: restore: cannot read " + file + ": not a directory\n", err.toString(StandardCharsets.UTF_8));
+    }
+
     int backupOf(Path dataDir, Path dir, ByteArrayOutputStream err) {
         return BackupCommand.run(new String[] { "backup", dir.toString(), "--data-dir", dataDir.toString() }, dataDir,
                 k -> Optional.empty(), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),

@@ -332,6 +332,10 @@ class KeysCommandTest {
         assertThrows(UsageException.class, () -> run("keys", "export", "--force", backup.toString()));
         assertThrows(UsageException.class, () -> run("keys", "import", "a", "b"));
         assertThrows(UsageException.class, () -> run("keys", "show", "a"));
+        // an empty file name is the working directory to the JDK: "<empty> exists" before
+        assertEquals("keys export: the file name is empty", assertThrows(UsageException.class,
+                () -> run("keys", "export", "--data-dir", node.toString(), "")).getMessage());
+        assertThrows(UsageException.class, () -> run("keys", "import", ""));
     }
 
     @Test

@@ -37,8 +37,8 @@ public final class CryptoBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Args a = new Args(args);
-        double seconds = Double.parseDouble(a.get("--seconds", "3"));
+        Args a = new Args(args, "--seconds");
+        double seconds = a.getDouble("--seconds", 3);
         SecureRandom random = new SecureRandom();
 
         byte[] sk = Schnorr.newSecretKey();

@@ -30,8 +30,8 @@ public final class CustodyBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Args a = new Args(args);
-        double seconds = Double.parseDouble(a.get("--seconds", "3"));
+        Args a = new Args(args, "--seconds", "--frame", "--leaves");
+        double seconds = a.getDouble("--seconds", 3);
         int frameEvents = a.getInt("--frame", 100);
         int leaves = a.getInt("--leaves", 100_000);
         if (frameEvents < 1 || leaves < 1) {

@@ -31,7 +31,8 @@ public final class IngestBench {
     static final int TAGS = 50;
 
     public static void main(String[] args) throws Exception {
-        Args a = new Args(args);
+        Args a = new Args(args, "--url", "--connections", "--inflight", "--events", "--authors", "--content",
+                "--subscribers", "--subscriber-connections", "--matching", "--seed", "--timeout");
         URI url = URI.create(a.get("--url", "ws://127.0.0.1:7777/"));
         int connections = a.getInt("--connections", 8);
         int inflight = a.getInt("--inflight", 200);
@@ -40,7 +41,7 @@ public final class IngestBench {
         int contentBytes = a.getInt("--content", 120);
         int subscribers = a.getInt("--subscribers", 0);
         int subscriberConnections = Math.max(1, Math.min(subscribers, a.getInt("--subscriber-connections", 100)));
-        double matching = Double.parseDouble(a.get("--matching", "0.1"));
+        double matching = a.getDouble("--matching", 0.1);
         if (matching < 0 || matching > 1) {
             throw new IllegalArgumentException("--matching is a fraction from 0 to 1");
         }

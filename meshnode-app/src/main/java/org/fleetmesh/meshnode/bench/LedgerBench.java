@@ -19,7 +19,7 @@ import org.fleetmesh.storage.postgres.ledger.PgLedgerStore;
 public final class LedgerBench {
 
     public static void main(String[] args) throws Exception {
-        Args a = new Args(args);
+        Args a = new Args(args, "--entries");
         int n = a.getInt("--entries", 5000);
         Path dir = Files.createTempDirectory("fleetmesh-ledger-bench");
         try (PostgresStorage storage = PostgresStorage.openFromConfig(dir, Optional.empty(), Optional.empty(),

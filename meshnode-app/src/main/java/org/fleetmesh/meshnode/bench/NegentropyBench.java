@@ -55,13 +55,13 @@ public final class NegentropyBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Args a = new Args(args);
+        Args a = new Args(args, "--n", "--seed", "--case", "--storage", "--frame", "--memory");
         int n = a.getInt("--n", 1_000_000);
         long seed = a.getLong("--seed", 1);
         String caseOpt = a.get("--case", "all");
         String storageOpt = a.get("--storage", "both");
         String frameOpt = a.get("--frame", "both");
-        boolean memory = Boolean.parseBoolean(a.get("--memory", "true"));
+        boolean memory = a.getBoolean("--memory", true);
 
         List<Case> cases = CASES.stream().filter(c -> caseOpt.equals("all") || c.name().equals(caseOpt)).toList();
         if (cases.isEmpty()) {

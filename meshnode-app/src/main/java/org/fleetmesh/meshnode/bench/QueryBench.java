@@ -13,6 +13,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 
+import org.fleetmesh.meshnode.UsageException;
 import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.Hex;
@@ -39,13 +40,19 @@ public final class QueryBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Args a = new Args(args);
-        String mode = args.length > 0 ? args[0] : "query";
+        int from = args.length > 0 && !args[0].startsWith("--") ? 1 : 0;
+        String mode = from == 1 ? args[0] : "query";
+        Args a = switch (mode) {
+            case "generate" -> new Args(args, from, "--events", "--seed", "--base", "--authors", "--roots", "--span");
+            case "query" -> new Args(args, from, "--url", "--runs", "--ingest", "--seed", "--base", "--authors",
+                    "--roots", "--span");
+            default -> throw new UsageException("unknown mode '" + mode + "' (generate or query)");
+        };
         long seed = a.getLong("--seed", 7);
         long base = a.getLong("--base", 1_700_000_000L);
         Shape shape = Shape.of(a);
         if (shape.authors < 1 || shape.roots < 1 || shape.span < 2 || shape.span > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("--authors and --roots must be at least 1, --span 2 to 2^31-1 seconds");
+            throw new UsageException("--authors and --roots must be at least 1, --span 2 to 2^31-1 seconds");
         }
         if (mode.equals("generate")) {
             generate(a.getInt("--events", 1_000_000), seed, base, shape);

@@ -23,6 +23,9 @@ public class NodeIdentity {
     @Inject
     IdentityConfig config;
 
+    @Inject
+    DataDirLock lock;
+
     @ConfigProperty(name = "fleetmesh.data-dir", defaultValue = "./data")
     Path dataDir;
 
@@ -34,6 +37,7 @@ public class NodeIdentity {
             synchronized (this) {
                 s = secrets;
                 if (s == null) {
+                    lock.held(); // one node per data dir, before its keys are read or made
                     IdentityConfig k = config;
                     s = NodeSecrets.loadOrCreate(dataDir,
                             new NodeSecrets.Supplied(k.nostr(), k.nostrFile()),
