@@ -61,6 +61,15 @@ public final class FindingEvidence {
         }
     }
 
+    /**
+     * Whether {@code evidenceJson} can be the content of a finding: at most {@link Finding#MAX_CONTENT_BYTES} UTF-8
+     * bytes. A false-finding or malformed-finding embeds the finding it shows, so one about a finding near the limit
+     * cannot be signed (findings.md §4): the node keeps its verdict and signs no penalty.
+     */
+    public static boolean fitsAFinding(String evidenceJson) {
+        return evidenceJson.getBytes(java.nio.charset.StandardCharsets.UTF_8).length <= Finding.MAX_CONTENT_BYTES;
+    }
+
     /** The {@code type} of an evidence object, or null when {@code json} is not an object with a string type. */
     public static String typeOf(String json) {
         ObjectNode o = object(json);

@@ -367,12 +367,19 @@ public class FindingsRuntime {
             LOG.debugf("the publisher of %s has no DID this node can name; no penalty", e.id().hex());
             return;
         }
-        if (!penalties.take(publisher.hex(), linked.isPresent(), System.currentTimeMillis())) {
-            return;
-        }
         Draft d = FindingEvidence.draft(evidence);
         if (d == null) {
             LOG.warnf("no penalty for %s: the evidence does not make a finding", e.id().hex());
+            return;
+        }
+        if (!FindingEvidence.fitsAFinding(evidence)) {
+            // checked before the bound is taken: a penalty that cannot be signed must not use the publisher's
+            // minute, or an oversized bad finding first would shield every other one of that minute
+            LOG.infof("no penalty for %s: its evidence would be over %d bytes (the finding is embedded); the verdict"
+                    + " is kept here", e.id().hex(), Finding.MAX_CONTENT_BYTES);
+            return;
+        }
+        if (!penalties.take(publisher.hex(), linked.isPresent(), System.currentTimeMillis())) {
             return;
         }
         Event finding = sign(d, publisher, did);
