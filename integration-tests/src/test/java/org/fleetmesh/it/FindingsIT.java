@@ -14,6 +14,7 @@ import org.fleetmesh.nostr.Event;
 import org.fleetmesh.nostr.Events;
 import org.fleetmesh.nostr.PubKey;
 import org.fleetmesh.peering.link.GrantMessages;
+import org.fleetmesh.standing.Finding;
 import org.fleetmesh.standing.FindingEvidence;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -252,8 +253,37 @@ class FindingsIT {
         }
     }
 
+    /**
+     * A penalty embeds the finding it is about, so one about a finding over the content limit cannot be signed: it
+     * must not use the publisher's minute either (an outside audit found an oversized malformed finding first left the
+     * publisher's next malformed finding of that minute without a penalty).
+     */
     @Test
     @Order(4)
+    void anOversizedMalformedFindingFirstDoesNotShieldTheNextOne() throws Exception {
+        Standings.Signer k = Standings.Signer.fresh();
+        Event shape = Standings.budgetFinding(k, k.did(), PubKey.ofHex(honest.pubkey()), honest.peer.did(), 3, "shape");
+        String pad = "{\"type\":\"fleetmesh.budget\",\"pad\":\"" + "x".repeat(Finding.MAX_CONTENT_BYTES) + "\"}";
+        Event oversized = Events.sign(k.secret(), Keys.now(), Finding.KIND, shape.tags(), pad);
+        Event small = Events.sign(k.secret(), Keys.now(), Finding.KIND, shape.tags(), "{}");
+        try (NostrClient c = NostrClient.connect(node)) {
+            c.publishAndWait(oversized).assertAccepted();
+            c.publishAndWait(small).assertAccepted();
+            barrier(c);
+        }
+        JsonNode s = Standings.awaitSubject(node, k.did(),
+                x -> x.path("findings").path("counted").asInt() >= 1, "a penalty for the small malformed finding");
+        List<JsonNode> counted = Standings.details(s, d -> d.path("counted").asBoolean());
+        assertEquals(1, counted.size(), s.toString());
+        assertEquals("malformed-finding", counted.get(0).path("rule").asText(), s.toString());
+        try (NostrClient c = NostrClient.connect(node)) {
+            JsonNode penalty = c.query("penalty", FilterSpec.of().ids(counted.get(0).path("id").asText())).get(0);
+            assertTrue(penalty.path("content").asText().contains(small.id().hex()), "about the small one: " + penalty);
+        }
+    }
+
+    @Test
+    @Order(5)
     void aSwarmOfFreshKeysPublishingFindingsAgainstAnHonestPeerMovesNothing() throws Exception {
         PubKey honestKey = PubKey.ofHex(honest.pubkey());
         long verifiedBefore = Standings.standing(node).path("findings").path("verified").asLong();
