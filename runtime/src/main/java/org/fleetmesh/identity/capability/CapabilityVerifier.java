@@ -175,7 +175,9 @@ public final class CapabilityVerifier {
         } catch (RuntimeException e) {
             // the library throws unchecked exceptions on some expressions it cannot evaluate (a string method on an
             // integer: NoSuchElementException from an empty Either): a type error, so check-failed
-            throw new CapabilityException(Reason.CHECK_FAILED, "a check of the token cannot be evaluated: " + e, e);
+            // the message is the library's internals ("java.util.NoSuchElementException: get() on Left"): not sent
+            throw new CapabilityException(Reason.CHECK_FAILED, "a check of the token cannot be evaluated: an expression"
+                    + " applies an operation to a value of the wrong type", e);
         }
         return identity(authorizer, limits, request, ids);
     }
@@ -194,7 +196,7 @@ public final class CapabilityVerifier {
             throw new CapabilityException(Reason.MALFORMED, "not a Biscuit token: " + Capability.describe(e), e);
         } catch (RuntimeException e) {
             // protobuf and the Ed25519 point decoder throw unchecked exceptions on some damaged inputs
-            throw new CapabilityException(Reason.MALFORMED, "not a Biscuit token: " + e, e);
+            throw new CapabilityException(Reason.MALFORMED, "not a Biscuit token: its bytes do not decode", e);
         }
     }
 

@@ -99,7 +99,8 @@ final class Incoming {
             return Optional.of("the payment names no request id");
         }
         Op op = null;
-        for (Op o : store.opsInStates(List.of(InvoiceState.OPEN.name(), InvoiceState.ACCEPTED.name()))) {
+        for (Op o : store.opsInStates(List.of(InvoiceState.OPEN.name(), InvoiceState.ACCEPTED.name(),
+                InvoiceState.SETTLED.name()))) {
             if (o.kind().equals(KIND) && payload.id().equals(CashuRail.parse(o.payload()).path("request_id").asText())) {
                 op = o;
             }
@@ -109,7 +110,8 @@ final class Incoming {
         }
         PaymentHash hash = PaymentHash.ofHex(op.key());
         JsonNode p = CashuRail.parse(op.payload());
-        if (op.state().equals(InvoiceState.ACCEPTED.name())) {
+        if (!op.state().equals(InvoiceState.OPEN.name())) {
+            // ACCEPTED or SETTLED: a payer repeating its POST (its answer was lost) hears 200 again for the same proofs
             Set<String> have = new HashSet<>();
             store.proofsOfLock(hash.hex()).forEach(sp -> have.add(sp.secret()));
             boolean same = payload.proofs().stream().allMatch(x -> have.contains(x.secret()));
@@ -211,8 +213,11 @@ final class Incoming {
         if (!hash.hex().equals(s.data())) {
             return Optional.of("a proof locked to another hash");
         }
-        if (!c.pubkeys().equals(List.of(rail.payeeKey())) || c.requiredSigs() != 1) {
+        if (!c.pubkeys().equals(List.of(rail.payeeKey()))) {
             return Optional.of("a proof not locked to this node's key " + rail.payeeKey() + " alone");
+        }
+        if (c.requiredSigs() != 1) {
+            return Optional.of("a proof asking " + c.requiredSigs() + " signatures (n_sigs); one, this node's, is asked");
         }
         if (c.sigFlag() != SigFlag.SIG_INPUTS) {
             return Optional.of("a proof with sigflag " + c.sigFlag() + "; SIG_INPUTS is asked");

@@ -94,11 +94,15 @@ class CashuRailTest {
         payee.close();
     }
 
+    /** The last payment the payer posted. */
+    private volatile PaymentRequestPayload lastPayload;
+
     private void handle(HttpExchange ex) throws IOException {
         int status;
         String body;
         try (InputStream in = ex.getRequestBody()) {
             PaymentRequestPayload p = Nut.json().readValue(in.readAllBytes(), PaymentRequestPayload.class);
+            lastPayload = p;
             Optional<String> refused = payee.receive(p);
             status = refused.isPresent() ? 400 : 200;
             body = refused.orElse("{}");
@@ -186,6 +190,33 @@ class CashuRailTest {
         assertEquals(10, TestWallets.amountIn(payerStore, ProofState.SENT));
     }
 
+    /** A payer whose answer was lost posts again: after the claim (SETTLED) as before it (ACCEPTED), 200 again. */
+    @Test
+    void theSamePaymentPostedAgainAfterTheSettleIsAcceptedAgainAndOtherProofsAreNot() {
+        Preimage k = Preimage.random();
+        Invoice inv = payee.holdInvoice(k.hash(), 10_000, "job", EXPIRY);
+        payer.pay(inv.paymentRequest(), 1000);
+        PaymentRequestPayload sent = lastPayload;
+        assertEquals(Optional.empty(), payee.receive(sent), "ACCEPTED: the same proofs again");
+        payee.settle(k);
+        assertEquals(InvoiceState.SETTLED, stateOf(payee, k.hash()));
+        assertEquals(Optional.empty(), payee.receive(sent), "SETTLED: the same proofs again");
+        PaymentRequestPayload other = new PaymentRequestPayload(sent.id(), null, sent.mint(), sent.unit(),
+                sent.proofs().subList(0, sent.proofs().size() - 1));
+        if (!other.proofs().isEmpty()) {
+            assertEquals(Optional.empty(), payee.receive(other), "a subset of what was paid is what was paid");
+        }
+        DecodedRequest d = payer.decode(inv.paymentRequest());
+        List<Proof> fresh = payerWallet.swaps().lock(10, () -> WellKnownSecret.htlc(
+                Hex.encode(Secp256k1.bytes32(Secp256k1.randomScalar())).substring(0, 32), k.hash().hex(),
+                new Conditions(SigFlag.SIG_INPUTS, List.of(d.payee()), 0, OptionalLong.of(d.expiresAt()
+                        .getEpochSecond()), List.of(payer.payeeKey()), 0)).serialize(), k.hash().hex());
+        Optional<String> again = payee.receive(new PaymentRequestPayload(sent.id(), null, sent.mint(), sent.unit(),
+                fresh));
+        assertEquals(Optional.of("request " + sent.id() + " is already paid"), again);
+        assertEquals(10, payeeWallet.balance(), "claimed once");
+    }
+
     @Test
     void aClaimWhoseRequestWasLostIsMadeWhenSettleIsCalledAgain() {
         Preimage k = Preimage.random();
@@ -247,6 +278,11 @@ class CashuRailTest {
     }
 
     @Test
+    void aPaymentAskingTwoSignaturesIsRefusedAsSuch() {
+        assertRefused(Terms.ok().nSigs(2), "a proof asking 2 signatures (n_sigs); one, this node's, is asked");
+    }
+
+    @Test
     void aPaymentWithTooEarlyALocktimeIsRefused() {
         assertRefused(Terms.ok().locktimeShift(-60), "locktime");
     }
@@ -287,29 +323,33 @@ class CashuRailTest {
     // ---- helpers ----
 
     /** What a misbehaving payer locks to. */
-    record Terms(long amount, String hash, String key, long locktimeShift, boolean dleq) {
+    record Terms(long amount, String hash, String key, long locktimeShift, boolean dleq, int nSigs) {
         static Terms ok() {
-            return new Terms(10, null, null, 0, true);
+            return new Terms(10, null, null, 0, true, 0);
+        }
+
+        Terms nSigs(int n) {
+            return new Terms(amount, hash, key, locktimeShift, dleq, n);
         }
 
         Terms amount(long a) {
-            return new Terms(a, hash, key, locktimeShift, dleq);
+            return new Terms(a, hash, key, locktimeShift, dleq, nSigs);
         }
 
         Terms hash(String h) {
-            return new Terms(amount, h, key, locktimeShift, dleq);
+            return new Terms(amount, h, key, locktimeShift, dleq, nSigs);
         }
 
         Terms key(String k) {
-            return new Terms(amount, hash, k, locktimeShift, dleq);
+            return new Terms(amount, hash, k, locktimeShift, dleq, nSigs);
         }
 
         Terms locktimeShift(long s) {
-            return new Terms(amount, hash, key, s, dleq);
+            return new Terms(amount, hash, key, s, dleq, nSigs);
         }
 
         Terms withoutDleq() {
-            return new Terms(amount, hash, key, locktimeShift, false);
+            return new Terms(amount, hash, key, locktimeShift, false, nSigs);
         }
     }
 
@@ -326,7 +366,7 @@ class CashuRailTest {
         String hash = t.hash() == null ? k.hash().hex() : t.hash();
         String key = t.key() == null ? d.payee() : t.key();
         long locktime = d.expiresAt().getEpochSecond() + t.locktimeShift();
-        Conditions c = new Conditions(SigFlag.SIG_INPUTS, List.of(key), 0, OptionalLong.of(locktime),
+        Conditions c = new Conditions(SigFlag.SIG_INPUTS, List.of(key), t.nSigs(), OptionalLong.of(locktime),
                 List.of(payer.payeeKey()), 0);
         List<Proof> locked = payerWallet.swaps().lock(t.amount(), () -> WellKnownSecret.htlc(
                 Hex.encode(Secp256k1.bytes32(Secp256k1.randomScalar())).substring(0, 32), hash, c).serialize(), hash);
