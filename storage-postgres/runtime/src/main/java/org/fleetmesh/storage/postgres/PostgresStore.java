@@ -21,6 +21,7 @@ import org.fleetmesh.spi.storage.SaveOutcome;
 import org.jboss.logging.Logger;
 
 import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.AgroalConnectionPoolConfiguration.ConnectionValidator;
 import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
 import io.agroal.api.security.NamePrincipal;
 import io.agroal.api.security.SimplePassword;
@@ -136,6 +137,13 @@ public final class PostgresStore implements EventStore {
                             .acquisitionTimeout(Duration.ofSeconds(30))
                             .reapTimeout(Duration.ofMinutes(5))
                             .validationTimeout(Duration.ofMinutes(1))
+                            // a connection whose backend is gone (the server restarted or crashed, the backend was
+                            // terminated) leaves the pool instead of going back to it after every failure: Agroal's
+                            // defaults validate nothing and treat no exception as fatal, so before a node on a
+                            // database that restarted failed every read and write until it was restarted itself
+                            .connectionValidator(ConnectionValidator.defaultValidatorWithTimeout(5))
+                            .idleValidationTimeout(Duration.ofSeconds(10))
+                            .exceptionSorter(PostgresStore::connectionLost)
                             .connectionFactoryConfiguration(c -> {
                                 c.connectionProviderClass(org.postgresql.Driver.class)
                                         .jdbcUrl(jdbcUrl)
@@ -154,6 +162,15 @@ public final class PostgresStore implements EventStore {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create a connection pool for " + jdbcUrl, e);
         }
+    }
+
+    /**
+     * Whether {@code e} means the connection is unusable: SQLState class 08 (connection exception) or 57P (the server
+     * is shutting down, crashed, or terminated this backend). 57014 (a statement timeout's cancel) is not.
+     */
+    static boolean connectionLost(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("08") || state.startsWith("57P"));
     }
 
     /** Plain driver connections (no pool), e.g. for the LISTEN connection. */
