@@ -94,7 +94,8 @@ class HealthAndLogsIT {
     void readinessNamesEveryAdapterSummarisesPeersAndGoesDownWithTheDatabase() throws Exception {
         try (MeshnodeProcess a = MeshnodeProcess.start("ready-a", Delivered.env("[]"))) {
             String aDid = PeeringIT.did(a);
-            Map<String, String> env = new HashMap<>(Delivered.env("[]", "FLEETMESH_PEERS", Delivered.peerSetting(aDid, a.port())));
+            Map<String, String> env = new HashMap<>(Delivered.env("[]", "FLEETMESH_PEERS", Delivered.peerSetting(aDid, a.port()),
+                    "FLEETMESH_HEALTH_EMBEDDED_POSTGRES_GRACE", "3s"));
             try (MeshnodeProcess b = MeshnodeProcess.start("ready-b", env)) {
                 // the default log is plain text, not JSON
                 String startLine = b.logText().lines().filter(l -> l.contains("Listening on: http://")).findFirst().orElseThrow();
@@ -150,12 +151,44 @@ class HealthAndLogsIT {
                 assertEquals("DOWN", down.check("store").path("status").asText(), down.body().toString());
                 assertEquals("UP", down.check("peers").path("status").asText(), "peers do not decide readiness");
                 assertTrue(b.isAlive(), "the node keeps running (it is the orchestrator's call to restart it)");
-                // liveness is about the process, not its adapters
-                HttpResponse<String> live = HTTP.send(HttpRequest.newBuilder(b.httpUri().resolve("/q/health/live"))
-                        .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
-                assertEquals(200, live.statusCode(), live.body());
+                // liveness: the node's own embedded PostgreSQL, which it does not start again while it runs, gone for
+                // longer than the grace (3 s here) is the orchestrator's cue to restart the node; before that, live
+                HttpResponse<String> live = live(b);
+                JsonNode embedded = checkOf(NostrClient.tree(live.body()), "embedded-postgres");
+                if (live.statusCode() == 200) {
+                    assertTrue(embedded.path("data").path("gone_ms").asLong() < 3000, live.body());
+                }
+                long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                while (live.statusCode() == 200 && System.nanoTime() < deadline) {
+                    Thread.sleep(200);
+                    live = live(b);
+                }
+                assertEquals(503, live.statusCode(), live.body());
+                embedded = checkOf(NostrClient.tree(live.body()), "embedded-postgres");
+                assertEquals("DOWN", embedded.path("status").asText(), live.body());
+                assertTrue(embedded.path("data").path("gone_ms").asLong() >= 3000, live.body());
+
+                // and the orchestrator's restart brings the node back, its cluster recovered
+                b.stop();
+                b.startAgain();
+                assertEquals(200, live(b).statusCode());
+                assertEquals(200, ready(b).code());
             }
         }
+    }
+
+    static HttpResponse<String> live(MeshnodeProcess n) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(n.httpUri().resolve("/q/health/live")).timeout(Duration.ofSeconds(10))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static JsonNode checkOf(JsonNode health, String name) {
+        for (JsonNode c : health.path("checks")) {
+            if (c.path("name").asText().equals(name)) {
+                return c;
+            }
+        }
+        throw new AssertionError("no check " + name + " in " + health);
     }
 
     @Test

@@ -498,6 +498,20 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the cluster's postmaster still runs: {@code pg/postmaster.pid} names a live process of this data dir.
+     * False once it stopped (the file is gone) or died ({@code kill -9}, the OOM killer: the file names a dead pid).
+     */
+    public boolean postmasterRunning() {
+        Path pgDir = dataDir.resolve(PG_DIR);
+        try {
+            Optional<PidFile> f = readPidFile(pgDir);
+            return f.isPresent() && isAlive(f.get().pid()) && identify(f.get().pid(), pgDir) != PidOwner.OTHER_PROGRAM;
+        } catch (UncheckedIOException e) {
+            return false;
+        }
+    }
+
     // ---------------------------------------------------------------- postmaster.pid handling
 
     /** The parsed {@code postmaster.pid}: pid (line 1), port (line 4), status (line 8, PG 10+). */

@@ -1,0 +1,55 @@
+package org.fleetmesh.storage.postgres.quarkus;
+
+import java.time.Duration;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Liveness;
+import org.fleetmesh.storage.postgres.EmbeddedCluster;
+import org.fleetmesh.storage.postgres.PostgresStorage;
+
+/**
+ * Live while the node's embedded PostgreSQL runs, or has been gone for less than
+ * {@code fleetmesh.health.embedded-postgres-grace} (30 s). The node does not start its postmaster again under a
+ * running relay, so one that died alone (the OOM killer, {@code kill -9}) leaves the node unready for good: after the
+ * grace liveness says so, and an orchestrator restarts the node, whose next start recovers the cluster. With an
+ * external database this check is always up: restarting the node would not bring that server back (readiness
+ * reports it).
+ */
+@Liveness
+@ApplicationScoped
+public class EmbeddedClusterLiveness implements HealthCheck {
+    @Inject
+    PostgresStorage storage;
+
+    @ConfigProperty(name = "fleetmesh.health.embedded-postgres-grace", defaultValue = "30s")
+    Duration grace;
+
+    private long goneSince = -1; // nanoTime of the first check that found it gone; guarded by this
+
+    @Override
+    public synchronized HealthCheckResponse call() {
+        var b = HealthCheckResponse.named("embedded-postgres");
+        EmbeddedCluster cluster = storage.cluster().orElse(null);
+        if (cluster == null) {
+            return b.up().withData("embedded", false).build();
+        }
+        long now = System.nanoTime();
+        if (cluster.postmasterRunning()) {
+            goneSince = -1;
+            return b.up().withData("embedded", true).build();
+        }
+        if (goneSince < 0) {
+            goneSince = now;
+        }
+        long goneMs = (now - goneSince) / 1_000_000;
+        return b.status(goneMs < grace.toMillis()).withData("embedded", true)
+                .withData("gone_ms", goneMs)
+                .withData("reason", "the embedded PostgreSQL is not running; a restart of the node starts it again")
+                .build();
+    }
+}
