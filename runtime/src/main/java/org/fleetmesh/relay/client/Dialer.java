@@ -113,7 +113,9 @@ public final class Dialer implements AutoCloseable {
 
     /** As {@link #dial(URI, OutboundConnection.Handler)}, the handler made for the connection before it connects. */
     public OutboundConnection dial(URI url, Function<OutboundConnection, OutboundConnection.Handler> handlerFor) {
-        WebSocketConnectOptions connect = connectOptions(url);
+        // the timeout bounds the upgrade too (Vert.x's connect timeout is the TCP connect's only): a peer that
+        // accepts the connection and never answers (a stopped process) fails the dial instead of holding it
+        WebSocketConnectOptions connect = connectOptions(url).setTimeout(options.connectTimeout().toMillis());
         OutboundConnection c = new OutboundConnection(client.webSocket(), options.sendBudget());
         c.connect(ws -> open(vertx, ws, connect), handlerFor.apply(c));
         return c;

@@ -51,7 +51,12 @@ public final class OutboundConnection {
                         ? " " + ws.closeReason() : "") + ")"
                 : "")));
         ws.exceptionHandler(t -> ended("connection error: " + t));
-        opener.apply(ws).onSuccess(w -> opened.complete(null)).onFailure(t -> {
+        opener.apply(ws).onSuccess(w -> {
+            if (!opened.complete(null)) {
+                // closed by this side while it was still connecting (close, or a send that could not go): close it now
+                ws.close((short) 1000, "");
+            }
+        }).onFailure(t -> {
             opened.completeExceptionally(t);
             ended("could not connect: " + t.getMessage());
         });
@@ -115,7 +120,13 @@ public final class OutboundConnection {
                 break;
             }
         }
-        ws.writeTextMessage(text).onComplete(r -> written(size));
+        try {
+            ws.writeTextMessage(text).onComplete(r -> written(size));
+        } catch (IllegalStateException notConnected) {
+            // the WebSocket is still connecting (Vert.x: "Not connected"): nothing can be sent yet
+            queued.addAndGet(-size);
+            return false;
+        }
         return true;
     }
 
@@ -158,7 +169,13 @@ public final class OutboundConnection {
         if (isClosed()) {
             return;
         }
-        ws.close((short) code, reason).onComplete(r -> ended("closed by this side (" + code
-                + (reason.isEmpty() ? "" : " " + reason) + ")"));
+        String why = "closed by this side (" + code + (reason.isEmpty() ? "" : " " + reason) + ")";
+        try {
+            ws.close((short) code, reason).onComplete(r -> ended(why));
+        } catch (IllegalStateException notConnected) {
+            // still connecting (a peer that accepted the TCP connection and never answered the upgrade): end it
+            // here; the WebSocket is closed if it opens after all, and the dial's timeout ends the attempt
+            ended(why + " before it opened");
+        }
     }
 }
