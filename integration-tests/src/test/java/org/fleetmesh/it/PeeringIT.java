@@ -485,4 +485,21 @@ class PeeringIT {
         }
         throw new AssertionError("the new URL was not learnt: " + stored(n, token, did));
     }
+
+    /**
+     * A send budget below 16384 was accepted and then failed every incoming {@code /mesh} upgrade without a log line;
+     * a bad peer list stopped the start without naming the setting.
+     */
+    @Test
+    void badMeshSettingsStopTheStartNamingTheSetting() {
+        IllegalStateException budget = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> MeshnodeProcess.start("mesh-budget-bad", Map.of("FLEETMESH_MESH_SEND_BUDGET", "100")).close());
+        assertTrue(budget.getMessage().contains("fleetmesh.mesh.send-budget (FLEETMESH_MESH_SEND_BUDGET) is 100: at least"
+                + " 16384"), budget.getMessage());
+        IllegalStateException peers = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> MeshnodeProcess.start("mesh-peers-bad", Map.of("FLEETMESH_PEERS", "notadid@ws://127.0.0.1:1/mesh"))
+                        .close());
+        assertTrue(peers.getMessage().contains("fleetmesh.peers (FLEETMESH_PEERS): a peer is declared by did:peer:4 or"
+                + " did:key"), peers.getMessage());
+    }
 }

@@ -99,11 +99,26 @@ public class MeshPeers {
 
     /** Refuses to start on a malformed peer list, naming the bad entry. */
     void validate(@Observes StartupEvent started) {
+        try {
+            new org.fleetmesh.peering.SendBudget(config.sendBudget());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("fleetmesh.mesh.send-budget (FLEETMESH_MESH_SEND_BUDGET) is "
+                    + config.sendBudget() + ": at least 16384 (" + e.getMessage() + ")", e);
+        }
         List<PeerAddress> all = new ArrayList<>();
         Set<String> keys = new HashSet<>();
-        for (Optional<String> setting : List.of(peersSetting, config.peers())) {
+        List<String> names = List.of("fleetmesh.peers (FLEETMESH_PEERS)", "fleetmesh.mesh.peers (FLEETMESH_MESH_PEERS)");
+        List<Optional<String>> settings = List.of(peersSetting, config.peers());
+        for (int i = 0; i < settings.size(); i++) {
+            Optional<String> setting = settings.get(i);
             if (setting.isPresent()) {
-                for (PeerAddress p : PeerAddress.parseList(setting.get())) {
+                List<PeerAddress> parsed;
+                try {
+                    parsed = PeerAddress.parseList(setting.get());
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(names.get(i) + ": " + e.getMessage(), e);
+                }
+                for (PeerAddress p : parsed) {
                     if (keys.add(p.key())) {
                         all.add(p);
                     }
