@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import org.fleetmesh.nostr.Event;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -34,12 +35,17 @@ class KeyRotationIT {
 
     @Test
     void aRotatedNodeIsFollowedByItsPeersAndItsOldKeysAreRetired() throws Exception {
-        try (MeshnodeProcess a = MeshnodeProcess.start("rotate-a")) {
+        // A asks B for kind 1: B forwards, A signs custody receipts (a chain under A's key, which the rotation changes)
+        try (MeshnodeProcess a = MeshnodeProcess.start("rotate-a", Map.of("FLEETMESH_FEDERATE", "[{\"kinds\":[1]}]"))) {
             String oldDid = did(a);
             try (MeshnodeProcess b = MeshnodeProcess.start("rotate-b", Map.of("FLEETMESH_PEERS", oldDid + "@" + mesh(a)))) {
                 String bDid = did(b);
                 assertEquals(201, addPeer(a, token(a, "admin:write"), bDid, mesh(b)).statusCode());
                 awaitLinked(a, oldDid, b, bDid);
+                try (NostrClient c = NostrClient.connect(b)) {
+                    c.publishAndWait(Keys.fresh().note(Keys.now(), "before the rotation")).assertAccepted();
+                }
+                Delivered.awaitPeer(b, oldDid, e -> Delivered.size(e, "sent") >= 1, "a receipt from A's old key");
 
                 // rotate A while it is stopped; the old keys move aside, the hand-over is written
                 a.stop();
@@ -62,6 +68,19 @@ class KeyRotationIT {
 
                 // B follows: one link to the new DID, declared, and no entry for the old one
                 awaitLinked(a, newDid, b, bDid);
+                // and forwards to it under a custody chain A starts afresh with its new key (before: A answered with
+                // its old chain, and B halted forwarding to it, "custody: signature")
+                Event after = Keys.fresh().note(Keys.now(), "after the rotation");
+                try (NostrClient c = NostrClient.connect(b)) {
+                    c.publishAndWait(after).assertAccepted();
+                }
+                JsonNode forwarding = Delivered.awaitPeer(b, newDid, e -> Delivered.size(e, "sent") >= 2,
+                        "receipts from A's new key for what B forwards");
+                assertTrue(forwarding.path("custody").path("halted").asText("").isEmpty(), forwarding.toString());
+                try (NostrClient c = NostrClient.connect(a)) {
+                    assertEquals(1, c.query("after", FilterSpec.of().ids(after.id().hex())).size());
+                }
+                assertTrue(a.logText().contains("signed with this node's previous Nostr key"), a.logTail(40));
                 JsonNode atB = status(b);
                 assertTrue(peer(atB, newDid).orElseThrow().path("declared").asBoolean(), atB.toString());
                 assertTrue(peer(atB, oldDid).isEmpty(), atB.toString());

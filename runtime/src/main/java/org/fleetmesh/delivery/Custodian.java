@@ -107,6 +107,16 @@ final class Custodian {
             @Override
             public void prepare(List<CustodyLedger.Append> steps) {
                 h = node.ledger().head(CustodyLedger.Side.RECEIVED, peer).orElse(null);
+                if (h != null && !signedBySelf(h)) {
+                    // a chain this node signed under its previous key (keys rotate): the sender mirrors this node
+                    // under its new DID from nothing, and checks every receipt against the new key, so the old chain
+                    // is moved aside (still exportable under its archived name) and a new one starts at size 0
+                    Optional<String> archived = node.ledger().archive(CustodyLedger.Side.RECEIVED, peer);
+                    LOG.infof("the custody chain of %s's events was signed with this node's previous Nostr key (a key"
+                            + " rotation): kept as %s; a new chain starts under the current key", peer,
+                            archived.orElse("?"));
+                    h = null;
+                }
             }
 
             @Override
@@ -126,6 +136,15 @@ final class Custodian {
                         peer, e.toString());
             }
         });
+    }
+
+    /** Whether the receipt {@code r} is signed by this node's current Nostr key. */
+    private boolean signedBySelf(CustodyLedger.Receipt r) {
+        try {
+            return PARSER.parseEvent(r.json()).pubkey().equals(node.selfNostr());
+        } catch (ProtocolException e) {
+            throw new IllegalStateException("a stored receipt of " + peer + " does not read: " + e.getMessage(), e);
+        }
     }
 
     synchronized void attach() {

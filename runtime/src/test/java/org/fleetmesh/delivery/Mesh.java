@@ -88,6 +88,19 @@ final class Mesh implements AutoCloseable {
         return node;
     }
 
+    /**
+     * {@code old} after {@code keys rotate}: its delivery closed, a node with new keys (so a new DID) on the same store
+     * and ledgers.
+     */
+    Node rotated(Node old) {
+        old.delivery.close();
+        int n = 0x20 + 3 * created++;
+        Node node = new Node(old.name + "-rotated", NodeSecrets.of(new SecretKey(fill(n)), new SecretKey(fill(n + 1)),
+                new SecretKey(fill(n + 2))), old.settings, old.store, old.ledger, old.links);
+        nodes.add(node);
+        return node;
+    }
+
     static Delivery.Settings settings(List<Filter> federate) {
         Delivery.Settings d = Delivery.Settings.DEFAULT;
         return new Delivery.Settings(true, 4, d.frameBytes(), 4, d.maxHops(), d.maxSkew(), d.maxFilters(), federate,
@@ -104,9 +117,9 @@ final class Mesh implements AutoCloseable {
         final String name;
         final NodeSecrets secrets;
         final String did;
-        final SequencedStore store = new SequencedStore();
-        final MemoryCustodyLedger ledger = new MemoryCustodyLedger();
-        final MemoryLinkLedger links = new MemoryLinkLedger();
+        final SequencedStore store;
+        final MemoryCustodyLedger ledger;
+        final MemoryLinkLedger links;
         final ThreadPoolExecutor io;
         final ThreadPoolExecutor writer;
         Delivery.Settings settings;
@@ -119,6 +132,14 @@ final class Mesh implements AutoCloseable {
         final java.util.Set<String> refuseOnce = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
         Node(String name, NodeSecrets secrets, Delivery.Settings settings) {
+            this(name, secrets, settings, new SequencedStore(), new MemoryCustodyLedger(), new MemoryLinkLedger());
+        }
+
+        Node(String name, NodeSecrets secrets, Delivery.Settings settings, SequencedStore store,
+                MemoryCustodyLedger ledger, MemoryLinkLedger links) {
+            this.store = store;
+            this.ledger = ledger;
+            this.links = links;
             this.name = name;
             this.secrets = secrets;
             this.did = NodeDidDocument.of(secrets.publicKeys(), NodeEndpoints.of("ws://" + name + ".example/",
