@@ -99,11 +99,13 @@ final class Incoming {
             return Optional.of("the payment names no request id");
         }
         Op op = null;
-        for (Op o : store.opsInStates(List.of(InvoiceState.OPEN.name(), InvoiceState.ACCEPTED.name(),
-                InvoiceState.SETTLED.name()))) {
+        for (Op o : store.opsInStates(List.of(InvoiceState.OPEN.name(), InvoiceState.ACCEPTED.name()))) {
             if (o.kind().equals(KIND) && payload.id().equals(CashuRail.parse(o.payload()).path("request_id").asText())) {
                 op = o;
             }
+        }
+        if (op == null) {
+            op = settled(payload).orElse(null);
         }
         if (op == null) {
             return Optional.of("no open request " + payload.id());
@@ -194,6 +196,28 @@ final class Incoming {
             return Optional.of("the mint could not be asked whether the proofs are unspent: " + e.getMessage());
         }
         return Optional.empty();
+    }
+
+    /**
+     * The SETTLED request a repeated payment is for: found by the hash its first proof is locked to (one lookup, not a
+     * scan of every request ever settled, which anyone posting an unknown id would otherwise make the node read).
+     */
+    private Optional<Op> settled(PaymentRequestPayload payload) {
+        if (payload.proofs() == null || payload.proofs().isEmpty() || payload.proofs().get(0).secret() == null) {
+            return Optional.empty();
+        }
+        String data;
+        try {
+            Optional<WellKnownSecret> s = WellKnownSecret.parse(payload.proofs().get(0).secret());
+            if (s.isEmpty() || !WellKnownSecret.HTLC.equals(s.get().kind())) {
+                return Optional.empty();
+            }
+            data = PaymentHash.ofHex(s.get().data()).hex();
+        } catch (ConditionException | RuntimeException e) {
+            return Optional.empty();
+        }
+        return store.opByKey(KIND, data).filter(o -> o.state().equals(InvoiceState.SETTLED.name()))
+                .filter(o -> payload.id().equals(CashuRail.parse(o.payload()).path("request_id").asText()));
     }
 
     /** Is {@code x} locked exactly as we asked: HTLC on the hash, to our key alone, SIG_INPUTS, late enough? */
