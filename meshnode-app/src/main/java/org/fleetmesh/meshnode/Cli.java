@@ -209,6 +209,10 @@ public final class Cli {
                                                              (--force: replace a non-empty one's keys and tables)
                        meshnode image                        (the launcher) a container image tarball, meshnode-app/target/meshnode-image.tar,
                                                              built without a Docker daemon (docs/OPERATING.md "Containers")
+                       meshnode aot                          (the launcher) train the class archive the relay starts from
+                                                             (AOT cache on JDK 25, CDS on 17; the relay trains one itself
+                                                             when missing or stale; MESHNODE_AOT=off: none)
+                       meshnode build [--force]              (the launcher) build the node when missing or stale (--force: always)
                        meshnode token issue --right admin:write [--subject S] [--ttl 30d]   a capability token (admin API;
                                                              --right compute:run --fuel-limit N for the agent API)
                        meshnode token revoke <token | id> [--note T]   refuse a token (and its attenuations) from now on, on the

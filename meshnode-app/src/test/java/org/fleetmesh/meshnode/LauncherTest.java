@@ -73,4 +73,23 @@ class LauncherTest {
         String on17 = run("exec \"$0\" import < /dev/null", "17.0.1");
         assertTrue(on17.contains("args ") && !on17.contains("--sun-misc-unsafe-memory-access"), on17);
     }
+
+    /** Every command the launcher knows (the list its "unknown command" line gives) is in {@code meshnode help}. */
+    @Test
+    void theHelpNamesEveryCommandTheLauncherTakes() throws Exception {
+        Path launcher = Path.of("").toAbsolutePath().getParent().resolve("meshnode");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("unknown command '\\$cmd' \\(try: ([a-z0-9, -]+)\\)")
+                .matcher(Files.readString(launcher));
+        assertTrue(m.find(), "the launcher's unknown-command line");
+        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+        Cli.usage(new java.io.PrintStream(b, true, StandardCharsets.UTF_8));
+        String help = b.toString(StandardCharsets.UTF_8);
+        java.util.List<String> missing = new java.util.ArrayList<>();
+        for (String c : m.group(1).split(",\\s*")) {
+            if (!c.equals("help") && !java.util.regex.Pattern.compile("meshnode \\[?" + c + "\\b").matcher(help).find()) {
+                missing.add(c);
+            }
+        }
+        assertTrue(missing.isEmpty(), "not in meshnode help: " + missing);
+    }
 }
