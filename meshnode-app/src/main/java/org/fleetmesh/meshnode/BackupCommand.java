@@ -36,6 +36,7 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
+import org.fleetmesh.identity.NodeLock;
 import org.fleetmesh.storage.postgres.Migrations;
 import org.fleetmesh.storage.postgres.PostgresStorage;
 import org.postgresql.PGConnection;
@@ -66,6 +67,8 @@ final class BackupCommand {
     static final String MANIFEST = "manifest.json";
     static final String KEYS = "keys.json";
     static final String TABLES = "tables";
+    /** In a backup directory while the backup is written (before its manifest): a backup interrupted there. */
+    static final String UNFINISHED = "backup.unfinished";
     private static final Pattern TABLE = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
     private static final int MAX_TABLES = 256;
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -76,7 +79,7 @@ final class BackupCommand {
     }
 
     /** Something that stops the command, with the reason: exit 1. */
-    static final class BackupException extends RuntimeException {
+    static class BackupException extends RuntimeException {
         BackupException(String message) {
             super(message);
         }
@@ -126,8 +129,10 @@ final class BackupCommand {
     static int backup(Path dataDir, Function<String, Optional<String>> settings, Path dir, PrintStream out,
             PrintStream err) {
         Leftovers leftovers = Leftovers.of(dir);
-        prepareEmptyDirectory(dir);
+        prepareEmptyDirectory(dir, err);
         try {
+            writeMarker(dir.resolve(UNFINISHED), "a backup of " + dataDir.toAbsolutePath().normalize() + " started "
+                    + Instant.now() + " by pid " + ProcessHandle.current().pid());
             return dump(dataDir, settings, dir, out, err);
         } catch (RuntimeException e) {
             // an unfinished backup is worth nothing and may hold the keys: nothing of it stays
@@ -202,6 +207,8 @@ final class BackupCommand {
             }
             Files.move(tmp, dir.resolve(MANIFEST), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             fsync(dir);
+            Files.delete(dir.resolve(UNFINISHED)); // (left there, it would be harmless: the manifest is what counts)
+            fsync(dir);
         } catch (IOException e) {
             throw new BackupException("writing " + dir.resolve(MANIFEST) + " failed: " + e.getMessage());
         }
@@ -216,16 +223,26 @@ final class BackupCommand {
         return 0;
     }
 
-    private static void prepareEmptyDirectory(Path dir) {
+    private static void prepareEmptyDirectory(Path dir, PrintStream err) {
         try {
             if (Files.exists(dir)) {
                 if (!Files.isDirectory(dir)) {
                     throw new BackupException(dir + " exists and is not a directory");
                 }
+                boolean empty;
                 try (DirectoryStream<Path> d = Files.newDirectoryStream(dir)) {
-                    if (d.iterator().hasNext()) {
-                        throw new BackupException(dir + " is not empty: a backup goes into a new or empty directory");
-                    }
+                    empty = !d.iterator().hasNext();
+                }
+                if (!empty && Files.isRegularFile(dir.resolve(UNFINISHED), java.nio.file.LinkOption.NOFOLLOW_LINKS)
+                        && !Files.exists(dir.resolve(MANIFEST), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    // a backup that was killed before its manifest, into a directory that was new or empty: all of
+                    // it is that backup's, worth nothing without a manifest; this one starts over
+                    String was = Files.readString(dir.resolve(UNFINISHED)).strip();
+                    removeContents(dir);
+                    err.println("meshnode: backup: " + dir + " held an unfinished backup (" + was
+                            + "), removed: starting over");
+                } else if (!empty) {
+                    throw new BackupException(dir + " is not empty: a backup goes into a new or empty directory");
                 }
             }
             // the directories it creates above it too: 0700 (the umask only takes bits away)
@@ -244,27 +261,54 @@ final class BackupCommand {
         JsonNode manifest = verify(dir);
 
         // 2. the target
-        boolean fresh = !nonEmpty(dataDir);
-        if (!force && !fresh) {
+        Path marker = dataDir.resolve(NodeLock.UNFINISHED_RESTORE);
+        boolean unfinished = Files.exists(marker, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        boolean fresh = !unfinished && !nonEmpty(dataDir);
+        if (!force && !fresh && !unfinished) {
             throw new BackupException(dataDir + " is not empty: restore goes onto a fresh data dir (--force replaces"
                     + " its keys and every table with the backup's)");
         }
         refuseRunningNode(dataDir);
+        // from here to the end the restore holds the data dir as a relay would (no relay starts on it meanwhile),
+        // and the marker says, until the keys are in, that its tables and keys may not belong together
+        String started = "a restore of " + dir.toAbsolutePath().normalize() + " started " + Instant.now() + " by pid "
+                + ProcessHandle.current().pid();
         if (!fresh) {
-            // --force over a data dir: the tables are replaced in one transaction (a failure keeps them), and its own
-            // keys are moved aside, not lost, as keys rotate keeps the keys it replaces
+            if (unfinished) {
+                err.println("meshnode: restore: " + dataDir + " holds an unfinished restore: finishing over it (its"
+                        + " tables are replaced, any keys it holds are moved aside)");
+            }
+            // --force over a data dir, or over an unfinished restore: the tables are replaced in one transaction (a
+            // failure keeps them), and its own keys are moved aside, not lost, as keys rotate keeps the keys it replaces
             Path retired = dataDir.resolve("keys").resolve("retired")
                     .resolve(System.currentTimeMillis() / 1000 + "-replaced-by-restore");
             if (Files.exists(retired, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 throw new BackupException(retired + " exists already: one restore per second");
             }
-            return load(dir, dataDir, manifest, force, retired, settings, out, err);
+            try (NodeLock lock = lock(dataDir)) {
+                writeMarker(marker, started);
+                try {
+                    int done = load(dir, dataDir, manifest, true, retired, settings, out, err);
+                    finish(dataDir, marker);
+                    return done;
+                } catch (TablesKept e) {
+                    if (!unfinished) { // the data dir is as it was: its own tables and keys, together
+                        finish(dataDir, marker);
+                    }
+                    throw e;
+                }
+            }
         }
         // onto a missing or empty data dir: a failure leaves it so, not a half-made node (a cluster and no keys) that
         // would refuse the next restore or start as a new identity on an empty store
         Leftovers leftovers = Leftovers.of(dataDir);
+        NodeLock lock = null;
         try {
-            return load(dir, dataDir, manifest, force, null, settings, out, err);
+            lock = lock(dataDir);
+            writeMarker(marker, started);
+            int done = load(dir, dataDir, manifest, force, null, settings, out, err);
+            finish(dataDir, marker);
+            return done;
         } catch (RuntimeException e) {
             String undone = LocalNode.runningPostmaster(dataDir).isPresent()
                     ? "the embedded PostgreSQL of " + dataDir + " runs (started meanwhile?): nothing of it was removed"
@@ -274,6 +318,65 @@ final class BackupCommand {
             }
             err.println("meshnode: restore: " + undone);
             throw e;
+        } finally {
+            if (lock != null) {
+                lock.close();
+            }
+        }
+    }
+
+    /** A restore that failed before its tables were committed: the database is as it was. */
+    static final class TablesKept extends BackupException {
+        TablesKept(String message) {
+            super(message);
+        }
+    }
+
+    private static NodeLock lock(Path dataDir) {
+        try {
+            return NodeLock.acquire(dataDir, true);
+        } catch (NodeLock.HeldException e) {
+            throw new BackupException(e.getMessage());
+        } catch (UncheckedIOException e) {
+            throw new BackupException(e.getMessage());
+        }
+    }
+
+    /** The restore's end: its marker removed (and the removal on disk). */
+    private static void finish(Path dataDir, Path marker) {
+        try {
+            Files.deleteIfExists(marker);
+            fsync(dataDir);
+        } catch (IOException e) {
+            throw new BackupException("restored, but " + marker + " could not be removed (" + LocalNode.why(e)
+                    + "): remove it before the node starts");
+        }
+    }
+
+    /** A new 0600 file holding {@code text}, on disk (and its directory entry) before this returns. */
+    private static void writeMarker(Path file, String text) {
+        try {
+            Files.deleteIfExists(file);
+            try (OutputStream o = newPrivateFile(file)) {
+                o.write((text + "\n").getBytes(StandardCharsets.UTF_8));
+            }
+            try (var ch = java.nio.channels.FileChannel.open(file, StandardOpenOption.READ)) {
+                ch.force(true);
+            }
+            fsync(file.getParent());
+        } catch (IOException e) {
+            throw new BackupException("cannot write " + file + ": " + LocalNode.why(e));
+        }
+    }
+
+    /** Removes everything in {@code dir} (links removed, not followed), keeping {@code dir}. */
+    private static void removeContents(Path dir) throws IOException {
+        try (var walk = Files.walk(dir)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                if (!p.equals(dir)) {
+                    Files.delete(p);
+                }
+            }
         }
     }
 
@@ -334,9 +437,9 @@ final class BackupCommand {
             }
             c.commit();
         } catch (SQLException | IOException e) {
-            throw new BackupException("loading the database failed (nothing of it was kept): " + e.getMessage());
+            throw new TablesKept("loading the database failed (nothing of it was kept): " + e.getMessage());
         } catch (BackupException e) {
-            throw new BackupException(e.getMessage() + " (rolled back: the database is as it was)");
+            throw new TablesKept(e.getMessage() + " (rolled back: the database is as it was)");
         }
 
         // 4. the keys (checked in step 1: the DID their keys make is the manifest's); those they replace are kept
@@ -378,6 +481,10 @@ final class BackupCommand {
             throw new BackupException(dir + " is not a directory");
         }
         if (!Files.isRegularFile(m)) {
+            if (Files.exists(dir.resolve(UNFINISHED))) {
+                throw new BackupException(dir + " is an unfinished backup (interrupted before its " + MANIFEST
+                        + " was written): make the backup again (into the same directory: it starts over)");
+            }
             throw new BackupException(dir + " has no " + MANIFEST + ": not a backup, or an unfinished one");
         }
         JsonNode manifest;

@@ -26,6 +26,12 @@ import java.util.OptionalLong;
  */
 public final class NodeLock implements AutoCloseable {
     public static final String FILE = "node.lock";
+    /**
+     * Written into a data dir by {@code meshnode restore} before it changes anything there and removed once the keys
+     * are in: while it is there, the data dir's tables and keys may not belong together (a restore killed between
+     * the two), and a relay refuses to start on it; the next restore finishes over it.
+     */
+    public static final String UNFINISHED_RESTORE = "restore.unfinished";
 
     private final FileChannel channel;
     private final FileLock lock;
@@ -51,12 +57,33 @@ public final class NodeLock implements AutoCloseable {
         }
     }
 
+    /** Thrown when the data dir holds an unfinished restore ({@link #UNFINISHED_RESTORE}). */
+    public static final class UnfinishedRestoreException extends IllegalStateException {
+        UnfinishedRestoreException(Path dataDir, String from) {
+            super(dataDir.toAbsolutePath().normalize() + " holds an unfinished restore" + from
+                    + ": its tables and keys may not belong together; run `meshnode restore <backup> --data-dir "
+                    + dataDir + "` again (it finishes over it), or start from an empty data dir");
+        }
+    }
+
     /**
-     * Takes the data dir's lock for this process (creating the data dir, 0700, when missing) and writes its pid.
+     * Takes the data dir's lock for the relay: {@link #acquire(Path, boolean) acquire(dataDir, false)}.
      *
      * @throws HeldException when another process, or another open lock of this JVM, holds it
+     * @throws UnfinishedRestoreException when a restore onto the data dir did not finish
      */
     public static NodeLock acquire(Path dataDir) {
+        return acquire(dataDir, false);
+    }
+
+    /**
+     * Takes the data dir's lock for this process (creating the data dir, 0700, when missing) and writes its pid;
+     * unless {@code restoring} (the restore itself), refused on a data dir with an unfinished restore.
+     *
+     * @throws HeldException when another process, or another open lock of this JVM, holds it
+     * @throws UnfinishedRestoreException when not {@code restoring} and a restore onto the data dir did not finish
+     */
+    public static NodeLock acquire(Path dataDir, boolean restoring) {
         Path file = dataDir.resolve(FILE);
         try {
             if (!Files.isDirectory(dataDir)) {
@@ -78,6 +105,19 @@ public final class NodeLock implements AutoCloseable {
                 OptionalLong pid = readPid(ch);
                 ch.close();
                 throw new HeldException(dataDir, pid);
+            }
+            Path unfinished = dataDir.resolve(UNFINISHED_RESTORE);
+            if (!restoring && Files.exists(unfinished)) {
+                String from;
+                try {
+                    String text = new String(Files.readAllBytes(unfinished), StandardCharsets.UTF_8).strip();
+                    from = text.isEmpty() || text.length() > 4096 ? "" : " (" + text.replaceAll("\\s+", " ") + ")";
+                } catch (IOException e) {
+                    from = "";
+                }
+                l.release();
+                ch.close();
+                throw new UnfinishedRestoreException(dataDir, from);
             }
             byte[] pid = (ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII);
             ch.truncate(0);
