@@ -141,9 +141,24 @@ class HealthAndLogsIT {
                 assertEquals("UP", peerGone.check("peers").path("status").asText());
                 assertEquals(1, peerGone.check("peers").path("data").path("declared").asInt());
 
-                // the database stopped under the node (fast shutdown: every connection closed): not ready
+                // the database asked to stop (SIGTERM: a smart shutdown, which waits for b's pooled connections for
+                // good): b still serves on them, but cannot open another; liveness says so after the grace
                 OptionalLong postmaster = b.livePostmasterFromPidFile();
                 assertTrue(postmaster.isPresent(), "b runs its embedded PostgreSQL");
+                Process term = new ProcessBuilder("kill", "-TERM", Long.toString(postmaster.getAsLong())).inheritIO().start();
+                assertEquals(0, term.waitFor());
+                long stoppingBy = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+                HttpResponse<String> stoppingLive = live(b);
+                while (stoppingLive.statusCode() == 200 && System.nanoTime() < stoppingBy) {
+                    Thread.sleep(200);
+                    stoppingLive = live(b);
+                }
+                assertEquals(503, stoppingLive.statusCode(), stoppingLive.body());
+                assertTrue(checkOf(NostrClient.tree(stoppingLive.body()), "embedded-postgres").path("data").path("reason")
+                        .asText().contains("shutting down"), stoppingLive.body());
+                assertTrue(b.livePostmasterFromPidFile().isPresent(), "the postmaster still waits for b's connections");
+
+                // the database stopped under the node (fast shutdown: every connection closed): not ready
                 Process kill = new ProcessBuilder("kill", "-INT", Long.toString(postmaster.getAsLong())).inheritIO().start();
                 assertEquals(0, kill.waitFor());
                 Health down = awaitReady(b, x -> x.code() == 503, "b not ready without its database");

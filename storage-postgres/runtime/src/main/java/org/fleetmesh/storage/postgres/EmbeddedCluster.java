@@ -512,6 +512,20 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the running postmaster is shutting down ({@code stopping} in {@code pg/postmaster.pid}): someone sent it
+     * SIGTERM (a smart shutdown), so it takes no new connection and waits for the node's own to close, which a
+     * running node never does; the node can go on only on the connections its pool holds.
+     */
+    public boolean postmasterStopping() {
+        try {
+            Optional<PidFile> f = readPidFile(dataDir.resolve(PG_DIR));
+            return f.isPresent() && f.get().status().equals("stopping") && isAlive(f.get().pid());
+        } catch (UncheckedIOException e) {
+            return false;
+        }
+    }
+
     // ---------------------------------------------------------------- postmaster.pid handling
 
     /** The parsed {@code postmaster.pid}: pid (line 1), port (line 4), status (line 8, PG 10+). */
@@ -690,8 +704,11 @@ public final class EmbeddedCluster implements AutoCloseable {
     private static int awaitRunningPostmaster(Path pgDir, String password, Duration wait) throws IOException {
         long deadline = System.nanoTime() + wait.toNanos();
         Exception last = null;
+        long stopping = 0; // the postmaster last seen shutting down (its pid), 0 when not
         while (System.nanoTime() < deadline) {
             Optional<PidFile> pf = readPidFile(pgDir);
+            stopping = pf.isPresent() && pf.get().status().equals("stopping") && isAlive(pf.get().pid())
+                    ? pf.get().pid() : 0;
             if (pf.isPresent() && pf.get().port() > 0 && isAlive(pf.get().pid())
                     && (pf.get().status().isEmpty() || pf.get().status().equals("ready"))) {
                 try {
@@ -702,6 +719,11 @@ public final class EmbeddedCluster implements AutoCloseable {
                 }
             }
             sleep(200);
+        }
+        if (stopping > 0) {
+            throw new IOException("the data dir " + pgDir.getParent() + " is in use by another process, and its PostgreSQL"
+                    + " (pid " + stopping + ") is shutting down (it was sent SIGTERM, and waits for that process's"
+                    + " connections to close): stop or restart the node on " + pgDir.getParent(), last);
         }
         throw new IOException("the data dir " + pgDir.getParent() + " is locked by another process, but no running "
                 + "PostgreSQL was found in " + pgDir + " within " + wait.toSeconds() + " s", last);

@@ -77,6 +77,29 @@ class EmbeddedClusterTest {
         }
     }
 
+    /** A postmaster sent SIGTERM (a smart shutdown) runs on, waiting for the node's connections: that is seen. */
+    @Test
+    void aPostmasterAskedToShutDownIsSeenAsStopping() throws Exception {
+        try (PostgresStorage s = PostgresStorage.openFromConfig(dir, Optional.empty(), Optional.empty(), Optional.empty());
+                java.sql.Connection held = s.dataSource().getConnection()) {
+            EmbeddedCluster c = s.cluster().orElseThrow();
+            assertTrue(c.postmasterRunning());
+            assertFalse(c.postmasterStopping());
+            long pid = postmasterPid(dir);
+            assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(pid)).start().waitFor());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (!c.postmasterStopping() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertTrue(c.postmasterStopping(), "stopping after SIGTERM");
+            assertTrue(c.postmasterRunning(), "still running: it waits for the connections");
+            try (var st = held.createStatement(); var r = st.executeQuery("select 1")) {
+                assertTrue(r.next(), "a connection it had still serves");
+            }
+        }
+        assertFalse(Files.exists(dir.resolve("pg/postmaster.pid")), "gone once the node let go");
+    }
+
     @Test
     void secondProcessAttachesAndLeavesTheServerRunning() throws Exception {
         try (EmbeddedCluster owner = EmbeddedCluster.start(dir)) {

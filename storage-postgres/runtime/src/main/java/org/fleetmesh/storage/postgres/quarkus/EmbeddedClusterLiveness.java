@@ -18,7 +18,8 @@ import org.fleetmesh.storage.postgres.PostgresStorage;
  * running relay, so one that died alone (the OOM killer, {@code kill -9}) leaves the node unready for good: after the
  * grace liveness says so, and an orchestrator restarts the node, whose next start recovers the cluster. With an
  * external database this check is always up: restarting the node would not bring that server back (readiness
- * reports it).
+ * reports it). A postmaster someone asked to shut down (SIGTERM: a smart shutdown, {@code stopping} in its pid file)
+ * counts as gone: it takes no new connection and waits for the node's, which the node never closes while it runs.
  */
 @Liveness
 @ApplicationScoped
@@ -39,7 +40,9 @@ public class EmbeddedClusterLiveness implements HealthCheck {
             return b.up().withData("embedded", false).build();
         }
         long now = System.nanoTime();
-        if (cluster.postmasterRunning()) {
+        boolean running = cluster.postmasterRunning();
+        boolean stopping = running && cluster.postmasterStopping();
+        if (running && !stopping) {
             goneSince = -1;
             return b.up().withData("embedded", true).build();
         }
@@ -49,7 +52,10 @@ public class EmbeddedClusterLiveness implements HealthCheck {
         long goneMs = (now - goneSince) / 1_000_000;
         return b.status(goneMs < grace.toMillis()).withData("embedded", true)
                 .withData("gone_ms", goneMs)
-                .withData("reason", "the embedded PostgreSQL is not running; a restart of the node starts it again")
+                .withData("reason", stopping
+                        ? "the embedded PostgreSQL is shutting down (it was sent SIGTERM) and takes no new connection;"
+                                + " a restart of the node starts it again"
+                        : "the embedded PostgreSQL is not running; a restart of the node starts it again")
                 .build();
     }
 }
