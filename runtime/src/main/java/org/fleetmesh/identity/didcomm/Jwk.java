@@ -8,7 +8,10 @@ import org.fleetmesh.identity.Multikey;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
-/** RFC 8037 OKP JWKs for the two 25519 keys: public ones in DID documents and {@code epk}, private ones as secrets. */
+/**
+ * RFC 8037 OKP JWKs for the two 25519 keys: public ones in DID documents and {@code epk}, private ones as secrets; and
+ * public secp256k1 EC JWKs (RFC 8812) in DID documents, for ES256K signers.
+ */
 final class Jwk {
     private Jwk() {
     }
@@ -24,12 +27,36 @@ final class Jwk {
 
     /** The public key of a JWK; a private JWK is accepted and its {@code d} ignored. */
     static Multikey publicKey(ObjectNode jwk, String where) throws DidcommException {
+        if ("EC".equals(DidcommJson.requireString(jwk, "kty", where))
+                && "secp256k1".equals(DidcommJson.requireString(jwk, "crv", where))) {
+            return secp256k1(jwk, where);
+        }
         KeyType type = okpType(jwk, where);
         byte[] x = Base64Url.decode(DidcommJson.requireString(jwk, "x", where), where + " x");
         try {
             return Multikey.of(type, x);
         } catch (DidResolutionException e) {
             throw DidcommException.malformed(where + ": " + e.getMessage());
+        }
+    }
+
+    /** {@code {"kty":"EC","crv":"secp256k1","x":...,"y":...}}: a point on the curve, as a compressed Multikey. */
+    private static Multikey secp256k1(ObjectNode jwk, String where) throws DidcommException {
+        byte[] x = Base64Url.decode(DidcommJson.requireString(jwk, "x", where), where + " x");
+        byte[] y = Base64Url.decode(DidcommJson.requireString(jwk, "y", where), where + " y");
+        if (x.length != 32 || y.length != 32) {
+            throw DidcommException.malformed(where + " secp256k1 x and y are 32 bytes each, got " + x.length + " and "
+                    + y.length);
+        }
+        byte[] uncompressed = new byte[65];
+        uncompressed[0] = 4;
+        System.arraycopy(x, 0, uncompressed, 1, 32);
+        System.arraycopy(y, 0, uncompressed, 33, 32);
+        try {
+            return Multikey.secp256k1(org.bouncycastle.crypto.ec.CustomNamedCurves.getByName("secp256k1").getCurve()
+                    .decodePoint(uncompressed).getEncoded(true));
+        } catch (IllegalArgumentException | DidResolutionException e) {
+            throw DidcommException.malformed(where + " is not a point on secp256k1: " + e.getMessage());
         }
     }
 

@@ -1,10 +1,17 @@
 package org.fleetmesh.identity.didcomm;
 
+import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
+import org.bouncycastle.asn1.x9.X9ECParameters;
+import org.bouncycastle.crypto.ec.CustomNamedCurves;
+import org.bouncycastle.crypto.params.ECDomainParameters;
+import org.bouncycastle.crypto.params.ECPublicKeyParameters;
+import org.bouncycastle.crypto.signers.ECDSASigner;
 import org.bouncycastle.math.ec.rfc8032.Ed25519;
 import org.fleetmesh.identity.KeyType;
 import org.fleetmesh.identity.Multikey;
@@ -15,23 +22,32 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
  * A DIDComm signed message (media type {@code application/didcomm-signed+json}): a JWS in JSON serialization
- * (RFC 7515 §7.2) over a plaintext message, EdDSA with Ed25519 (RFC 8037), the signer's key id in the {@code kid}
- * header. Written in the General form as the spec's examples are; read in General or Flattened form, with exactly
- * one signature, since only the sender signs.
+ * (RFC 7515 §7.2) over a plaintext message, the signer's key id in the {@code kid} header. Written with EdDSA over
+ * Ed25519 (RFC 8037) in the General form as the spec's examples are; read in General or Flattened form, with exactly
+ * one signature, since only the sender signs, and verified with EdDSA (Ed25519) or ES256K (ECDSA over secp256k1 with
+ * SHA-256, RFC 8812), as DIDComm Messaging v2 §"Message Signing" requires of every recipient. ES256 (P-256) is not
+ * read: this implementation has no NIST curve keys.
  */
 public final class SignedMessage {
     private static final Set<String> GENERAL = Set.of("payload", "signatures");
     private static final Set<String> FLATTENED = Set.of("payload", "protected", "header", "signature");
     private static final Set<String> SIGNATURE = Set.of("protected", "header", "signature");
 
+    private static final X9ECParameters SECP256K1 = CustomNamedCurves.getByName("secp256k1");
+    private static final ECDomainParameters SECP256K1_DOMAIN = new ECDomainParameters(SECP256K1);
+    private static final String EDDSA = "EdDSA";
+    private static final String ES256K = "ES256K";
+
     private final String payload; // base64url as received: the signing input is exactly these characters
     private final String protectedHeader;
+    private final String alg;
     private final String kid;
     private final byte[] signature;
 
-    private SignedMessage(String payload, String protectedHeader, String kid, byte[] signature) {
+    private SignedMessage(String payload, String protectedHeader, String alg, String kid, byte[] signature) {
         this.payload = payload;
         this.protectedHeader = protectedHeader;
+        this.alg = alg;
         this.kid = kid;
         this.signature = signature;
     }
@@ -47,7 +63,7 @@ public final class SignedMessage {
         String protectedHeader = Base64Url.encode(DidcommJson.utf8(header));
         String encodedPayload = Base64Url.encode(payload);
         byte[] signature = secret.sign(signingInput(protectedHeader, encodedPayload));
-        return new SignedMessage(encodedPayload, protectedHeader, kid, signature);
+        return new SignedMessage(encodedPayload, protectedHeader, EDDSA, kid, signature);
     }
 
     /** The signer's key id. */
@@ -63,9 +79,14 @@ public final class SignedMessage {
     /**
      * Checks the signature with {@code key}, the key {@link #kid()} names.
      *
-     * @throws DidcommException WRONG_KEY_TYPE when the key is not Ed25519, INVALID_SIGNATURE when it does not verify
+     * @throws DidcommException WRONG_KEY_TYPE when the key is not the algorithm's (Ed25519 for EdDSA, secp256k1 for
+     *         ES256K), INVALID_SIGNATURE when it does not verify
      */
     public void verify(Multikey key) throws DidcommException {
+        if (alg.equals(ES256K)) {
+            verifyEs256k(key);
+            return;
+        }
         if (key.type() != KeyType.ED25519) {
             throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE, kid + " is " + key.type()
                     + ", EdDSA needs Ed25519");
@@ -74,6 +95,27 @@ public final class SignedMessage {
         if (signature.length != Ed25519.SIGNATURE_SIZE
                 || !Ed25519.verify(signature, 0, key.keyBytes(), 0, input, 0, input.length)) {
             throw new DidcommException(DidcommException.Reason.INVALID_SIGNATURE, "the EdDSA signature does not verify"
+                    + " with " + kid + ": payload, protected header or signature altered, or another key");
+        }
+    }
+
+    /** ES256K (RFC 8812 §3.2): ECDSA over secp256k1 with SHA-256, the signature R ‖ S, 32 bytes each. */
+    private void verifyEs256k(Multikey key) throws DidcommException {
+        if (key.type() != KeyType.SECP256K1) {
+            throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE, kid + " is " + key.type()
+                    + ", ES256K needs secp256k1");
+        }
+        boolean valid = false;
+        if (signature.length == 64) {
+            ECDSASigner ecdsa = new ECDSASigner();
+            ecdsa.init(false, new ECPublicKeyParameters(SECP256K1.getCurve().decodePoint(key.keyBytes()),
+                    SECP256K1_DOMAIN));
+            byte[] digest = ConcatKdf.sha256().digest(signingInput(protectedHeader, payload));
+            valid = ecdsa.verifySignature(digest, new BigInteger(1, Arrays.copyOfRange(signature, 0, 32)),
+                    new BigInteger(1, Arrays.copyOfRange(signature, 32, 64)));
+        }
+        if (!valid) {
+            throw new DidcommException(DidcommException.Reason.INVALID_SIGNATURE, "the ES256K signature does not verify"
                     + " with " + kid + ": payload, protected header or signature altered, or another key");
         }
     }
@@ -131,11 +173,11 @@ public final class SignedMessage {
             throw DidcommException.unsupported(hw + " 'crit' is not supported");
         }
         String alg = DidcommJson.requireString(header, "alg", hw);
-        if (!"EdDSA".equals(alg)) {
-            throw DidcommException.unsupported(hw + " alg '" + alg + "'; EdDSA (Ed25519) is supported");
+        if (!EDDSA.equals(alg) && !ES256K.equals(alg)) {
+            throw DidcommException.unsupported(hw + " alg '" + alg + "'; EdDSA (Ed25519) and ES256K are supported");
         }
         Optional<String> crv = DidcommJson.optionalString(header, "crv", hw);
-        if (crv.isPresent() && !"Ed25519".equalsIgnoreCase(crv.get())) {
+        if (EDDSA.equals(alg) && crv.isPresent() && !"Ed25519".equalsIgnoreCase(crv.get())) {
             throw DidcommException.unsupported(hw + " EdDSA crv '" + crv.get() + "'; Ed25519 is supported");
         }
         JsonNode unprotected = signatureObject.get("header");
@@ -160,7 +202,7 @@ public final class SignedMessage {
         }
         byte[] signature = Base64Url.decode(DidcommJson.requireString(signatureObject, "signature", where), "signature");
         Base64Url.decode(payload, "payload");
-        return new SignedMessage(payload, protectedHeader, kid, signature);
+        return new SignedMessage(payload, protectedHeader, alg, kid, signature);
     }
 
     private static void requireOnly(ObjectNode o, Set<String> allowed, String where) throws DidcommException {
@@ -177,6 +219,6 @@ public final class SignedMessage {
 
     @Override
     public String toString() {
-        return "SignedMessage[EdDSA by " + kid + "]";
+        return "SignedMessage[" + alg + " by " + kid + "]";
     }
 }

@@ -14,7 +14,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
-/** DIDComm Messaging v2.1 Appendix C: every vector over X25519 and Ed25519 opens; the others are refused by name. */
+/**
+ * DIDComm Messaging v2.1 Appendix C: every vector over X25519, Ed25519 and secp256k1 (ES256K) opens; the NIST curve
+ * ones are refused by name.
+ */
 class SpecVectorsTest {
     private final Didcomm didcomm = Didcomm.using(Appendix.keys());
 
@@ -129,11 +132,31 @@ class SpecVectorsTest {
         assertEquals(Reason.DECRYPTION_FAILED, e.reason());
     }
 
+    /** DIDComm v2 §"Message Signing": recipients MUST verify ES256K (ECDSA over secp256k1) as well as EdDSA. */
     @Test
-    void nistCurveAndEcdsaVectorsAreRefusedAsUnsupported() {
+    void signedEs256kVectorVerifiesWithAlicesKey3() throws Exception {
+        UnpackedMessage u = didcomm.unpack(SpecVectors.SIGNED_ES256K, SecretResolver.of(Map.of()));
+        assertEquals(List.of(Protection.SIGNED), u.envelopes());
+        assertEquals(Optional.of("did:example:alice#key-3"), u.signerKid());
+        assertEquals(vectorPlaintext(), u.message());
+        assertTrue(u.senderAuthenticated());
+        String altered = Tamper.json(SpecVectors.SIGNED_ES256K, o -> {
+            var sig = (com.fasterxml.jackson.databind.node.ObjectNode) o.get("signatures").get(0);
+            String s = sig.get("signature").asText();
+            sig.put("signature", (s.charAt(0) == 'A' ? "B" : "A") + s.substring(1));
+        });
+        assertEquals(Reason.INVALID_SIGNATURE, assertThrows(DidcommException.class,
+                () -> didcomm.unpack(altered, SecretResolver.of(Map.of()))).reason());
+        String underEd25519Kid = SpecVectors.SIGNED_ES256K.replace("did:example:alice#key-3", Appendix.ALICE_ED25519);
+        assertEquals(Reason.WRONG_KEY_TYPE, assertThrows(DidcommException.class,
+                () -> didcomm.unpack(underEd25519Kid, SecretResolver.of(Map.of()))).reason());
+    }
+
+    @Test
+    void nistCurveAndEs256VectorsAreRefusedAsUnsupported() {
         for (String vector : List.of(SpecVectors.ANONCRYPT_P384_A256CBC, SpecVectors.ANONCRYPT_P521_A256GCM,
                 SpecVectors.SIGNED_THEN_AUTHCRYPT_P256, SpecVectors.SIGNED_AUTHCRYPT_THEN_ANONCRYPT_P521,
-                SpecVectors.SIGNED_ES256, SpecVectors.SIGNED_ES256K)) {
+                SpecVectors.SIGNED_ES256)) {
             DidcommException e = assertThrows(DidcommException.class,
                     () -> didcomm.unpack(vector, SecretResolver.of(Appendix.secrets())));
             assertEquals(Reason.UNSUPPORTED, e.reason(), e.getMessage());
