@@ -22,7 +22,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * private ones from the caller. Pure: values in, values out; randomness comes from the {@link SecureRandom} given.
  */
 public final class Didcomm {
-    /** Envelope nestings a single hop may carry, outermost first (DIDComm Messaging v2.1 §IANA Media Types). */
+    /**
+     * Envelope nestings a single hop may carry, outermost first (DIDComm Messaging v2.1 §IANA Media Types), and
+     * anoncrypt(authcrypt(sign)): the spec says senders MUST NOT use it, yet its own Appendix C.3 has a vector of it and
+     * didcomm-rust writes it (protect_sender with sign_by), so it is read; it is never written here.
+     */
     private static final Set<List<Protection>> ALLOWED = Set.of(
             List.of(),
             List.of(Protection.SIGNED),
@@ -30,8 +34,9 @@ public final class Didcomm {
             List.of(Protection.AUTHCRYPT),
             List.of(Protection.ANONCRYPT, Protection.SIGNED),
             List.of(Protection.AUTHCRYPT, Protection.SIGNED),
-            List.of(Protection.ANONCRYPT, Protection.AUTHCRYPT));
-    private static final int MAX_ENVELOPES = 2;
+            List.of(Protection.ANONCRYPT, Protection.AUTHCRYPT),
+            List.of(Protection.ANONCRYPT, Protection.AUTHCRYPT, Protection.SIGNED));
+    private static final int MAX_ENVELOPES = 3;
 
     private final KeyResolver keys;
     private final SecureRandom random;

@@ -104,13 +104,38 @@ class DidcommTest {
         assertEquals(Reason.MALFORMED, assertThrows(DidcommException.class, () -> didcomm.unpack(packed, bob)).reason());
     }
 
+    /**
+     * anoncrypt(authcrypt(sign)) is read, as didcomm-rust writes it (protect_sender with sign_by) and the spec's
+     * Appendix C.3 has it, with every layer's sender the signer; a fourth envelope, or another triple, is refused.
+     */
     @Test
-    void threeEnvelopesAreRefused() throws Exception {
+    void anoncryptOfAuthcryptOfSignedIsReadAndNothingDeeper() throws Exception {
         String signed = didcomm.packSigned(aliceToBob(), Appendix.ALICE_ED25519, Appendix.ed25519(Appendix.ALICE_ED25519));
         String auth = EncryptedMessage.authcrypt(utf8(signed), Appendix.ALICE_X25519,
                 Appendix.x25519(Appendix.ALICE_X25519), bobsKey(), RANDOM).toJson();
         String packed = didcomm.wrapAnoncrypt(auth, ContentEncryption.A256GCM, List.of(Appendix.BOB));
-        assertEquals(Reason.MALFORMED, assertThrows(DidcommException.class, () -> didcomm.unpack(packed, bob)).reason());
+        UnpackedMessage u = didcomm.unpack(packed, bob);
+        assertEquals(List.of(Protection.ANONCRYPT, Protection.AUTHCRYPT, Protection.SIGNED), u.envelopes());
+        assertEquals(Optional.of(Appendix.ALICE_X25519), u.senderKid());
+        assertEquals(Optional.of(Appendix.ALICE_ED25519), u.signerKid());
+        assertEquals(aliceToBob(), u.message());
+
+        String four = didcomm.wrapAnoncrypt(packed, ContentEncryption.A256GCM, List.of(Appendix.BOB));
+        assertEquals(Reason.MALFORMED, assertThrows(DidcommException.class, () -> didcomm.unpack(four, bob)).reason());
+        String authOfAuth = EncryptedMessage.authcrypt(utf8(auth), Appendix.ALICE_X25519,
+                Appendix.x25519(Appendix.ALICE_X25519), bobsKey(), RANDOM).toJson();
+        String triple = didcomm.wrapAnoncrypt(authOfAuth, ContentEncryption.A256GCM, List.of(Appendix.BOB));
+        assertEquals(Reason.MALFORMED, assertThrows(DidcommException.class, () -> didcomm.unpack(triple, bob)).reason());
+
+        // a signer of another DID than the authcrypt sender is still an error under the outer anoncrypt
+        PeerParty carol = PeerParty.withAgreementKeys(1);
+        PlaintextMessage fromCarol = PlaintextMessage.builder("1", "t").from(carol.did).to(Appendix.BOB).build();
+        String carolSigned = SignedMessage.sign(utf8(fromCarol.toJson()), carol.signingKid(), carol.signing).toJson();
+        String mixed = didcomm.wrapAnoncrypt(EncryptedMessage.authcrypt(utf8(carolSigned), Appendix.ALICE_X25519,
+                Appendix.x25519(Appendix.ALICE_X25519), bobsKey(), RANDOM).toJson(), ContentEncryption.A256GCM,
+                List.of(Appendix.BOB));
+        assertEquals(Reason.SENDER_MISMATCH, assertThrows(DidcommException.class, () -> didcomm.unpack(mixed, bob))
+                .reason());
     }
 
     @Test
