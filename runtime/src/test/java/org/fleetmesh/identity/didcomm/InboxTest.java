@@ -136,6 +136,21 @@ class InboxTest {
                 "the right key id still opens it");
     }
 
+    /**
+     * The Ed25519 did:key's only key agreement key is the X25519 key derived from the transport key, not the node's
+     * agreement key: a message encrypted to it (as a resolver of that did:key would) is not this node's.
+     */
+    @Test
+    void theEd25519DidKeysDerivedKeyIsNotARecipient() throws Exception {
+        String edDidKey = node.transportDidKey();
+        java.util.List<String> kids = DidDocumentKeys.offline().keyAgreementKids(edDidKey);
+        assertEquals(1, kids.size(), kids.toString());
+        Inbox.Answer a = inbox.receive(Didcomm.using(DidDocumentKeys.offline())
+                .packAnoncrypt(ping(edDidKey).build(), edDidKey), NOW);
+        assertEquals(400, a.status(), a.body());
+        assertTrue(a.body().contains("unknown key"), a.body());
+    }
+
     @Test
     void whatIsNotEncryptedToThisNodeExpiredOrUnreadableIsRefused() throws Exception {
         Inbox.Answer plain = inbox.receive(Didcomm.packPlaintext(ping(node.did()).build()), NOW);
