@@ -114,6 +114,35 @@ final class NodeJs {
         return jsDir;
     }
 
+    /** didcomm-node (SICPA's didcomm-rust compiled to WASM), for {@link #withDidcommNode}. */
+    static final String DIDCOMM_NODE = "0.4.1";
+
+    /**
+     * Installs didcomm-node (pinned) into target/js-didcomm once, copies {@code script} from src/test/js there, and
+     * returns the directory. Aborts the test (skipped, with the reason) without npm.
+     */
+    static Path withDidcommNode(String script) throws Exception {
+        Path jsDir = MeshnodeProcess.targetDir().resolve("js-didcomm");
+        Files.createDirectories(jsDir);
+        try {
+            run(jsDir, 60, "npm", "--version");
+        } catch (IOException noNpm) {
+            Assumptions.abort("npm is not installed, so the didcomm-node interop test cannot run: " + noNpm.getMessage());
+        }
+        if (!version(jsDir, "didcomm-node").equals(DIDCOMM_NODE)) {
+            if (!Files.exists(jsDir.resolve("package.json"))) {
+                Files.writeString(jsDir.resolve("package.json"),
+                        "{\"name\":\"fleetmesh-it-didcomm\",\"private\":true,\"type\":\"module\"}\n",
+                        StandardCharsets.UTF_8);
+            }
+            Run npm = run(jsDir, 300, "npm", "install", "--no-audit", "--no-fund", "didcomm-node@" + DIDCOMM_NODE);
+            assertEquals(0, npm.exit(), "npm install failed:\n" + npm.stdout() + npm.stderr());
+        }
+        Path src = Path.of(System.getProperty("meshnode.it.js", "src/test/js")).resolve(script);
+        Files.copy(src, jsDir.resolve(script), StandardCopyOption.REPLACE_EXISTING);
+        return jsDir;
+    }
+
     private static String version(Path jsDir, String pkg) throws IOException {
         Path json = jsDir.resolve("node_modules").resolve(pkg).resolve("package.json");
         return Files.isRegularFile(json) ? NostrClient.tree(Files.readString(json)).path("version").asText() : "";
