@@ -85,6 +85,29 @@ final class NodeJs {
         return jsDir;
     }
 
+    /**
+     * rust-nostr's JavaScript bindings (the Rust crates compiled to WebAssembly) and fake-indexeddb, the IndexedDB
+     * its only event-storing database needs in Node, for {@link #withRustNostr}.
+     */
+    static final String RUST_NOSTR = "0.43.0";
+    static final String FAKE_INDEXEDDB = "6.2.8";
+
+    /**
+     * As {@link #withNostrTools} (for ws and the module package.json), and also installs @rust-nostr/nostr-sdk and
+     * fake-indexeddb (pinned) into the same target/js, then copies {@code script} there.
+     */
+    static Path withRustNostr(String script) throws Exception {
+        Path jsDir = withNostrTools(script);
+        boolean installed = version(jsDir, "@rust-nostr/nostr-sdk").equals(RUST_NOSTR)
+                && version(jsDir, "fake-indexeddb").equals(FAKE_INDEXEDDB);
+        if (!installed) {
+            Run npm = run(jsDir, 300, "npm", "install", "--no-audit", "--no-fund", "nostr-tools@" + NOSTR_TOOLS, "ws",
+                    "@rust-nostr/nostr-sdk@" + RUST_NOSTR, "fake-indexeddb@" + FAKE_INDEXEDDB);
+            assertEquals(0, npm.exit(), "npm install failed:\n" + npm.stdout() + npm.stderr());
+        }
+        return jsDir;
+    }
+
     /** playwright-core, for {@link #withPlaywright}: drives the system's chromium; downloads no browser. */
     static final String PLAYWRIGHT_CORE = "1.65.1";
 
