@@ -38,4 +38,21 @@ final class ClientState {
     boolean isAuthenticated() {
         return !authenticated.isEmpty();
     }
+
+    /** Whether the challenge was sent again already (see {@link #remindChallenge}). */
+    private final java.util.concurrent.atomic.AtomicBoolean reminded = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * NIP-42: sends this connection's challenge again, the same one (so an AUTH signed over the first stays valid),
+     * before the first {@code auth-required:} answer to a client that has not authenticated; once per connection. The
+     * challenge goes out as the connection opens, in the same moment as the 101 response, and a client that attaches
+     * its message handler only once the socket is open loses it (rust-nostr in Node.js did, about half the time):
+     * without it, such a client could never authenticate.
+     */
+    void remindChallenge(String refusal) {
+        if (refusal != null && refusal.startsWith("auth-required:") && !isAuthenticated()
+                && reminded.compareAndSet(false, true)) {
+            connection.send(RelayMessages.auth(challenge));
+        }
+    }
 }

@@ -72,6 +72,7 @@ final class NegSessions {
             }
         }
         if (refusal != null) {
+            state.remindChallenge(refusal);
             c.send(RelayMessages.negErr(sub, refusal));
         }
     }

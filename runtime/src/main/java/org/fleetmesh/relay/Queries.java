@@ -47,6 +47,7 @@ final class Queries {
         Map<String, Subscription> subs = state.subscriptions;
         String refusal = visibility.readRefusal(state, req.filters());
         if (refusal != null) {
+            state.remindChallenge(refusal);
             close(state, req.subscriptionId());
             c.send(RelayMessages.closed(req.subscriptionId(), refusal));
             return;
@@ -156,6 +157,7 @@ final class Queries {
         Connection c = state.connection;
         String refusal = visibility.readRefusal(state, count.filters());
         if (refusal != null) {
+            state.remindChallenge(refusal);
             c.send(RelayMessages.closed(count.subscriptionId(), refusal));
             return;
         }

@@ -419,6 +419,7 @@ public final class Relay implements AutoCloseable {
         ingest.submit(List.of(e), new Origin.Client(c.id(), state.authenticated))
                 .thenAccept(outcomes -> {
                     clientGate.settled(charge, outcomes.get(0));
+                    state.remindChallenge(outcomes.get(0).reason());
                     c.send(outcomes.get(0).okMessage());
                 });
     }

@@ -261,6 +261,7 @@ class RelayTest {
     void protectedEventNeedsAuthentication() throws Exception {
         Event e = note(NOW, "mine only", List.of(List.of("-")));
         relay.handle(client, "[\"EVENT\"," + e.json() + "]");
+        assertEquals(RelayMessages.auth(client.challenge), client.next(), "the same challenge again, before the first auth-required answer");
         assertTrue(client.next().contains("false,\"auth-required:"));
         assertTrue(store.events.isEmpty());
     }
@@ -321,9 +322,10 @@ class RelayTest {
     void authRequiredReadsCloseReqAndCountUntilAuthenticated() throws Exception {
         startWith(new RelayPolicy(true, false, java.util.Optional.empty(), 600));
         relay.handle(client, "[\"REQ\",\"s\",{\"limit\":0}]");
+        assertEquals(RelayMessages.auth(client.challenge), client.next(), "the same challenge again, before the first auth-required answer");
         assertTrue(client.next().startsWith("[\"CLOSED\",\"s\",\"auth-required:"));
         relay.handle(client, "[\"COUNT\",\"n\",{}]");
-        assertTrue(client.next().startsWith("[\"CLOSED\",\"n\",\"auth-required:"));
+        assertTrue(client.next().startsWith("[\"CLOSED\",\"n\",\"auth-required:"), "once a connection: no second reminder");
         authenticate(client, key);
         relay.handle(client, "[\"REQ\",\"s\",{\"limit\":0}]");
         assertEquals("[\"EOSE\",\"s\"]", client.next());
@@ -334,6 +336,7 @@ class RelayTest {
         startWith(new RelayPolicy(false, true, java.util.Optional.of(java.net.URI.create("wss://relay.test/")), 600));
         Event e = note(NOW, "hello");
         relay.handle(client, "[\"EVENT\"," + e.json() + "]");
+        assertEquals(RelayMessages.auth(client.challenge), client.next(), "the same challenge again, before the first auth-required answer");
         assertTrue(client.next().contains("false,\"auth-required:"));
         authenticate(client, key);
         publish(client, e);
@@ -351,6 +354,7 @@ class RelayTest {
 
         Client stranger = connect("s");
         relay.handle(stranger, "[\"REQ\",\"dm\",{\"kinds\":[4,1059]}]");
+        assertEquals(RelayMessages.auth(stranger.challenge), stranger.next());
         assertTrue(stranger.next().startsWith("[\"CLOSED\",\"dm\",\"auth-required:"));
         relay.handle(stranger, "[\"REQ\",\"all\",{}]");
         assertTrue(stranger.next().contains("public"));
@@ -935,6 +939,7 @@ class RelayTest {
     void negOpenObeysTheReadGate() throws Exception {
         startWith(new RelayPolicy(true, false, java.util.Optional.empty(), 600));
         relay.handle(client, "[\"NEG-OPEN\",\"g\",{},\"" + org.fleetmesh.nostr.Hex.encode(initiatorOver(List.of()).initiate()) + "\"]");
+        assertEquals(RelayMessages.auth(client.challenge), client.next(), "the same challenge again, before the first auth-required answer");
         assertTrue(client.next().startsWith("[\"NEG-ERR\",\"g\",\"auth-required:"));
     }
 
