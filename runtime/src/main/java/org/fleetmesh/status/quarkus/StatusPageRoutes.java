@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -29,6 +30,8 @@ import org.fleetmesh.identity.capability.Right;
 import org.fleetmesh.peering.quarkus.AdminAccess;
 import org.fleetmesh.peering.quarkus.MeshAdminRoutes;
 import org.fleetmesh.standing.StandingDocument;
+import org.fleetmesh.standing.SubjectView;
+import org.fleetmesh.standing.Views;
 import org.fleetmesh.standing.quarkus.FindingsRuntime;
 import org.fleetmesh.standing.quarkus.StandingRuntime;
 import org.fleetmesh.status.RateRing;
@@ -38,6 +41,7 @@ import org.jboss.logging.Logger;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.micrometer.core.instrument.Counter;
@@ -65,8 +69,16 @@ import io.vertx.ext.web.RoutingContext;
 public class StatusPageRoutes {
     private static final Logger LOG = Logger.getLogger(StatusPageRoutes.class);
     private static final ObjectMapper JSON = new ObjectMapper();
-    /** Findings listed per subject at most (as {@code GET /mesh/standing}). */
-    static final int MAX_DETAILS = 50;
+    /** Findings listed per subject at most; all of them are in {@code GET /mesh/standing}. */
+    static final int MAX_DETAILS = 20;
+    /**
+     * Subjects listed at most. Anyone may send the relay a kind 1804 event naming any subject (one with a bad id or
+     * signature is kept too, as ignored), so the standing book holds up to {@code fleetmesh.standing.max-findings}
+     * subjects a stranger chose; each snapshot lists the ones that matter most and counts the rest.
+     */
+    static final int MAX_SUBJECTS = 100;
+    /** Characters of one string in the standing part of a snapshot at most (a stranger picks its tags' lengths). */
+    static final int MAX_TEXT = 256;
     /** The series the plots draw, in the order they are sampled. */
     static final List<String> SERIES = List.of("events_accepted", "frames_in", "frames_out", "bytes_in", "bytes_out",
             "receipts");
@@ -262,7 +274,8 @@ public class StatusPageRoutes {
         ObjectNode status = admin.statusDocument();
         markHeads(status, now);
         root.set("status", status);
-        ObjectNode views = StandingDocument.of(standing.current(), MAX_DETAILS);
+        // the views of the standing thread's last recompute: a tick reads no findings from the book
+        ObjectNode views = standingView(standing.views());
         views.set("findings", JSON.valueToTree(findings.counters()));
         root.set("standing", views);
         root.set("health", health(now));
@@ -276,6 +289,46 @@ public class StatusPageRoutes {
         root.set("rates", r);
         root.putObject("streams").put("open", slots.inUse()).put("max", slots.max());
         return root;
+    }
+
+    /**
+     * The standing part of a snapshot: the {@code GET /mesh/standing} document of at most {@link #MAX_SUBJECTS}
+     * subjects (those with counted findings first, the lowest view first, then those with the most findings; listed by
+     * DID), {@link #MAX_DETAILS} findings each, strings clipped to {@link #MAX_TEXT}, with {@code subjects_total} and
+     * {@code subjects_listed}. Its size is bounded whatever strangers sent.
+     */
+    static ObjectNode standingView(Views views) {
+        Map<String, SubjectView> all = views.subjects();
+        Views listed = views;
+        if (all.size() > MAX_SUBJECTS) {
+            Comparator<SubjectView> first = Comparator.comparing((SubjectView v) -> v.counted().isEmpty())
+                    .thenComparingDouble(v -> Math.min(v.transit(), v.compute()))
+                    .thenComparingInt(v -> -(v.counted().size() + v.ignored().size()));
+            Map<String, SubjectView> top = new HashMap<>();
+            all.entrySet().stream().sorted(Map.Entry.comparingByValue(first)).limit(MAX_SUBJECTS)
+                    .forEach(e -> top.put(e.getKey(), e.getValue()));
+            listed = new Views(top);
+        }
+        ObjectNode doc = StandingDocument.of(listed, MAX_DETAILS);
+        clip(doc);
+        doc.put("subjects_total", all.size());
+        doc.put("subjects_listed", listed.subjects().size());
+        return doc;
+    }
+
+    private static void clip(JsonNode node) {
+        if (node instanceof ObjectNode o) {
+            for (var it = o.fields(); it.hasNext();) {
+                var e = it.next();
+                if (e.getValue().isTextual() && e.getValue().asText().length() > MAX_TEXT) {
+                    e.setValue(JSON.getNodeFactory().textNode(e.getValue().asText().substring(0, MAX_TEXT - 1) + "…"));
+                } else {
+                    clip(e.getValue());
+                }
+            }
+        } else if (node instanceof ArrayNode a) {
+            a.forEach(StatusPageRoutes::clip);
+        }
     }
 
     /** Adds {@code head_moved_at} to each custody chain: when this node last saw its head move. */

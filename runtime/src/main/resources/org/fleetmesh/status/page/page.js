@@ -253,6 +253,11 @@
           el('table', null, el('thead', null, el('tr', null, ...['severity', 'scope', 'rule', 'observer', 'weight',
             'finding id'].map((h) => el('th', null, h)))), el('tbody', null, ...details))) : null);
     });
+    const more = typeof standing.subjects_total === 'number' ? standing.subjects_total - subjects.length : 0;
+    if (more > 0) {
+      blocks.push(el('div', { class: 'empty', id: 'standing-more' }, more + ' more subjects with findings not listed here' +
+        ' (those with counted findings and the lowest views come first): GET /mesh/standing has them all'));
+    }
     $('standing').replaceChildren(...blocks);
   }
 
