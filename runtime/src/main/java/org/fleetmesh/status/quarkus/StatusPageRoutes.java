@@ -183,9 +183,23 @@ public class StatusPageRoutes {
             thread.setDaemon(true);
             return thread;
         });
-        t.scheduleWithFixedDelay(this::tick, interval, interval, TimeUnit.MILLISECONDS);
-        t.scheduleWithFixedDelay(this::sample, sampleEvery, sampleEvery, TimeUnit.MILLISECONDS);
+        t.scheduleWithFixedDelay(() -> surviving("tick", this::tick), interval, interval, TimeUnit.MILLISECONDS);
+        t.scheduleWithFixedDelay(() -> surviving("sample", this::sample), sampleEvery, sampleEvery,
+                TimeUnit.MILLISECONDS);
         ticker = t;
+    }
+
+    /**
+     * Runs one periodic task and keeps anything it throws, an Error too (an OutOfMemoryError while the heap is short),
+     * from ending it: a periodic task that throws is never run again, and every open page would go stale until a
+     * restart.
+     */
+    private static void surviving(String what, Runnable task) {
+        try {
+            task.run();
+        } catch (Throwable e) {
+            LOG.errorf(e, "status: a %s failed; the next one runs as planned", what);
+        }
     }
 
     private void asset(RoutingContext ctx, String path) {
