@@ -219,8 +219,9 @@ public final class Ingest implements AutoCloseable {
         boolean stored = limits.stores(e, now);
         // bulk origins store; an ephemeral event is handed to live subscribers, stored only until a near expiration
         if (refusal == null && (origin instanceof Origin.Import || origin instanceof Origin.Sync) && !stored) {
-            refusal = "invalid: ephemeral events are stored only with an expiration at most "
-                    + limits.ephemeralPersistSeconds() + " s ahead (NIP-40)";
+            refusal = limits.ephemeralPersistSeconds() == 0 ? "invalid: ephemeral events are not stored (NIP-01)"
+                    : "invalid: ephemeral events are stored only with an expiration at most "
+                            + limits.ephemeralPersistSeconds() + " s ahead (fleetmesh.relay.ephemeral-persist-seconds)";
         }
         if (refusal == null && e.kind() != 5 && stored) {
             refusal = disk.refusal(); // a deletion frees room; an ephemeral event not stored takes none

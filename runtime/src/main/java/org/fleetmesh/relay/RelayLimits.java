@@ -25,8 +25,9 @@ import org.fleetmesh.nostr.MessageParser;
  * @param negMaxItemsTotal items all per-session snapshots (sessions not served by a live index) may hold together
  * @param fanOutQueueEvents events waiting for live fan-out before the writer waits and ephemeral events are refused
  * @param maxHeldBackEvents live events one subscription may hold back while its stored events are sent
- * @param ephemeralPersistSeconds NIP-40: an ephemeral event whose expiration is at most this far ahead is stored until
- *        it expires; 0 stores none
+ * @param ephemeralPersistSeconds an ephemeral event whose NIP-40 expiration is at most this far ahead is stored until
+ *        it expires; 0 (the default) stores none, as NIP-01 and NIP-40 ("An expiration timestamp does not affect
+ *        storage of ephemeral events") expect
  */
 public record RelayLimits(int maxMessageLength, int maxSubscriptions, int maxFilters, int maxLimit, int defaultLimit,
         int maxEventTags, int maxContentLength, long createdAtUpperSkew, long createdAtLowerSkew, long sendQueueBytes,
@@ -40,7 +41,7 @@ public record RelayLimits(int maxMessageLength, int maxSubscriptions, int maxFil
     public static final long DEFAULT_NEG_MAX_ITEMS_TOTAL = 2_000_000;
     public static final int DEFAULT_FAN_OUT_QUEUE_EVENTS = 65536;
     public static final int DEFAULT_MAX_HELD_BACK_EVENTS = 4096;
-    public static final long DEFAULT_EPHEMERAL_PERSIST_SECONDS = 3600;
+    public static final long DEFAULT_EPHEMERAL_PERSIST_SECONDS = 0;
 
     public static final RelayLimits DEFAULT = new RelayLimits(524288, 32, 16, 5000, 500, 2500, 262144, 900, 0,
             8L * 1024 * 1024, 50000, 1_000_000, 200_000, 60);
@@ -87,10 +88,11 @@ public record RelayLimits(int maxMessageLength, int maxSubscriptions, int maxFil
     }
 
     /**
-     * NIP-40: "Relays SHOULD persist ephemeral events until their expiration timestamp if an ephemeral event has one,
-     * and relays MAY limit the amount of time an ephemeral event is persisted." An ephemeral event is stored (until it
-     * expires) when its expiration is ahead of {@code now} by at most {@link #ephemeralPersistSeconds}; any other
-     * ephemeral event only goes to live subscribers.
+     * Whether an ephemeral event is stored (until it expires): only when the operator set
+     * {@link #ephemeralPersistSeconds} above 0 and its NIP-40 expiration is ahead of {@code now} by at most that; any
+     * other ephemeral event only goes to live subscribers. NIP-40 today: "An expiration timestamp does not affect
+     * storage of ephemeral events" (the sentence "Relays SHOULD persist ephemeral events until their expiration
+     * timestamp" was removed from NIP-40 in December 2022), so storing them is off by default.
      */
     public boolean storesEphemeral(org.fleetmesh.nostr.Event e, long now) {
         if (e.eventClass() != org.fleetmesh.nostr.EventClass.EPHEMERAL) {

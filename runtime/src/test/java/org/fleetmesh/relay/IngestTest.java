@@ -202,17 +202,38 @@ class IngestTest {
         Event eph = Events.sign(key, NOW, 20001, List.of(), "typing");
         for (Origin bulk : List.of(new Origin.Import(), new Origin.Sync("ws://127.0.0.1:1/"))) {
             Ingest.Outcome o = await(ingest.submit(List.of(eph), bulk)).get(0);
-            assertEquals("invalid: ephemeral events are stored only with an expiration at most 3600 s ahead (NIP-40)",
-                    o.reason(), "from " + bulk);
+            assertEquals("invalid: ephemeral events are not stored (NIP-01)", o.reason(), "from " + bulk);
         }
         assertTrue(fannedOut.isEmpty());
     }
 
+    /**
+     * NIP-40: "An expiration timestamp does not affect storage of ephemeral events"; NIP-01: ephemeral events "are not
+     * expected to be stored by relays". By default none is stored, however near its expiration.
+     */
+    @Test
+    void byDefaultAnEphemeralEventIsNotStoredWhateverItsExpiration() throws Exception {
+        open(recording());
+        Event near = Events.sign(key, NOW, 24133, List.of(List.of("expiration", Long.toString(NOW + 60))), "in a minute");
+        Origin.Client client = new Origin.Client("c1", Set.of());
+        assertEquals(Ingest.Status.ACCEPTED, await(ingest.submit(List.of(near), client)).get(0).status());
+        assertTrue(store.events.isEmpty(), "nothing stored");
+        assertEquals(List.of(near), store.announced, "only routed live (and to siblings)");
+        assertTrue(fannedOut.contains(near));
+        assertEquals("invalid: ephemeral events are not stored (NIP-01)",
+                await(ingest.submit(List.of(near), new Origin.Import())).get(0).reason());
+    }
+
     @Test
     void anEphemeralEventWithANearExpirationIsStoredUntilThenAndTheRestOnlyGoLive() throws Exception {
-        // NIP-40: "Relays SHOULD persist ephemeral events until their expiration timestamp if an ephemeral event has
-        // one, and relays MAY limit the amount of time an ephemeral event is persisted" (here: 3600 s ahead at most)
-        open(recording());
+        // beyond the NIPs, when the operator sets fleetmesh.relay.ephemeral-persist-seconds (here: 3600 s ahead at most)
+        RelayLimits l = RelayLimits.DEFAULT;
+        RelayLimits hour = new RelayLimits(l.maxMessageLength(), l.maxSubscriptions(), l.maxFilters(), l.maxLimit(),
+                l.defaultLimit(), l.maxEventTags(), l.maxContentLength(), l.createdAtUpperSkew(), l.createdAtLowerSkew(),
+                l.sendQueueBytes(), l.writeQueueEvents(), l.negMaxItems(), l.negFrameSizeLimit(), l.negIdleSeconds(),
+                l.maxInflightQueries(), l.negMaxSessions(), l.negMaxSessionsTotal(), l.negMaxItemsTotal(),
+                l.fanOutQueueEvents(), l.maxHeldBackEvents(), 3600);
+        ingest = new Ingest(store, hour, RelayPolicy.OPEN, () -> NOW, recording());
         Event near = Events.sign(key, NOW, 24133, List.of(List.of("expiration", Long.toString(NOW + 60))), "in a minute");
         Event edge = Events.sign(key, NOW, 20001, List.of(List.of("expiration", Long.toString(NOW + 3600))), "an hour");
         Event far = Events.sign(key, NOW, 20001, List.of(List.of("expiration", Long.toString(NOW + 3601))), "too far");

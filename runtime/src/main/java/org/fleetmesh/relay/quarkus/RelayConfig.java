@@ -207,10 +207,11 @@ public interface RelayConfig {
     int maxHeldBackEvents();
 
     /**
-     * NIP-40: an ephemeral event whose expiration is at most this many seconds ahead is stored until it expires (and
-     * served to REQ); other ephemeral events only go to live subscribers. 0 stores none.
+     * An ephemeral event whose NIP-40 expiration is at most this many seconds ahead is stored until it expires (and
+     * served to REQ); other ephemeral events only go to live subscribers. 0 (the default) stores none: NIP-40 says
+     * "An expiration timestamp does not affect storage of ephemeral events".
      */
-    @WithDefault("3600")
+    @WithDefault("" + org.fleetmesh.relay.RelayLimits.DEFAULT_EPHEMERAL_PERSIST_SECONDS)
     long ephemeralPersistSeconds();
 
     default RelayPolicy policy() {
