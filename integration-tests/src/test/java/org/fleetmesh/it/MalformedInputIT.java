@@ -242,10 +242,10 @@ class MalformedInputIT {
         survives(c -> {
             c.publishAndWait(fits).assertAccepted();
             // NIP-01: an EVENT gets its OK, too large or not; a REQ its CLOSED
-            assertEquals("invalid: message too large (at most " + MAX_MESSAGE + " characters)",
+            assertEquals("invalid: message too large (at most " + MAX_MESSAGE + " bytes)",
                     c.publishAndWait(tooBig).assertRefused("invalid:").message());
             c.send("[\"REQ\",\"big\",{\"#t\":[\"" + "x".repeat(MAX_MESSAGE) + "\"]}]");
-            assertEquals("invalid: message too large (at most " + MAX_MESSAGE + " characters)", c.expectClosed("big"));
+            assertEquals("invalid: message too large (at most " + MAX_MESSAGE + " bytes)", c.expectClosed("big"));
             c.send("[\"HELLO\",\"" + "x".repeat(MAX_MESSAGE) + "\"]");
             notice(c);
         });

@@ -286,12 +286,45 @@ public final class Relay implements AutoCloseable {
         return new long[] {connectionGate.open(), refusedConnections.sum()};
     }
 
+    /**
+     * Whether {@code text} is more than {@code max} bytes in UTF-8: NIP-11 {@code max_message_length} counts "bytes
+     * for incoming JSON ... after UTF-8 serialization". A message never has fewer UTF-8 bytes than UTF-16 units, nor
+     * more than three times as many, so only one between the two is counted.
+     */
+    static boolean tooLong(String text, int max) {
+        int units = text.length();
+        if (units > max) {
+            return true;
+        }
+        if ((long) units * 3 <= max) {
+            return false;
+        }
+        long bytes = 0;
+        for (int i = 0; i < units; i++) {
+            char ch = text.charAt(i);
+            if (ch < 0x80) {
+                bytes++;
+            } else if (ch < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(ch) && i + 1 < units && Character.isLowSurrogate(text.charAt(i + 1))) {
+                bytes += 4;
+                i++;
+            } else {
+                bytes += 3;
+            }
+            if (bytes > max) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Handles one text frame from a client. Never throws: every problem becomes an answer. */
     public void handle(Connection c, String text) {
-        if (text.length() > limits.maxMessageLength()) {
+        if (tooLong(text, limits.maxMessageLength())) {
             // NIP-01: an EVENT still gets its OK, a REQ its CLOSED; only the message's address is read
             refuseAndEnd(c, parser.refusalUnread(text, "invalid: message too large (at most " + limits.maxMessageLength()
-                    + " characters)"));
+                    + " bytes)"));
             return;
         }
         ClientMessage m;

@@ -5,7 +5,7 @@ import org.fleetmesh.nostr.MessageParser;
 /**
  * The bounds a relay enforces; those NIP-11 defines are advertised in its {@code limitation} object.
  *
- * @param maxMessageLength largest client message in characters
+ * @param maxMessageLength largest client message in UTF-8 bytes (NIP-11 {@code max_message_length})
  * @param maxSubscriptions open subscriptions per connection
  * @param maxFilters filters per REQ or COUNT
  * @param maxLimit largest {@code limit} honoured; larger ones are clamped

@@ -530,14 +530,41 @@ class RelayTest {
     void aMessageTooLargeIsAnsweredAsItsVerbNeeds() throws Exception {
         Event big = note(NOW, "x".repeat(5000));
         relay.handle(client, "[\"EVENT\"," + big.json() + "]");
-        assertEquals(RelayMessages.ok(big.id().hex(), false, "invalid: message too large (at most 4096 characters)"),
+        assertEquals(RelayMessages.ok(big.id().hex(), false, "invalid: message too large (at most 4096 bytes)"),
                 client.next());
         relay.handle(client, "[\"REQ\",\"big\",{\"authors\":[\"" + "ab".repeat(2500) + "\"]}]");
-        assertEquals("[\"CLOSED\",\"big\",\"invalid: message too large (at most 4096 characters)\"]", client.next());
+        assertEquals("[\"CLOSED\",\"big\",\"invalid: message too large (at most 4096 bytes)\"]", client.next());
         relay.handle(client, "[\"REQ\",{\"x\":\"" + "y".repeat(5000) + "\"}]");
         assertTrue(client.next().startsWith("[\"NOTICE\",\"invalid: message too large"));
         relay.handle(client, "[\"REQ\",\"q\",{\"ids\":[\"" + big.id().hex() + "\"]}]");
         assertEquals("[\"EOSE\",\"q\"]", client.next(), "nothing of it stored");
+    }
+
+    /**
+     * NIP-11: {@code max_message_length} is "the maximum number of bytes for incoming JSON", "calculated from [ to ]
+     * after UTF-8 serialization (so some unicode characters will cost 2-3 bytes)".
+     */
+    @Test
+    void theMessageLengthIsCountedInUtf8Bytes() throws Exception {
+        String shell = "[\"EVENT\"," + filled("").json() + "]";
+        int room = 4096 - shell.length(); // bytes the tag value may take
+        Event fits = filled("\u00e9".repeat(room / 2) + "x".repeat(room % 2));
+        String m = "[\"EVENT\"," + fits.json() + "]";
+        assertEquals(4096, m.getBytes(java.nio.charset.StandardCharsets.UTF_8).length);
+        relay.handle(client, m);
+        assertEquals(RelayMessages.ok(fits.id().hex(), true, ""), client.next());
+        Event over = filled("\u00e9".repeat(room / 2) + "x".repeat(room % 2 + 1)); // 4097 bytes, 2000-odd characters
+        relay.handle(client, "[\"EVENT\"," + over.json() + "]");
+        assertEquals(RelayMessages.ok(over.id().hex(), false, "invalid: message too large (at most 4096 bytes)"),
+                client.next());
+        Event emoji = filled("\ud83d\ude00".repeat(room / 4 + 1)); // four bytes, two UTF-16 units each
+        relay.handle(client, "[\"EVENT\"," + emoji.json() + "]");
+        assertEquals(RelayMessages.ok(emoji.id().hex(), false, "invalid: message too large (at most 4096 bytes)"),
+                client.next());
+    }
+
+    private Event filled(String value) {
+        return note(NOW, "", List.of(List.of("t", value)));
     }
 
     @Test
