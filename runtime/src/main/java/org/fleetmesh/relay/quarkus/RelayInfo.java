@@ -41,7 +41,7 @@ final class RelayInfo {
         doc.put("version", version);
         ObjectNode l = doc.putObject("limitation");
         l.put("max_message_length", limits.maxMessageLength());
-        l.put("max_subscriptions", limits.maxSubscriptions());
+        l.put("max_subscriptions", maxSubscriptions(limits, clients));
         l.put("max_filters", limits.maxFilters());
         l.put("max_limit", limits.maxLimit());
         l.put("default_limit", limits.defaultLimit());
@@ -58,6 +58,17 @@ final class RelayInfo {
         l.put("created_at_upper_limit", limits.createdAtUpperSkew());
         doc.set("fleetmesh", fleetmesh(mapper, clients));
         return doc.toString();
+    }
+
+    /**
+     * NIP-11 {@code max_subscriptions}, "total number of subscriptions that may be active on a single websocket
+     * connection": with client limits on, a fresh client (tier 0) holds at most its tier's concurrent subscriptions,
+     * counted over its address's connections, so the relay advertises the smaller of the two bounds (a client that
+     * climbs gets more, as NIP-11 allows: "may have higher limits").
+     */
+    static int maxSubscriptions(RelayLimits limits, ClientLimits clients) {
+        int perConnection = limits.maxSubscriptions();
+        return clients.isOn() ? Math.min(perConnection, clients.policy().tier(0).subscriptions()) : perConnection;
     }
 
     /** This node's own part: the kinds it speaks and, when client limits are on, the tiers clients climb. */
