@@ -44,6 +44,33 @@ public record Discovery(Event event, String url, OptionalLong rttOpen, OptionalL
         return Events.sign(nostrSecret, createdAt, KIND, tags(probe), probe.nip11().orElse(""));
     }
 
+    /**
+     * The NIP-09 deletion request (kind 5) that withdraws this monitor's discovery events about relays it no longer
+     * watches (a peer that moved to a new URL, or was removed; this relay under an old URL): one
+     * {@code ["a", "30166:<monitor>:<url>"]} per relay in {@code published} not in {@code watched}, in order, then
+     * {@code ["k", "30166"]}; empty when there is none. NIP-09: the relay deletes "all versions ... up to the
+     * created_at" of the deletion, so a later 30166 about the same URL (it is watched again) stands.
+     *
+     * @param published the {@code d} values of this monitor's stored 30166 events
+     * @param watched the normalized URLs this monitor probes now
+     */
+    public static java.util.Optional<Event> retraction(java.util.Collection<String> published, Set<String> watched,
+            long createdAt, byte[] nostrSecret) {
+        String monitor = java.util.HexFormat.of().formatHex(org.fleetmesh.nostr.Schnorr.publicKey(nostrSecret));
+        List<List<String>> tags = new ArrayList<>();
+        for (String url : new LinkedHashSet<>(published)) {
+            if (!watched.contains(url)) {
+                tags.add(List.of("a", KIND + ":" + monitor + ":" + url));
+            }
+        }
+        if (tags.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        tags.add(List.of("k", Integer.toString(KIND)));
+        return java.util.Optional.of(Events.sign(nostrSecret, createdAt, 5, tags,
+                "this monitor no longer watches these relays"));
+    }
+
     /** The tags of a discovery event for {@code probe}, in their order. */
     public static List<List<String>> tags(Probe probe) {
         List<List<String>> tags = new ArrayList<>();

@@ -61,6 +61,8 @@ public class MonitorRuntime {
     static final int WRITE_CHECK_KIND = 20166;
     /** How often the watched relay URLs are re-read from the peers (so a new peer's hints are kept soon). */
     private static final long WATCH_MILLIS = 5000;
+    /** This node's own discovery events read per round to find those about relays no longer watched. */
+    private static final int MAX_RETRACTED = 1000;
 
     @Inject
     MonitorConfig config;
@@ -181,9 +183,10 @@ public class MonitorRuntime {
         }
     }
 
-    /** One round: probe and publish, one relay at a time. */
+    /** One round: probe and publish, one relay at a time; then withdraw what it published about relays it left. */
     void round() {
-        for (String url : relayUrls()) {
+        List<String> urls = relayUrls();
+        for (String url : urls) {
             try {
                 Event write = sign(key -> Events.sign(key, now(), WRITE_CHECK_KIND,
                         List.of(List.of("alt", "fleetmesh NIP-66 monitor write check")), ""));
@@ -204,6 +207,34 @@ public class MonitorRuntime {
                 LOG.warnf(e, "NIP-66: probing %s failed", url);
             }
         }
+        try {
+            retractStale(Set.copyOf(urls));
+        } catch (RuntimeException e) {
+            LOG.warn("NIP-66: withdrawing discovery events about relays no longer watched failed", e);
+        }
+    }
+
+    /**
+     * This node's stored 30166 events about relays it no longer watches (a peer that moved to a new URL or was removed,
+     * this relay under an old URL) would go on describing them as this node last saw them: they are withdrawn with one
+     * NIP-09 deletion request ({@link Discovery#retraction}).
+     */
+    void retractStale(Set<String> watching) {
+        List<String> published = new ArrayList<>();
+        Filter mine = new Filter(null, Set.of(org.fleetmesh.nostr.PubKey.ofHex(self)), Set.of(Discovery.KIND), Map.of(),
+                null, null, MAX_RETRACTED);
+        store.query(mine, now(), (id, json) -> {
+            try {
+                Event e = parser.parseEvent(json);
+                e.tags().stream().filter(t -> t.size() >= 2 && t.get(0).equals("d")).findFirst()
+                        .ifPresent(t -> published.add(t.get(1)));
+            } catch (ProtocolException x) {
+                LOG.debugf("NIP-66: a stored discovery event does not parse: %s", x.getMessage());
+            }
+            return true;
+        });
+        Optional.ofNullable(sign(key -> Discovery.retraction(published, watching, now(), key).orElse(null)))
+                .ifPresent(d -> publish(d, "withdrawal of discovery events about relays no longer watched"));
     }
 
     /** Re-reads which relays are watched; a relay newly watched gets the hints already stored about it. */

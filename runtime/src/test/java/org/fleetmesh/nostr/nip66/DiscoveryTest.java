@@ -33,6 +33,24 @@ class DiscoveryTest {
                 List.of("R", "!pow")), Discovery.tags(probe()));
     }
 
+    /**
+     * A peer that moved: this monitor's 30166 about its old URL is withdrawn by a NIP-09 deletion request whose
+     * {@code a} tag is that event's address (kind:pubkey:d); relays still watched are left alone.
+     */
+    @Test
+    void aRelayNoLongerWatchedIsWithdrawnByItsAddress() {
+        Event old = Discovery.sign(probe(), 1_700_000_000L, MONITOR);
+        String address = Discovery.KIND + ":" + old.pubkey().hex() + ":wss://some.relay/";
+        Event d = Discovery.retraction(List.of("wss://some.relay/", "wss://kept/", "wss://some.relay/"),
+                java.util.Set.of("wss://kept/", "wss://new.relay/"), 1_700_000_100L, MONITOR).orElseThrow();
+        assertEquals(5, d.kind());
+        assertEquals(old.pubkey(), d.pubkey());
+        assertEquals(1_700_000_100L, d.createdAt());
+        assertEquals(List.of(List.of("a", address), List.of("k", "30166")), d.tags());
+        assertTrue(Discovery.retraction(List.of("wss://kept/"), java.util.Set.of("wss://kept/"), 1, MONITOR).isEmpty());
+        assertTrue(Discovery.retraction(List.of(), java.util.Set.of(), 1, MONITOR).isEmpty());
+    }
+
     @Test
     void aCheckThatFailedLeavesItsTagOut() {
         Probe p = new Probe("ws://x.onion/", OptionalLong.of(5), OptionalLong.empty(), OptionalLong.empty(),
