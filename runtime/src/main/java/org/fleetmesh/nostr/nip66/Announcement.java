@@ -34,6 +34,28 @@ public record Announcement(Event event, long frequency, Map<String, Long> timeou
         return Events.sign(nostrSecret, createdAt, KIND, tags(frequency, timeouts), "");
     }
 
+    /**
+     * NIP-66: "Monitors SHOULD also publish a kind 0 profile and a kind 10002 relay selections event." The profile:
+     * kind 0, content {@code {"name": <name>, "about": <about>}} (NIP-01), no tags.
+     */
+    public static Event profile(String name, String about, long createdAt, byte[] nostrSecret) {
+        com.fasterxml.jackson.databind.node.ObjectNode o = com.fasterxml.jackson.databind.node.JsonNodeFactory.instance
+                .objectNode();
+        o.put("name", name);
+        o.put("about", about);
+        return Events.sign(nostrSecret, createdAt, 0, List.of(), o.toString());
+    }
+
+    /**
+     * The relay selections (NIP-65, kind 10002): one {@code ["r", <url>]} per relay this monitor publishes to (read and
+     * write), content "".
+     */
+    public static Event relayList(List<String> relays, long createdAt, byte[] nostrSecret) {
+        List<List<String>> tags = new ArrayList<>();
+        relays.forEach(url -> tags.add(List.of("r", url)));
+        return Events.sign(nostrSecret, createdAt, 10002, tags, "");
+    }
+
     /** The tags, in their order; the checks are the keys of {@code timeouts}, in its iteration order. */
     public static List<List<String>> tags(Duration frequency, Map<String, Duration> timeouts) {
         if (frequency.getSeconds() < 1) {

@@ -77,6 +77,9 @@ public class MonitorRuntime {
     RelayRuntime relays;
 
     @Inject
+    org.fleetmesh.relay.quarkus.RelayConfig relayConfig;
+
+    @Inject
     MeshPeers peers;
 
     @Inject
@@ -161,8 +164,15 @@ public class MonitorRuntime {
         timeouts.put("read", config.timeout().read());
         timeouts.put("write", config.timeout().write());
         timeouts.put("nip11", config.timeout().nip11());
-        Event e = sign(key -> Announcement.sign(config.frequency(), timeouts, now(), key));
+        long now = now();
+        Event e = sign(key -> Announcement.sign(config.frequency(), timeouts, now, key));
         publish(e, "monitor announcement");
+        // NIP-66: monitors SHOULD also publish a kind 0 profile and a kind 10002 relay list (where their 30166 are)
+        String relay = RelayUrl.normalize(address.endpoints().relay());
+        publish(sign(key -> Announcement.profile(relayConfig.name(), "NIP-66 relay monitor: this node publishes kind "
+                + "30166 relay discovery events about its own relay " + relay + " and its peers' relays there, every "
+                + config.frequency().getSeconds() + " s", now, key)), "monitor profile");
+        publish(sign(key -> Announcement.relayList(List.of(relay), now, key)), "monitor relay list");
     }
 
     /** This relay first, then each declared peer's relay, normalized and without repeats. */

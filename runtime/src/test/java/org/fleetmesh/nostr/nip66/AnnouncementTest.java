@@ -24,6 +24,22 @@ class AnnouncementTest {
         return t;
     }
 
+    /** NIP-66: "Monitors SHOULD also publish a kind 0 profile and a kind 10002 relay selections event." */
+    @Test
+    void theMonitorAlsoHasAProfileAndARelayList() throws Exception {
+        Event p = Announcement.profile("m \"1\"", "watches", 1_700_000_000L, DiscoveryTest.MONITOR);
+        assertEquals(0, p.kind());
+        assertEquals(List.of(), p.tags());
+        com.fasterxml.jackson.databind.JsonNode c = new com.fasterxml.jackson.databind.ObjectMapper().readTree(p.content());
+        assertEquals("m \"1\"", c.path("name").asText());
+        assertEquals("watches", c.path("about").asText());
+        Event r = Announcement.relayList(List.of("wss://some.relay/"), 1_700_000_000L, DiscoveryTest.MONITOR);
+        assertEquals(10002, r.kind());
+        assertEquals(List.of(List.of("r", "wss://some.relay/")), r.tags());
+        assertEquals("", r.content());
+        assertEquals(p.pubkey(), r.pubkey());
+    }
+
     @Test
     void timeoutsHaveTheMillisecondsAtIndexOneAndTheCheckAtIndexTwo() {
         assertEquals(List.of(List.of("frequency", "3600"), List.of("timeout", "5000", "open"),
