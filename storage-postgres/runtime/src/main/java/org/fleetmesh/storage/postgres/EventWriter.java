@@ -514,12 +514,23 @@ final class EventWriter {
     private record InsertResult(Set<EventId> inserted, Set<EventId> blocked) {
     }
 
+    /** NIP-59 gift wraps: signed by a random key, deletable by their recipient. */
+    private static final int GIFT_WRAP = 1059;
+    /** An indexed 64-hex tag value is stored as this byte and the 32 bytes (TextKeys.valueBytes). */
+    private static final String HEX32_PREFIX = "'\\x0" + TextKeys.HEX32 + "'::bytea";
+
     private static final String INSERT_SQL = "with input as ("
             + " select * from unnest(?::bytea[], ?::bytea[], ?::int8[], ?::int4[], ?::text[], ?::int8[], ?::text[],"
             + "   ?::bytea[]) as u(id, pubkey, created_at, kind, d_tag, expires_at, body, sig)"
+            + "), tin as ("
+            + " select * from unnest(?::bytea[], ?::text[], ?::bytea[], ?::int4[], ?::int8[]) as t(event_id, name, value, kind, created_at)"
             + "), blocked as ("
             + " select i.id from input i where i.kind <> 5"
-            + "   and exists (select 1 from deleted_event d where d.id = i.id and d.pubkey = i.pubkey)"
+            + "   and (exists (select 1 from deleted_event d where d.id = i.id and d.pubkey = i.pubkey)"
+            // NIP-59: a gift wrap deleted by its recipient (its p tag) does not come back either
+            + "   or (i.kind = " + GIFT_WRAP + " and exists (select 1 from deleted_event d join tin"
+            + "     on tin.event_id = i.id and tin.name = 'p' and tin.value = " + HEX32_PREFIX + " || d.pubkey"
+            + "     where d.id = i.id)))"
             + "), ins as ("
             + " insert into event (id, pubkey, created_at, kind, d_tag, expires_at, body, sig)"
             + " select i.id, i.pubkey, i.created_at, i.kind, i.d_tag, i.expires_at, i.body, i.sig from input i"
@@ -530,8 +541,7 @@ final class EventWriter {
             + "), tg as ("
             + " insert into tag (event_seq, name, value, kind, created_at)"
             + " select ins.seq, t.name, t.value, t.kind, t.created_at"
-            + "   from unnest(?::bytea[], ?::text[], ?::bytea[], ?::int4[], ?::int8[]) as t(event_id, name, value, kind, created_at)"
-            + "   join ins on ins.id = t.event_id"
+            + "   from tin t join ins on ins.id = t.event_id"
             + ")"
             + " select id, true from ins union all select id, false from blocked";
 
@@ -602,7 +612,10 @@ final class EventWriter {
         return new InsertResult(inserted, blocked);
     }
 
-    /** NIP-09: stores the deletion, deletes the author's targets, records tombstones. */
+    /**
+     * NIP-09: stores the deletion, deletes the author's targets and (NIP-59: "relays SHOULD delete kind:1059 events
+     * whose p-tag matches the signer of NIP-09 deletions") the gift wraps addressed to the deleter, records tombstones.
+     */
     private static void applyDeletion(Connection c, Item d, SaveOutcome[] out, List<StoredItem> removed) throws SQLException {
         InsertResult r = insert(c, List.of(d));
         d.inserted = r.inserted.contains(d.e.id());
@@ -615,14 +628,18 @@ final class EventWriter {
             byte[][] sorted = d.eTargets.toArray(new byte[0][]);
             Arrays.sort(sorted, Arrays::compareUnsigned);
             try (PreparedStatement ps = c.prepareStatement("with del as ("
-                    + " delete from event where id = any(?) and pubkey = ? and kind <> 5 returning id, created_at, seq"
+                    + " delete from event e where e.id = any(?) and e.kind <> 5 and (e.pubkey = ? or (e.kind = " + GIFT_WRAP
+                    + "   and exists (select 1 from tag g where g.event_seq = e.seq and g.name = 'p'"
+                    + "     and g.value = " + HEX32_PREFIX + " || ?)))"
+                    + " returning e.id, e.created_at, e.seq"
                     + "), deltags as (delete from tag where event_seq in (select seq from del)"
                     + "), tomb as (insert into deleted_event (id, pubkey) select x, ? from unnest(?::bytea[]) as x"
                     + " on conflict do nothing) select id, created_at from del")) {
                 ps.setArray(1, c.createArrayOf("bytea", sorted));
                 ps.setBytes(2, d.pubkey);
                 ps.setBytes(3, d.pubkey);
-                ps.setArray(4, c.createArrayOf("bytea", sorted));
+                ps.setBytes(4, d.pubkey);
+                ps.setArray(5, c.createArrayOf("bytea", sorted));
                 readRemoved(ps, removed);
             }
         }

@@ -280,6 +280,30 @@ class PostgresStoreTest extends PgFixture {
         assertEquals(List.of(STORED), store.save(List.of(future)));
     }
 
+    /**
+     * NIP-59: "Since signing keys are random, relays SHOULD delete kind:1059 events whose p-tag matches the signer of
+     * NIP-09 deletions"; deleted, a gift wrap stays refused. Nobody else's deletion removes one, nor the recipient's any
+     * other kind.
+     */
+    @Test
+    void aGiftWrapIsDeletedByItsRecipient() {
+        PubKey wrapper = Ev.author();
+        PubKey recipient = Ev.author();
+        PubKey stranger = Ev.author();
+        Event wrap = ev(wrapper, NOW - 100, 1059, "sealed", tag("p", recipient.hex()));
+        Event wrap2 = ev(wrapper, NOW - 100, 1059, "sealed 2", tag("p", recipient.hex()));
+        Event note = ev(wrapper, NOW - 100, 1, "a note", tag("p", recipient.hex()));
+        assertEquals(List.of(STORED, STORED, STORED), store.save(List.of(wrap, wrap2, note)));
+        Event strangers = ev(stranger, NOW - 90, 5, "", tag("e", wrap2.id().hex()));
+        Event recipients = ev(recipient, NOW - 90, 5, "", tag("e", wrap.id().hex()), tag("e", note.id().hex()),
+                tag("k", "1059"));
+        assertEquals(List.of(STORED, STORED), store.save(List.of(strangers, recipients)));
+        assertEquals(Set.of(wrap2.id(), note.id()), Set.copyOf(ids(authors(wrapper))));
+        Event later = ev(wrapper, NOW - 80, 1059, "deleted before it arrived", tag("p", recipient.hex()));
+        assertEquals(List.of(STORED), store.save(List.of(ev(recipient, NOW - 85, 5, "", tag("e", later.id().hex())))));
+        assertEquals(List.of(DELETED, DELETED, DUPLICATE), store.save(List.of(wrap, later, wrap2)));
+    }
+
     @Test
     void deletionWithinOneBatchAppliesInOrder() {
         PubKey a = Ev.author();
