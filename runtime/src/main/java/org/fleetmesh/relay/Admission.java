@@ -21,7 +21,10 @@ public final class Admission {
         if (limits.createdAtLowerSkew() > 0 && e.createdAt() < now - limits.createdAtLowerSkew()) {
             return "invalid: created_at is more than " + limits.createdAtLowerSkew() + " seconds in the past";
         }
-        if (e.content().length() > limits.maxContentLength()) {
+        // NIP-11 max_content_length: "a count of unicode characters" (code points; a UTF-16 length is never fewer)
+        String content = e.content();
+        if (content.length() > limits.maxContentLength()
+                && content.codePointCount(0, content.length()) > limits.maxContentLength()) {
             return "invalid: content longer than " + limits.maxContentLength() + " characters";
         }
         if (e.tags().size() > limits.maxEventTags()) {

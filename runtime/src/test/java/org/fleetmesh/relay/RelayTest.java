@@ -563,6 +563,19 @@ class RelayTest {
                 client.next());
     }
 
+    /** NIP-11 max_content_length (1000 here): "This is a count of unicode characters", not of UTF-16 units. */
+    @Test
+    void theContentLengthIsCountedInUnicodeCharacters() throws Exception {
+        String thousand = "\ud83d\ude00".repeat(501) + "a".repeat(499); // 1000 characters, 1501 UTF-16 units
+        Event fits = note(NOW, thousand);
+        relay.handle(client, "[\"EVENT\"," + fits.json() + "]");
+        assertEquals(RelayMessages.ok(fits.id().hex(), true, ""), client.next());
+        Event over = note(NOW, thousand + "x");
+        relay.handle(client, "[\"EVENT\"," + over.json() + "]");
+        assertEquals(RelayMessages.ok(over.id().hex(), false, "invalid: content longer than 1000 characters"),
+                client.next());
+    }
+
     private Event filled(String value) {
         return note(NOW, "", List.of(List.of("t", value)));
     }
