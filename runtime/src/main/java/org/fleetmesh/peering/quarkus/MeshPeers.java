@@ -224,6 +224,8 @@ public class MeshPeers {
         return stored || linked;
     }
 
+    private volatile boolean declaredLoaded;
+
     private void declareStored() {
         try {
             Instant now = Instant.now();
@@ -258,9 +260,18 @@ public class MeshPeers {
                 links().declare(new PeerAddress(p.did(), URI.create(p.url())));
             }
             LOG.infof("mesh: %d declared peer(s)", links().declared().size());
+            declaredLoaded = true;
         } catch (RuntimeException e) {
             LOG.error("could not load the declared peers", e);
         }
+    }
+
+    /**
+     * Whether the declared peers were loaded from the store since the start (until then {@link #links()} may miss some):
+     * the NIP-66 monitor withdraws what it said about relays no longer watched only then.
+     */
+    public boolean declaredLoaded() {
+        return declaredLoaded;
     }
 
     /** A declared peer handed its keys over (verified by the handshake): the store moves its declaration. */

@@ -218,7 +218,9 @@ public class MonitorRuntime {
             }
         }
         try {
-            retractStale(Set.copyOf(urls));
+            if (peers.declaredLoaded()) { // before, a peer not loaded yet would look like one no longer watched
+                retractStale(Set.copyOf(urls));
+            }
         } catch (RuntimeException e) {
             LOG.warn("NIP-66: withdrawing discovery events about relays no longer watched failed", e);
         }
