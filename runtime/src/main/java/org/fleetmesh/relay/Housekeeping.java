@@ -5,6 +5,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import org.fleetmesh.spi.schedule.Repeating;
 import org.fleetmesh.spi.storage.EventStore;
 import org.jboss.logging.Logger;
 
@@ -24,26 +25,16 @@ final class Housekeeping implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        clock.scheduleWithFixedDelay(() -> purgeExpired(store, nowSeconds.getAsLong()), 60, 60, TimeUnit.SECONDS);
-        clock.scheduleWithFixedDelay(() -> {
-            try {
-                closeIdleNegSessions.run();
-            } catch (RuntimeException e) {
-                LOG.error("closing idle negentropy sessions failed", e);
-            }
-        }, 5, 5, TimeUnit.SECONDS);
+        clock.scheduleWithFixedDelay(Repeating.surviving("purging expired events", () -> purgeExpired(store, nowSeconds.getAsLong())),
+                60, 60, TimeUnit.SECONDS);
+        clock.scheduleWithFixedDelay(Repeating.surviving("closing idle negentropy sessions", closeIdleNegSessions), 5, 5,
+                TimeUnit.SECONDS);
     }
 
     /** Runs {@code task} every {@code interval} on the housekeeping thread (a failure is logged, the next runs). */
     void every(Duration interval, String what, Runnable task) {
         long ms = interval.toMillis();
-        clock.scheduleWithFixedDelay(() -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                LOG.error(what + " failed", e);
-            }
-        }, ms, ms, TimeUnit.MILLISECONDS);
+        clock.scheduleWithFixedDelay(Repeating.surviving(what, task), ms, ms, TimeUnit.MILLISECONDS);
     }
 
     private static void purgeExpired(EventStore store, long now) {
@@ -69,7 +60,7 @@ final class Housekeeping implements AutoCloseable {
         if (rebuildEvery.isZero()) {
             indexer().execute(build);
         } else {
-            indexer().scheduleWithFixedDelay(build, 0, rebuildEvery.toSeconds(), TimeUnit.SECONDS);
+            indexer().scheduleWithFixedDelay(Repeating.surviving("building the negentropy indexes", build), 0, rebuildEvery.toSeconds(), TimeUnit.SECONDS);
         }
     }
 

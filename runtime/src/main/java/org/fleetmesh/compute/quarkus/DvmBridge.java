@@ -38,6 +38,7 @@ import org.fleetmesh.relay.IngestListener;
 import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.quarkus.RelayRuntime;
 import org.fleetmesh.settlement.quarkus.SettlementRuntime;
+import org.fleetmesh.spi.schedule.Repeating;
 import org.fleetmesh.spi.settlement.Invoice;
 import org.fleetmesh.spi.settlement.InvoiceState;
 import org.fleetmesh.spi.settlement.Preimage;
@@ -111,7 +112,7 @@ public class DvmBridge {
         requests.allowCoreThreadTimeOut(true);
         ticks = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "fleetmesh-nip90-tick"));
         long tick = Math.max(10, config.tick().toMillis());
-        ticks.scheduleWithFixedDelay(this::tick, tick, tick, TimeUnit.MILLISECONDS);
+        ticks.scheduleWithFixedDelay(Repeating.surviving("the NIP-90 bridge's tick", this::tick), tick, tick, TimeUnit.MILLISECONDS);
         listener = this::completed;
         relays.relay().ingest().addListener(listener);
         LOG.infof("NIP-90 bridge on: kind %d requests run on %s, %s", DvmRequest.KIND, config.worker(),

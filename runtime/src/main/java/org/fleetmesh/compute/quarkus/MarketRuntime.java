@@ -64,6 +64,7 @@ import org.fleetmesh.settlement.quarkus.SettlementRuntime;
 import org.fleetmesh.spi.compute.JobBook;
 import org.fleetmesh.spi.compute.JobEntry;
 import org.fleetmesh.spi.peers.Evidence;
+import org.fleetmesh.spi.schedule.Repeating;
 import org.fleetmesh.spi.settlement.DecodedRequest;
 import org.fleetmesh.spi.settlement.EscrowState;
 import org.fleetmesh.spi.settlement.Invoice;
@@ -265,13 +266,7 @@ public class MarketRuntime implements Market {
         // task of the message thread: every compute message from a peer is handled after it, in order, and a rail
         // slow to answer (an LND still starting) does not hold the node's start
         messages.execute(this::resume);
-        sweeper.scheduleWithFixedDelay(() -> {
-            try {
-                buyer.sweep();
-            } catch (RuntimeException ex) {
-                LOG.errorf(ex, "the compute sweep failed");
-            }
-        }, 10, 10, TimeUnit.SECONDS);
+        sweeper.scheduleWithFixedDelay(Repeating.surviving("the compute sweep", () -> buyer.sweep()), 10, 10, TimeUnit.SECONDS);
         LOG.infof("compute market: %s; buying %s", worker == null ? "not selling"
                 : "selling (" + worker.offer().runtimes() + ", " + worker.offer().pricePerKfuel() + " msat per kfuel, min "
                         + worker.offer().minPrice() + " msat)", rails.isEmpty() ? "free jobs only (no rail)"

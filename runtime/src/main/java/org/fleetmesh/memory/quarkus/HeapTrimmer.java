@@ -16,6 +16,7 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
 import org.fleetmesh.memory.HeapTrim;
+import org.fleetmesh.spi.schedule.Repeating;
 import org.jboss.logging.Logger;
 
 import com.sun.management.HotSpotDiagnosticMXBean;
@@ -76,7 +77,7 @@ public class HeapTrimmer {
         });
         long every = Math.max(100, config.interval().toMillis());
         Serial gc = serial.get();
-        timer.scheduleWithFixedDelay(() -> {
+        timer.scheduleWithFixedDelay(Repeating.surviving("the heap trim", () -> {
             try {
                 HeapTrim.Reading before = gc.read();
                 HeapTrim.Decision decision = policy.next(before);
@@ -100,7 +101,7 @@ public class HeapTrimmer {
             } catch (RuntimeException e) {
                 LOG.warn("heap trim: reading failed", e);
             }
-        }, every, every, TimeUnit.MILLISECONDS);
+        }), every, every, TimeUnit.MILLISECONDS);
     }
 
     @PreDestroy

@@ -40,6 +40,7 @@ import org.fleetmesh.relay.Origin;
 import org.fleetmesh.relay.client.Dialer;
 import org.fleetmesh.relay.client.RelayProbe;
 import org.fleetmesh.relay.quarkus.RelayRuntime;
+import org.fleetmesh.spi.schedule.Repeating;
 import org.fleetmesh.spi.storage.EventStore;
 import org.jboss.logging.Logger;
 
@@ -151,8 +152,8 @@ public class MonitorRuntime {
         });
         monitor = s;
         s.execute(this::announce);
-        s.scheduleWithFixedDelay(this::watch, 0, WATCH_MILLIS, TimeUnit.MILLISECONDS);
-        s.scheduleWithFixedDelay(this::round, 1, config.frequency().getSeconds(), TimeUnit.SECONDS);
+        s.scheduleWithFixedDelay(Repeating.surviving("the NIP-66 monitor's watch", this::watch), 0, WATCH_MILLIS, TimeUnit.MILLISECONDS);
+        s.scheduleWithFixedDelay(Repeating.surviving("a NIP-66 monitor round", this::round), 1, config.frequency().getSeconds(), TimeUnit.SECONDS);
         LOG.infof("NIP-66 monitor: this relay and %d peer relay(s) every %ds", relayUrls().size() - 1,
                 config.frequency().getSeconds());
     }

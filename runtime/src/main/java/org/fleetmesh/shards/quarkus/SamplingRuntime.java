@@ -43,6 +43,7 @@ import org.fleetmesh.shards.SamplingRound;
 import org.fleetmesh.shards.Shard;
 import org.fleetmesh.spi.peers.Evidence;
 import org.fleetmesh.spi.peers.PeerStore;
+import org.fleetmesh.spi.schedule.Repeating;
 import org.fleetmesh.spi.storage.EventStore;
 import org.fleetmesh.spi.storage.Reader;
 import org.jboss.logging.Logger;
@@ -126,7 +127,7 @@ public class SamplingRuntime {
             t.setDaemon(true);
             return t;
         });
-        s.scheduleWithFixedDelay(this::round, every, every, TimeUnit.MILLISECONDS);
+        s.scheduleWithFixedDelay(Repeating.surviving("a sampling round", this::round), every, every, TimeUnit.MILLISECONDS);
         sampler = s;
         LOG.infof("sampling peers' asserted shards every %ds: %d samples a claim, grace %ds", every / 1000,
                 settings.samples(), settings.grace());

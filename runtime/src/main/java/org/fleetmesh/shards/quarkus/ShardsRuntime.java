@@ -36,6 +36,7 @@ import org.fleetmesh.shards.Shard;
 import org.fleetmesh.shards.ShardFigures;
 import org.fleetmesh.shards.ShardFilter;
 import org.fleetmesh.shards.ShardsSetting;
+import org.fleetmesh.spi.schedule.Repeating;
 import org.fleetmesh.spi.shards.ShardBook;
 import org.fleetmesh.spi.storage.EventStore;
 import org.jboss.logging.Logger;
@@ -88,7 +89,7 @@ public class ShardsRuntime implements LocalShards {
                 t.setDaemon(true);
                 return t;
             });
-            claimer.scheduleWithFixedDelay(this::claimDue, TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
+            claimer.scheduleWithFixedDelay(Repeating.surviving("the shard claims", this::claimDue), TICK_MILLIS, TICK_MILLIS, TimeUnit.MILLISECONDS);
         }
     }
 

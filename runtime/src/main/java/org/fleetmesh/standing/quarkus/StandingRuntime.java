@@ -20,6 +20,7 @@ import org.fleetmesh.identity.NodeEndpoints;
 import org.fleetmesh.identity.quarkus.NodeIdentity;
 import org.fleetmesh.peering.link.EventLinks;
 import org.fleetmesh.peering.quarkus.GrantedLinkSessions;
+import org.fleetmesh.spi.schedule.Repeating;
 import org.fleetmesh.spi.standing.FindingRecord;
 import org.fleetmesh.spi.standing.StandingBook;
 import org.fleetmesh.standing.Action;
@@ -71,7 +72,7 @@ public class StandingRuntime {
             t.setDaemon(true);
             return t;
         });
-        clock.scheduleWithFixedDelay(this::recompute, every, every, TimeUnit.MILLISECONDS);
+        clock.scheduleWithFixedDelay(Repeating.surviving("recomputing the standing views", this::recompute), every, every, TimeUnit.MILLISECONDS);
         LOG.infof("standing: S1/S2/S3 weigh %s/%s/%s, self %s, peers %s, attested %s; half life %s; demote below %s,"
                 + " suspend below %s, quarantine below %s; observers from tier %d", p.s1(), p.s2(), p.s3(), p.self(),
                 p.peer(), p.attested(), p.halfLife(), p.demoteBelow(), p.suspendBelow(), p.quarantineBelow(),

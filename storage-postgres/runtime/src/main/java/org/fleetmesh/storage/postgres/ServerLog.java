@@ -13,6 +13,8 @@ import java.util.concurrent.TimeUnit;
 
 import org.jboss.logging.Logger;
 
+import org.fleetmesh.spi.schedule.Repeating;
+
 /**
  * The embedded PostgreSQL's log, {@code postgres.log} beside its cluster, held to a bound (docs/OPERATING.md "Memory
  * and disk"). The server writes its standard error there for as long as it runs: its start and stop, and an error line
@@ -42,13 +44,13 @@ final class ServerLog implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
-        timer.scheduleWithFixedDelay(() -> {
+        timer.scheduleWithFixedDelay(Repeating.surviving("holding the PostgreSQL log to its size", () -> {
             try {
                 cut(log, CAP);
             } catch (IOException | RuntimeException e) {
                 LOG.debugf("holding %s to %d bytes: %s", log, CAP, e);
             }
-        }, 0, PERIOD.toMillis(), TimeUnit.MILLISECONDS);
+        }), 0, PERIOD.toMillis(), TimeUnit.MILLISECONDS);
         return new ServerLog(timer);
     }
 

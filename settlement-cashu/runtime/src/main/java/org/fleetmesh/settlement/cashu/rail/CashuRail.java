@@ -24,6 +24,7 @@ import org.fleetmesh.settlement.cashu.crypto.Secp256k1;
 import org.fleetmesh.settlement.cashu.nut.Nut;
 import org.fleetmesh.settlement.cashu.request.PaymentRequestPayload;
 import org.fleetmesh.settlement.cashu.wallet.Wallet;
+import org.fleetmesh.spi.schedule.Repeating;
 import org.fleetmesh.spi.settlement.Capability;
 import org.fleetmesh.spi.settlement.DecodedRequest;
 import org.fleetmesh.spi.settlement.Invoice;
@@ -112,7 +113,7 @@ public final class CashuRail implements SettlementRail, AutoCloseable {
     /** Resolves what a crash left open (the wallet's operations first), then starts the timer. */
     public Wallet.Recovery start() {
         Wallet.Recovery r = recoverNow();
-        timer.scheduleWithFixedDelay(this::tick, settings.tick().toMillis(), settings.tick().toMillis(),
+        timer.scheduleWithFixedDelay(Repeating.surviving("the Cashu rail's tick", this::tick), settings.tick().toMillis(), settings.tick().toMillis(),
                 TimeUnit.MILLISECONDS);
         return r;
     }
