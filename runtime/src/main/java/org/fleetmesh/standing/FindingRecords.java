@@ -16,6 +16,15 @@ import org.fleetmesh.spi.standing.FindingRecord;
 public final class FindingRecords {
     /** What stands for a value a malformed finding does not carry. */
     static final String NONE = "-";
+    /**
+     * The most of a finding event's JSON a record keeps when the finding does not count: anyone may send kind 1804
+     * events (a bad signature included), and the book keeps 10,000 records, so a stranger's 512 KiB each would be
+     * gigabytes. A larger one is kept as its id, pubkey, kind and created_at, and what was left out.
+     */
+    static final int MAX_LOOSE_EVENT_CHARS = 65_536;
+    /** The most of a tag's value a record keeps for subject (an unreadable one), severity, scope and rule. */
+    static final int MAX_SUBJECT_CHARS = 512;
+    static final int MAX_WORD_CHARS = 64;
 
     private FindingRecords() {
     }
@@ -33,6 +42,26 @@ public final class FindingRecords {
         } catch (FindingException | RuntimeException ex) {
             return loose(e.id().hex(), e, signer, verdict, c.reason(), self, nowMillis);
         }
+    }
+
+    /** {@code e}'s JSON, or (larger than {@link #MAX_LOOSE_EVENT_CHARS}) what identifies it and what was left out. */
+    static String keptJson(Event e) {
+        String json = e.json();
+        if (json.length() <= MAX_LOOSE_EVENT_CHARS) {
+            return json;
+        }
+        return "{\"id\":\"" + e.id().hex() + "\",\"pubkey\":\"" + e.pubkey().hex() + "\",\"kind\":" + e.kind()
+                + ",\"created_at\":" + e.createdAt() + ",\"omitted\":\"the event's " + json.length()
+                + " characters: a finding that does not count is kept whole only up to " + MAX_LOOSE_EVENT_CHARS + "\"}";
+    }
+
+    /** {@code s} cut to {@code max} characters (a surrogate pair is not split). */
+    static String cut(String s, int max) {
+        if (s == null || s.length() <= max) {
+            return s;
+        }
+        int end = Character.isHighSurrogate(s.charAt(max - 1)) ? max - 1 : max;
+        return s.substring(0, end);
     }
 
     /**
@@ -53,8 +82,11 @@ public final class FindingRecords {
         String p = e.firstTagValue("p");
         String subject = subjectDid != null ? safeShort(subjectDid) : p != null ? "pubkey:" + p : NONE;
         String digest = Hex.encode(Events.sha256(e.content().getBytes(StandardCharsets.UTF_8)));
-        return new FindingRecord(0, key, e.json(), observer, subject, p, orNone(e.firstTagValue("severity")),
-                orNone(e.firstTagValue("scope")), orNone(e.firstTagValue("rule")), digest, verdict, reason, self,
+        // every value here is the sender's, unchecked: each is kept to a bound (an index on the subject refuses
+        // values past about 2.7 kB, and the status page lists them)
+        return new FindingRecord(0, key, keptJson(e), observer, cut(subject, MAX_SUBJECT_CHARS),
+                p != null && p.length() == 64 ? p : null, word(e.firstTagValue("severity")),
+                word(e.firstTagValue("scope")), word(e.firstTagValue("rule")), digest, verdict, reason, self,
                 e.createdAt(), nowMillis);
     }
 
@@ -66,7 +98,7 @@ public final class FindingRecords {
         }
     }
 
-    private static String orNone(String s) {
-        return s == null ? NONE : s;
+    private static String word(String s) {
+        return s == null ? NONE : cut(s, MAX_WORD_CHARS);
     }
 }

@@ -83,4 +83,32 @@ class FindingRecordsTest {
         assertEquals("invalid: bad signature", forged.reason());
         assertEquals(did(SUBJECT), forged.subject());
     }
+
+    /** A stranger's finding that does not count is kept to bounds: each tag value, and the event's JSON. */
+    @Test
+    void whatAStrangerSendsIsKeptToBounds() {
+        String huge = "<img src=x onerror=alert(1)>".repeat(200);
+        Event e = Events.sign(Schnorr.newSecretKey(), 1_700_000_000, Finding.KIND, List.of(List.of("subject", huge),
+                List.of("p", huge), List.of("severity", huge), List.of("scope", huge), List.of("rule", huge)),
+                "x".repeat(100_000));
+        FindingRecord refused = FindingRecords.refused(e, "invalid: bad signature", 0);
+        FindingRecord unreadable = FindingRecords.of(e, new Check(Verdict.MALFORMED, "not a finding"), false, 0);
+        for (FindingRecord r : List.of(refused, unreadable)) {
+            assertTrue(r.subject().length() <= FindingRecords.MAX_SUBJECT_CHARS, r.subject().length() + "");
+            assertTrue(r.severity().length() <= 64 && r.scope().length() <= 64 && r.rule().length() <= 64, r.rule());
+            assertEquals(null, r.subjectPubkey(), "a p tag that is not a key is not kept as one");
+            assertTrue(r.event().length() < 1000, "the JSON kept: " + r.event().length());
+            assertTrue(r.event().contains("\"id\":\"" + e.id().hex() + "\"") && r.event().contains("omitted"), r.event());
+            com.fasterxml.jackson.databind.JsonNode j;
+            try {
+                j = new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.event());
+            } catch (java.io.IOException x) {
+                throw new AssertionError(r.event(), x);
+            }
+            assertEquals(e.id().hex(), j.get("id").asText());
+        }
+        // a small one is kept whole
+        Event small = Events.sign(Schnorr.newSecretKey(), 1_700_000_000, Finding.KIND, List.of(List.of("rule", "r")), "");
+        assertEquals(small.json(), FindingRecords.refused(small, "invalid: bad signature", 0).event());
+    }
 }
