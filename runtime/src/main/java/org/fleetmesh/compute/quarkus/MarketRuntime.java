@@ -173,7 +173,8 @@ public class MarketRuntime implements Market {
             boolean free = config.pricePerKfuel() == 0 && config.minPrice() == 0;
             if (!free && rails.isEmpty()) {
                 LOG.warn("compute market: the offer has a price but this node has no rail; it sells nothing"
-                        + " (set fleetmesh.lightning.enabled or a price of 0)");
+                        + " (set fleetmesh.lightning.enabled, or fleetmesh.cashu.enabled with fleetmesh.cashu.mint-url,"
+                        + " or a price of 0)");
             } else {
                 Offer offer = new Offer(config.offerId(), selfDid(), List.of(exec.get().runtime()),
                         config.pricePerKfuel(), config.minPrice(), config.maxFuel(), config.maxMemoryPages(),
