@@ -172,8 +172,9 @@ public final class SamplingRound {
                     Set<EventId> answered = answered(a, new HashSet<>(asked));
                     long at = now;
                     samples += asked.size();
+                    Set<EventId> deleted = deletedByTheirAuthors(drawn, answered, relay, claim, problems);
                     for (Event e : drawn) {
-                        if (answered.contains(e.id())) {
+                        if (answered.contains(e.id()) || deleted.contains(e.id())) {
                             continue;
                         }
                         missing++;
@@ -264,6 +265,53 @@ public final class SamplingRound {
     }
 
     /** The ids of authentic events among those asked for in an answer. */
+    /**
+     * Of the drawn events the peer did not return, those it holds its author's NIP-09 deletion of (a kind 5 signed by
+     * the event's author with an {@code e} tag naming it): an honest relay no longer serves them, so their absence is
+     * not withholding. Asked of the peer's relay in one more REQ only when something is missing; an answer without
+     * EOSE excuses nothing.
+     */
+    private Set<EventId> deletedByTheirAuthors(List<Event> drawn, Set<EventId> answered, PeerRelay relay, Claim claim,
+            List<String> problems) {
+        Map<String, Event> missing = new LinkedHashMap<>();
+        for (Event e : drawn) {
+            if (!answered.contains(e.id())) {
+                missing.put(e.id().hex(), e);
+            }
+        }
+        if (missing.isEmpty()) {
+            return Set.of();
+        }
+        ArrayNode req = EvidenceFields.JSON.createArrayNode();
+        String sub = subscription();
+        req.add("REQ").add(sub);
+        ObjectNode f = req.addObject();
+        f.putArray("kinds").add(5);
+        ArrayNode ids = f.putArray("#e");
+        missing.keySet().forEach(ids::add);
+        Answer a = relay.req(sub, req.toString(), missing.size() * 4);
+        if (!a.eose()) {
+            return Set.of();
+        }
+        Set<EventId> out = new HashSet<>();
+        for (Event d : a.events()) {
+            if (d.kind() != 5 || Events.verify(d) != null) {
+                continue;
+            }
+            for (List<String> t : d.tags()) {
+                Event e = t.size() >= 2 && "e".equals(t.get(0)) ? missing.get(t.get(1)) : null;
+                if (e != null && e.pubkey().equals(d.pubkey())) {
+                    out.add(e.id());
+                }
+            }
+        }
+        if (!out.isEmpty()) {
+            problems.add("shard " + claim.shard().id() + ": " + out.size()
+                    + " sampled events are deleted there by their authors (NIP-09): not withholding");
+        }
+        return out;
+    }
+
     private static Set<EventId> answered(Answer a, Set<EventId> asked) {
         Set<EventId> out = new HashSet<>();
         for (Event e : a.events()) {

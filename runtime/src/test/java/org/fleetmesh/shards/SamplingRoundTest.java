@@ -183,6 +183,39 @@ class SamplingRoundTest {
     }
 
     @Test
+    void anEventItsAuthorDeletedThereIsNotWithholding() throws Exception {
+        // the peer honoured its author's NIP-09 deletion of an event this node still holds (the kind 5 never reached
+        // this node: federation and replication carry the shard's kinds only): its absence is no evidence
+        List<Event> all = notes(40, NOW - 7200);
+        MemoryRelay peer = new MemoryRelay();
+        peer.events.addAll(all);
+        Event gone = all.get(7);
+        peer.hidden.add(gone.id());
+        peer.events.add(Events.sign(AUTHOR, NOW - 3600, 5, List.of(List.of("e", gone.id().hex())), ""));
+        peer.events.add(honestClaim(peer, SHARD, NOW - 10));
+        SamplingRound.Outcome o = round(peer, all, new Random(7));
+        assertEquals(40, o.samples(), "every event is drawn, the deleted one too");
+        assertEquals(0, o.missing());
+        assertTrue(o.found().isEmpty(), o.found().toString());
+        assertTrue(o.problems().toString().contains("deleted there by their authors"), o.problems().toString());
+    }
+
+    @Test
+    void aDeletionByAnotherKeyExcusesNothing() throws Exception {
+        List<Event> all = notes(40, NOW - 7200);
+        MemoryRelay peer = new MemoryRelay();
+        peer.events.addAll(all);
+        Event gone = all.get(7);
+        peer.hidden.add(gone.id());
+        peer.events.add(Events.sign(fill(10), NOW - 3600, 5, List.of(List.of("e", gone.id().hex())), ""));
+        peer.events.add(honestClaim(peer, SHARD, NOW - 10));
+        SamplingRound.Outcome o = round(peer, all, new Random(7));
+        assertEquals(1, o.missing());
+        assertEquals(1, o.found().size());
+        assertEquals(gone.id(), Withholding.verify(o.found().get(0).json(), GRACE).event().id());
+    }
+
+    @Test
     void aWithholderIsCaughtWithEvidenceThatVerifies() throws Exception {
         List<Event> all = notes(200, NOW - 7200);
         MemoryRelay peer = new MemoryRelay();
