@@ -268,6 +268,9 @@ public class MarketRuntime implements Market {
         // slow to answer (an LND still starting) does not hold the node's start
         messages.execute(this::resume);
         sweeper.scheduleWithFixedDelay(Repeating.surviving("the compute sweep", () -> buyer.sweep()), 10, 10, TimeUnit.SECONDS);
+        for (String on : testSwitchesOn(config)) {
+            LOG.warnf("compute market: TEST SWITCH %s is on: this node misbehaves on purpose (never in production)", on);
+        }
         LOG.infof("compute market: %s; buying %s", worker == null ? "not selling"
                 : "selling (" + worker.offer().runtimes() + ", " + worker.offer().pricePerKfuel() + " msat per kfuel, min "
                         + worker.offer().minPrice() + " msat)", rails.isEmpty() ? "free jobs only (no rail)"
@@ -749,5 +752,20 @@ public class MarketRuntime implements Market {
                 p.shutdownNow();
             }
         }
+    }
+
+    /** The test switches set (docs/OPERATING.md: never in production), as the settings an operator would grep for. */
+    static List<String> testSwitchesOn(MarketConfig config) {
+        List<String> on = new ArrayList<>();
+        if (config.testCheatRate() > 0) {
+            on.add("fleetmesh.compute.market.test-cheat-rate=" + config.testCheatRate() + " (results falsified)");
+        }
+        if (config.testWithholdKey()) {
+            on.add("fleetmesh.compute.market.test-withhold-key (paid keys never released)");
+        }
+        if (config.testNeverPay()) {
+            on.add("fleetmesh.compute.market.test-never-pay (bought jobs never paid)");
+        }
+        return on;
     }
 }
