@@ -128,8 +128,16 @@ final class BackupCommand {
 
     static int backup(Path dataDir, Function<String, Optional<String>> settings, Path dir, PrintStream out,
             PrintStream err) {
+        Path unfinishedRestore = dataDir.resolve(NodeLock.UNFINISHED_RESTORE);
+        if (Files.exists(unfinishedRestore, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            // its tables and keys may be of two nodes: a backup of it would carry that on, under one DID
+            throw new BackupException(dataDir + " holds an unfinished restore (" + unfinishedRestore + "): finish it"
+                    + " (run the restore again) before backing the data dir up");
+        }
         Leftovers leftovers = Leftovers.of(dir);
-        prepareEmptyDirectory(dir, err);
+        if (prepareEmptyDirectory(dir, err)) {
+            leftovers = Leftovers.of(dir); // what the killed backup had written is gone: a failure now removes all
+        }
         try {
             writeMarker(dir.resolve(UNFINISHED), "a backup of " + dataDir.toAbsolutePath().normalize() + " started "
                     + Instant.now() + " by pid " + ProcessHandle.current().pid());
@@ -223,7 +231,14 @@ final class BackupCommand {
         return 0;
     }
 
-    private static void prepareEmptyDirectory(Path dir, PrintStream err) {
+    /** The names a backup writes at the top of its directory (an unfinished one holds some of them). */
+    private static final Set<String> BACKUP_ENTRIES = Set.of(UNFINISHED, KEYS, TABLES, MANIFEST + ".tmp");
+
+    /**
+     * Makes {@code dir} a new or empty directory for a backup: true when it held a killed backup's files (only those)
+     * and they were removed.
+     */
+    private static boolean prepareEmptyDirectory(Path dir, PrintStream err) {
         try {
             if (Files.exists(dir)) {
                 if (!Files.isDirectory(dir)) {
@@ -235,12 +250,21 @@ final class BackupCommand {
                 }
                 if (!empty && Files.isRegularFile(dir.resolve(UNFINISHED), java.nio.file.LinkOption.NOFOLLOW_LINKS)
                         && !Files.exists(dir.resolve(MANIFEST), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-                    // a backup that was killed before its manifest, into a directory that was new or empty: all of
-                    // it is that backup's, worth nothing without a manifest; this one starts over
+                    // a backup that was killed before its manifest, into a directory that was new or empty: what it
+                    // wrote is worth nothing without a manifest, and this one starts over, unless something else is
+                    // there too (put there since): then nothing is removed
+                    List<String> others = othersThanABackups(dir);
+                    if (!others.isEmpty()) {
+                        throw new BackupException(dir + " holds an unfinished backup and other files (" + String.join(", ",
+                                others.subList(0, Math.min(5, others.size()))) + "): a backup goes into a new or empty"
+                                + " directory");
+                    }
                     String was = Files.readString(dir.resolve(UNFINISHED)).strip();
                     removeContents(dir);
                     err.println("meshnode: backup: " + dir + " held an unfinished backup (" + was
                             + "), removed: starting over");
+                    Files.setPosixFilePermissions(dir, DIR_MODE);
+                    return true;
                 } else if (!empty) {
                     throw new BackupException(dir + " is not empty: a backup goes into a new or empty directory");
                 }
@@ -248,9 +272,39 @@ final class BackupCommand {
             // the directories it creates above it too: 0700 (the umask only takes bits away)
             Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(DIR_MODE));
             Files.setPosixFilePermissions(dir, DIR_MODE);
+            return false;
         } catch (IOException e) {
             throw new BackupException("cannot create " + dir + ": " + LocalNode.why(e));
         }
+    }
+
+    /** What {@code dir} holds that a backup does not write: names at its top, and in {@code tables/}, non-.copy files. */
+    private static List<String> othersThanABackups(Path dir) throws IOException {
+        List<String> others = new ArrayList<>();
+        try (DirectoryStream<Path> d = Files.newDirectoryStream(dir)) {
+            for (Path p : d) {
+                String name = p.getFileName().toString();
+                if (!BACKUP_ENTRIES.contains(name)) {
+                    others.add(name);
+                } else if (name.equals(TABLES)) {
+                    if (!Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                        others.add(name);
+                        continue;
+                    }
+                    try (DirectoryStream<Path> t = Files.newDirectoryStream(p)) {
+                        for (Path q : t) {
+                            String n = q.getFileName().toString();
+                            if (!n.endsWith(".copy") || !Files.isRegularFile(q, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                                others.add(TABLES + "/" + n);
+                            }
+                        }
+                    }
+                } else if (!Files.isRegularFile(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                    others.add(name);
+                }
+            }
+        }
+        return others;
     }
 
     // ---- restore
@@ -286,7 +340,9 @@ final class BackupCommand {
                 throw new BackupException(retired + " exists already: one restore per second");
             }
             try (NodeLock lock = lock(dataDir)) {
-                writeMarker(marker, started);
+                if (!unfinished) { // an unfinished restore's marker stays as it is until this one is done
+                    writeMarker(marker, started);
+                }
                 try {
                     int done = load(dir, dataDir, manifest, true, retired, settings, out, err);
                     finish(dataDir, marker);
@@ -357,6 +413,10 @@ final class BackupCommand {
     private static void writeMarker(Path file, String text) {
         try {
             Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new BackupException("cannot replace " + file + ": " + LocalNode.why(e));
+        }
+        try {
             try (OutputStream o = newPrivateFile(file)) {
                 o.write((text + "\n").getBytes(StandardCharsets.UTF_8));
             }
@@ -365,6 +425,11 @@ final class BackupCommand {
             }
             fsync(file.getParent());
         } catch (IOException e) {
+            try {
+                Files.deleteIfExists(file); // nothing was changed yet: no marker is left to stop the node
+            } catch (IOException ignored) {
+                // the message below says the marker could not be written
+            }
             throw new BackupException("cannot write " + file + ": " + LocalNode.why(e));
         }
     }
@@ -390,6 +455,7 @@ final class BackupCommand {
         // 3. the tables, in one transaction
         long started = System.nanoTime();
         long total = 0;
+        boolean committed = false; // past it, a failure (closing the connection, the storage) has changed the tables
         try (PostgresStorage storage = open(dataDir, settings);
                 Connection c = storage.dataSource().getConnection()) {
             c.setAutoCommit(false);
@@ -436,10 +502,21 @@ final class BackupCommand {
                 resetIdentities(s);
             }
             c.commit();
+            committed = true;
         } catch (SQLException | IOException e) {
+            if (committed) {
+                throw new BackupException("the tables were restored, then closing the database failed (" + e.getMessage()
+                        + "); the keys were not written: run the same restore again");
+            }
             throw new TablesKept("loading the database failed (nothing of it was kept): " + e.getMessage());
         } catch (BackupException e) {
             throw new TablesKept(e.getMessage() + " (rolled back: the database is as it was)");
+        } catch (RuntimeException e) {
+            if (committed) {
+                throw e;
+            }
+            // the store would not open (its embedded PostgreSQL did not start, a setting it refuses): nothing changed
+            throw new TablesKept("the database could not be opened (nothing was changed): " + e.getMessage());
         }
 
         // 4. the keys (checked in step 1: the DID their keys make is the manifest's); those they replace are kept
@@ -750,15 +827,26 @@ final class BackupCommand {
                 }
             }
             try {
+                // an unfinished restore's marker goes last (then the directories holding it): a command killed while
+                // it removes the rest leaves the marker, not a half-removed node that would start without it
+                List<Path> later = new ArrayList<>();
                 for (Path root : roots) {
                     if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                         continue;
                     }
                     try (var walk = Files.walk(root)) { // links are removed, not followed
                         for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                            Files.delete(p);
+                            if (p.getFileName() != null && p.getFileName().toString().equals(NodeLock.UNFINISHED_RESTORE)
+                                    || later.stream().anyMatch(l -> l.startsWith(p))) {
+                                later.add(p);
+                            } else {
+                                Files.delete(p);
+                            }
                         }
                     }
+                }
+                for (Path p : later) {
+                    Files.delete(p);
                 }
             } catch (IOException | UncheckedIOException e) {
                 return "could not remove all that was written to " + dir + " (" + e.getMessage()

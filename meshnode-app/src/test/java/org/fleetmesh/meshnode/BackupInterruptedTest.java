@@ -10,6 +10,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -31,11 +32,22 @@ class BackupInterruptedTest {
     }
 
     static Run cli(Path dataDir, String... args) {
+        return cli(dataDir, k -> Optional.empty(), args);
+    }
+
+    static Run cli(Path dataDir, java.util.function.Function<String, Optional<String>> settings, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int code = BackupCommand.run(args, dataDir, k -> Optional.empty(), new PrintStream(out, true, StandardCharsets.UTF_8),
+        int code = BackupCommand.run(args, dataDir, settings, new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** A database nobody serves: the store will not open. */
+    static Optional<String> unreachable(String key) {
+        return key.equals("quarkus.datasource.jdbc.url") ? Optional.of("jdbc:postgresql://127.0.0.1:1/none")
+                : key.equals("quarkus.datasource.username") ? Optional.of("x")
+                : key.equals("quarkus.datasource.password") ? Optional.of("x") : Optional.empty();
     }
 
     @Test
@@ -100,5 +112,53 @@ class BackupInterruptedTest {
         Run onto = cli(restored, "restore", backup.toString());
         assertEquals(1, onto.code());
         assertTrue(onto.err().contains("is not empty"), onto.err());
+    }
+
+    @Test
+    void whatAStartOverOrAFailedForcedRestoreLeaves() throws Exception {
+        Path node = tmp.resolve("node");
+        NodeSecrets.loadOrCreate(node, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE, NodeSecrets.Supplied.NONE);
+        Path good = tmp.resolve("good");
+        assertEquals(0, cli(node, "backup", good.toString()).code());
+
+        // a killed backup's directory with something else put there since: refused, nothing removed
+        Path mixed = Files.createDirectories(tmp.resolve("mixed"));
+        Files.writeString(mixed.resolve(BackupCommand.UNFINISHED), "killed\n");
+        Files.writeString(mixed.resolve("keys.json"), "{}");
+        Files.writeString(mixed.resolve("another-backup.tar"), "mine");
+        Run refused = cli(node, "backup", mixed.toString());
+        assertEquals(1, refused.code());
+        assertTrue(refused.err().contains("holds an unfinished backup and other files (another-backup.tar)"), refused.err());
+        assertEquals("mine", Files.readString(mixed.resolve("another-backup.tar")));
+        assertTrue(Files.exists(mixed.resolve("keys.json")));
+
+        // a killed backup's directory, and the new backup fails too: nothing of either is left (keys.json holds keys)
+        Path killed = Files.createDirectories(tmp.resolve("killed"));
+        Files.writeString(killed.resolve(BackupCommand.UNFINISHED), "killed\n");
+        Files.writeString(killed.resolve("keys.json"), "{\"secret\":1}");
+        Files.createDirectories(killed.resolve("tables"));
+        Files.writeString(killed.resolve("tables/event.copy"), "half");
+        Run failed = cli(node, BackupInterruptedTest::unreachable, "backup", killed.toString());
+        assertEquals(1, failed.code(), failed.err());
+        try (Stream<Path> left = Files.list(killed)) {
+            assertEquals(List.of(), left.toList(), failed.err());
+        }
+
+        // a data dir with an unfinished restore is not backed up
+        Path half = Files.createDirectories(tmp.resolve("half"));
+        Files.writeString(half.resolve(NodeLock.UNFINISHED_RESTORE), "a restore\n");
+        Run notBackedUp = cli(half, "backup", tmp.resolve("never").toString());
+        assertEquals(1, notBackedUp.code());
+        assertTrue(notBackedUp.err().contains("holds an unfinished restore"), notBackedUp.err());
+        assertFalse(Files.exists(tmp.resolve("never")));
+
+        // restore --force whose database will not open: nothing changed, and no marker left to stop the node
+        Run forced = cli(node, BackupInterruptedTest::unreachable, "restore", good.toString(), "--force");
+        assertEquals(1, forced.code(), forced.err());
+        assertFalse(Files.exists(node.resolve(NodeLock.UNFINISHED_RESTORE)), forced.err());
+        NodeLock.acquire(node).close();
+        try (Stream<Path> retired = Files.walk(node.resolve("keys"))) {
+            assertFalse(retired.anyMatch(p -> p.toString().contains("replaced-by-restore")), "the node's keys stay");
+        }
     }
 }

@@ -36,8 +36,13 @@ public final class FindingRecords {
         try {
             Finding f = Finding.read(e);
             String observer = c.counts() ? PeerIdentity.shortForm(f.observer()) : signer;
-            return new FindingRecord(0, e.id().hex(), e.json(), observer, PeerIdentity.shortForm(f.subjectDid()),
-                    f.subject().hex(), f.severity().name(), f.scope().wire(), f.rule(), f.evidenceDigest(), verdict,
+            // one that does not count is anyone's (any key may sign a well-formed finding, with tags of any size
+            // beside the ones read and a DID of up to 4,096 characters): kept to the same bounds as a loose one
+            boolean counts = c.counts();
+            String subject = PeerIdentity.shortForm(f.subjectDid());
+            return new FindingRecord(0, e.id().hex(), counts ? e.json() : keptJson(e), observer,
+                    counts ? subject : cut(subject, MAX_SUBJECT_CHARS), f.subject().hex(), f.severity().name(),
+                    f.scope().wire(), counts ? f.rule() : cut(f.rule(), MAX_WORD_CHARS), f.evidenceDigest(), verdict,
                     c.reason(), self, e.createdAt(), nowMillis);
         } catch (FindingException | RuntimeException ex) {
             return loose(e.id().hex(), e, signer, verdict, c.reason(), self, nowMillis);

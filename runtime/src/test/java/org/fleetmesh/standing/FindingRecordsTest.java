@@ -111,4 +111,19 @@ class FindingRecordsTest {
         Event small = Events.sign(Schnorr.newSecretKey(), 1_700_000_000, Finding.KIND, List.of(List.of("rule", "r")), "");
         assertEquals(small.json(), FindingRecords.refused(small, "invalid: bad signature", 0).event());
     }
+
+    /** A well-formed finding that does not count (any key may sign one) is kept to the same bounds. */
+    @Test
+    void aReadableFindingThatDoesNotCountIsKeptToBoundsToo() {
+        byte[] stranger = Schnorr.newSecretKey();
+        String longDid = "did:x:" + "a".repeat(4000);
+        Event e = Finding.sign(did(stranger), new PubKey(Schnorr.publicKey(SUBJECT)), longDid, Severity.S1,
+                Scope.TRANSIT, "r".repeat(60), "{\"type\":\"x\",\"pad\":\"" + "p".repeat(100_000) + "\"}", 1_700_000_000,
+                stranger);
+        FindingRecord r = FindingRecords.of(e, new Check(Verdict.UNVERIFIABLE, "not checked"), false, 0);
+        assertTrue(r.subject().length() <= FindingRecords.MAX_SUBJECT_CHARS, r.subject().length() + "");
+        assertTrue(r.event().length() < 1000 && r.event().contains("omitted"), r.event().length() + "");
+        FindingRecord counted = FindingRecords.of(e, new Check(Verdict.VERIFIED, "ok"), false, 0);
+        assertEquals(e.json(), counted.event(), "a finding that counts is kept whole");
+    }
 }

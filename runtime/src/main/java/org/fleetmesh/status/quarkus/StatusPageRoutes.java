@@ -37,6 +37,7 @@ import org.fleetmesh.standing.quarkus.StandingRuntime;
 import org.fleetmesh.status.RateRing;
 import org.fleetmesh.status.Sse;
 import org.fleetmesh.status.StreamSlots;
+import org.fleetmesh.spi.schedule.Repeating;
 import org.jboss.logging.Logger;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -195,11 +196,7 @@ public class StatusPageRoutes {
      * restart.
      */
     private static void surviving(String what, Runnable task) {
-        try {
-            task.run();
-        } catch (Throwable e) {
-            LOG.errorf(e, "status: a %s failed; the next one runs as planned", what);
-        }
+        Repeating.surviving("status: a " + what, task).run();
     }
 
     private void asset(RoutingContext ctx, String path) {

@@ -25,6 +25,7 @@ import org.fleetmesh.spi.compute.Metered;
 import org.fleetmesh.spi.compute.Run;
 import org.fleetmesh.spi.compute.ValType;
 import org.fleetmesh.spi.nativelib.UnpackedLibraries;
+import org.fleetmesh.spi.schedule.Repeating;
 
 import io.github.kawamuray.wasmtime.Config;
 import io.github.kawamuray.wasmtime.Engine;
@@ -77,7 +78,8 @@ public final class WasmtimeRuntime implements ComputeRuntime {
                 t.setDaemon(true);
                 return t;
             });
-            ticker.scheduleAtFixedRate(ENGINE::incrementEpoch, TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
+            ticker.scheduleAtFixedRate(Repeating.surviving("the wasmtime epoch tick", ENGINE::incrementEpoch),
+                    TICK.toMillis(), TICK.toMillis(), TimeUnit.MILLISECONDS);
         }
     }
 

@@ -700,15 +700,30 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
-    /** Waits until another process's postmaster in {@code pgDir} is up and accepting connections. */
+    /** How long a postmaster seen shutting down is watched before waiting for it is given up. */
+    private static final long STOPPING_WAIT_NANOS = 3_000_000_000L;
+
+    /**
+     * Waits until another process's postmaster in {@code pgDir} is up and accepting connections; gives up at once (3 s)
+     * on one that is shutting down.
+     */
     private static int awaitRunningPostmaster(Path pgDir, String password, Duration wait) throws IOException {
         long deadline = System.nanoTime() + wait.toNanos();
         Exception last = null;
         long stopping = 0; // the postmaster last seen shutting down (its pid), 0 when not
+        long stoppingSince = 0;
         while (System.nanoTime() < deadline) {
             Optional<PidFile> pf = readPidFile(pgDir);
+            long was = stopping;
             stopping = pf.isPresent() && pf.get().status().equals("stopping") && isAlive(pf.get().pid())
                     ? pf.get().pid() : 0;
+            if (stopping == 0) {
+                stoppingSince = 0;
+            } else if (was != stopping) {
+                stoppingSince = System.nanoTime();
+            } else if (System.nanoTime() - stoppingSince > STOPPING_WAIT_NANOS) {
+                break; // a smart shutdown waits for the other process's connections: it will not be ready again
+            }
             if (pf.isPresent() && pf.get().port() > 0 && isAlive(pf.get().pid())
                     && (pf.get().status().isEmpty() || pf.get().status().equals("ready"))) {
                 try {
