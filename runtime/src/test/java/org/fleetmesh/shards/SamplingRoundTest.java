@@ -216,6 +216,24 @@ class SamplingRoundTest {
     }
 
     @Test
+    void aDeletionInTheAuthorsNameWithABadSignatureExcusesNothing() throws Exception {
+        List<Event> all = notes(40, NOW - 7200);
+        MemoryRelay peer = new MemoryRelay();
+        peer.events.addAll(all);
+        Event gone = all.get(7);
+        peer.hidden.add(gone.id());
+        List<List<String>> tags = List.of(List.of("e", gone.id().hex()));
+        Event real = Events.sign(AUTHOR, NOW - 3600, 5, tags, "");
+        Event other = Events.sign(fill(10), NOW - 3600, 5, tags, "");
+        // the author's pubkey and the right id, another key's signature: a withholder's forgery
+        peer.events.add(new Event(real.id(), real.pubkey(), real.createdAt(), 5, real.tags(), real.content(), other.sig()));
+        peer.events.add(honestClaim(peer, SHARD, NOW - 10));
+        SamplingRound.Outcome o = round(peer, all, new Random(7));
+        assertEquals(1, o.missing());
+        assertEquals(gone.id(), Withholding.verify(o.found().get(0).json(), GRACE).event().id());
+    }
+
+    @Test
     void aWithholderIsCaughtWithEvidenceThatVerifies() throws Exception {
         List<Event> all = notes(200, NOW - 7200);
         MemoryRelay peer = new MemoryRelay();

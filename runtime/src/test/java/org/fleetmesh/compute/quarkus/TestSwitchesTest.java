@@ -9,7 +9,7 @@ import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 
-/** A node started with a compute test switch says so at start (a WARN per switch): it misbehaves on purpose. */
+/** The compute test switches that are on, as MarketRuntime names them in a WARN each at start (the WARN itself is not checked here). */
 class TestSwitchesTest {
     static MarketConfig config(Map<String, Object> values) {
         return (MarketConfig) Proxy.newProxyInstance(MarketConfig.class.getClassLoader(), new Class<?>[] {MarketConfig.class},
