@@ -45,7 +45,7 @@ class RelayInfoTest {
     /**
      * NIP-11 max_subscriptions: "total number of subscriptions that may be active on a single websocket connection".
      * With client limits on, a fresh client holds at most tier 0's concurrent subscriptions (16 by default), not the
-     * per-connection 32 (the 17th REQ is refused rate-limited: the nip-11 helper saw it on a live node; here only the
+     * per-connection 32 (the 17th REQ is refused rate-limited: seen on a live node; here only the
      * advertised number is checked).
      */
     @Test
