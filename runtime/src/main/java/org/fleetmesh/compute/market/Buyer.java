@@ -548,6 +548,17 @@ public final class Buyer {
         for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAID.word()))) {
             open(e, Preimage.ofHex(e.key()));
         }
+        // sealed with an invoice and auto-pay, not paid: the node stopped between saving the sealed result and paying
+        // it (before, such a job waited sealed until it expired)
+        for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.SEALED.word()))) {
+            if (e.priceMsat() > 0 && !e.invoice().isEmpty() && stored(e, "auto_pay").asBoolean(false)) {
+                try {
+                    pay(e.id());
+                } catch (MarketProtocolException ex) {
+                    LOG.warnf("job %s: its payment cannot be resumed: %s", e.id(), ex.getMessage());
+                }
+            }
+        }
         long now = seconds.getAsLong();
         for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.DONE.word()))) {
             if (!e.reexecution().isEmpty() || e.key().isEmpty() || e.sealed().isEmpty() || e.result().isEmpty()

@@ -452,6 +452,41 @@ class MarketFlowTest {
         assertEquals(0, rail.pays(h));
     }
 
+    /** Killed after the sealed result was saved and before its auto-pay was called: the restart pays it. */
+    @Test
+    void aSealedAutoPayJobLeftByARestartIsPaidAtResume() throws Exception {
+        // a buyer that never pays stands for one killed between saving SEALED and calling pay
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, true),
+                false);
+        JobSpec spec = spec("upper.wasm", "sealed then killed".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry sealed = await(q.digest(), in(JobState.SEALED));
+        assertEquals(0, rail.pays(PaymentHash.ofHex(sealed.paymentHash())));
+        Buyer.Payer payer = new Buyer.Payer() {
+            @Override
+            public org.fleetmesh.spi.settlement.DecodedRequest decode(String invoice) {
+                return rail.decode(invoice);
+            }
+
+            @Override
+            public org.fleetmesh.spi.settlement.PaymentResult pay(String invoice, long maxFeeMsat) {
+                return rail.pay(invoice, maxFeeMsat);
+            }
+        };
+        Buyer restarted = new Buyer(buyerKey, buyerBook, buyerBlobs, only("ln", payer)::apply, Optional.of(execution()),
+                payments, (peer, type, body) -> {
+                    toWorker.execute(() -> toWorker(type, body));
+                    return true;
+                }, (w, id) -> false, (job, record, claimed, local, k) -> { }, new Buyer.Settings(1000, 4096, 600, false),
+                () -> buyerClock.getAsLong());
+        buyer = restarted; // the worker's answers go to it
+        restarted.resume();
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals(1, rail.pays(PaymentHash.ofHex(done.paymentHash())));
+    }
+
     @Test
     void aBuyerRestartedWhilePayingFollowsThePaymentInsteadOfPayingAfresh() throws Exception {
         start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false),
