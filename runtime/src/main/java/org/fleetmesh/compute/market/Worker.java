@@ -569,11 +569,20 @@ public final class Worker {
 
     /**
      * After a restart: jobs that were requested, fetching or running are refused (their runs are gone; the buyer may
-     * ask again), paid ones get their key released. Sealed ones wait for the escrow's reports.
+     * ask again), and so are priced jobs sealed but not yet invoiced (stopped between saving the sealed result and
+     * saving its invoice: the buyer never saw an invoice, so nothing can have been paid, and a repeated request would
+     * otherwise be answered by nothing, ever). Paid ones get their key released. Sealed ones with their invoice wait
+     * for the escrow's reports.
      */
     public void resume() {
-        for (JobEntry e : book.inStates(JobEntry.Role.WORKER, List.of(JobState.REQUESTED.word(),
-                JobState.FETCHING.word(), JobState.RUNNING.word()))) {
+        List<JobEntry> stopped = new ArrayList<>(book.inStates(JobEntry.Role.WORKER, List.of(
+                JobState.REQUESTED.word(), JobState.FETCHING.word(), JobState.RUNNING.word())));
+        for (JobEntry e : book.inStates(JobEntry.Role.WORKER, List.of(JobState.SEALED.word()))) {
+            if (e.priceMsat() > 0 && e.invoice().isEmpty()) {
+                stopped.add(e);
+            }
+        }
+        for (JobEntry e : stopped) {
             book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("error: the worker restarted"));
             peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), "error",
                     "the worker restarted; ask again"));

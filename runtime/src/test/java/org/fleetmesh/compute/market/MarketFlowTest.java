@@ -89,6 +89,9 @@ class MarketFlowTest {
         return false;
     }
 
+    /** While set, the worker's invoice opening waits on it (before anything reaches the escrow). */
+    volatile java.util.concurrent.CountDownLatch openGate;
+
     /** A sealed body the "network" rewrites on its way to the buyer (null: untouched). */
     volatile java.util.function.UnaryOperator<ObjectNode> tamper;
 
@@ -120,6 +123,15 @@ class MarketFlowTest {
             @Override
             public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amountMsat,
                     String memo) {
+                java.util.concurrent.CountDownLatch gate = openGate;
+                if (gate != null) {
+                    try {
+                        gate.await(); // frozen here as a worker killed while opening the invoice
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("stopped while opening the invoice");
+                    }
+                }
                 return agent.open(hash, peerDid, amountMsat, memo);
             }
 
@@ -565,6 +577,51 @@ class MarketFlowTest {
         assertEquals("done", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
         assertEquals(EscrowState.KEY_RELEASED, ledger.escrow(PaymentHash.ofHex(done.paymentHash())).get().state());
         assertEquals(1, rail.pays(PaymentHash.ofHex(done.paymentHash())), "paid once");
+    }
+
+    @Test
+    void aJobSealedButNotYetInvoicedWhenTheWorkerStoppedEndsFailedAtResumeAndOnTheRepeatedRequest() throws Exception {
+        openGate = new java.util.concurrent.CountDownLatch(1); // never opened: the first worker is "killed" there
+        start(1, 1000);
+        JobSpec spec = spec("upper.wasm", "killed while invoicing".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        awaitWorker(q.digest(), JobState.SEALED);
+        JobEntry sealed = workerBook.find(JobEntry.Role.WORKER, q.digest()).get();
+        assertEquals("", sealed.invoice(), "saved with its key, no invoice yet");
+        assertEquals("fetching", buyerBook.find(JobEntry.Role.BUYER, q.digest()).get().state());
+        // the worker restarts over the same book; what its resume sends is lost with the link that was down
+        lose = t -> t.equals(ComputeMessages.REFUSE);
+        Worker restarted = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
+                MarketFlowTest.<Worker.Payee>only("ln", new Worker.Payee() {
+                    @Override
+                    public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
+                            String memo) {
+                        return agent.open(hash, peerDid, amount, memo);
+                    }
+
+                    @Override
+                    public void release(Preimage k) {
+                        agent.release(k, 0);
+                    }
+                })::apply, (peer, type, body) -> {
+                    if (!lost(type)) {
+                        toBuyer.execute(() -> toBuyer(type, body));
+                    }
+                    return true;
+                }, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false),
+                () -> System.currentTimeMillis() / 1000, Math::random);
+        worker = restarted;
+        restarted.resume();
+        awaitWorker(q.digest(), JobState.FAILED);
+        assertEquals(1, lost.get(), "the refusal of the resume, lost");
+        lose = null;
+        // the buyer's request, sent again when the link opens, brings the refusal (before: nothing, ever)
+        assertEquals(1, buyer.relinked(WORKER));
+        JobEntry end = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("failed", end.state());
+        assertTrue(end.error().contains("the worker restarted"), end.error());
+        assertTrue(ledger.escrow(PaymentHash.ofHex(sealed.paymentHash())).isEmpty(), "nothing was invoiced");
     }
 
     private void toBuyerAfterRestart(String type, ObjectNode body) {
