@@ -39,6 +39,13 @@ class FleetmeshProcessor {
         return new SystemPropertyBuildItem(org.fleetmesh.adapters.BuiltAdapters.PROPERTY, built);
     }
 
+    /** Clients are told the relay is going away while their connections are still open. */
+    @BuildStep
+    io.quarkus.deployment.builditem.ShutdownListenerBuildItem goingAway() {
+        return new io.quarkus.deployment.builditem.ShutdownListenerBuildItem(
+                new org.fleetmesh.relay.quarkus.GoingAwayListener());
+    }
+
     @BuildStep
     AdditionalBeanBuildItem relayBeans() {
         return AdditionalBeanBuildItem.builder()

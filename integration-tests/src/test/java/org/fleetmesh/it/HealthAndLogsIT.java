@@ -63,8 +63,13 @@ class HealthAndLogsIT {
         try (MeshnodeProcess n = MeshnodeProcess.start("json-logs", Map.of("FLEETMESH_LOG_JSON", "true"))) {
             try (NostrClient c = NostrClient.connect(n)) {
                 c.publishAndWait(Keys.fresh().note(Keys.now(), "logged")).assertAccepted();
+                // a client still subscribed when the node stops is told it is going away (RFC 6455 §7.4.1)
+                c.send("[\"REQ\",\"held\",{\"kinds\":[1]}]");
+                c.collectUntilEose("held");
+                n.stop(); // graceful (SIGTERM): the shutdown is logged too
+                assertTrue(c.awaitClosed(Duration.ofSeconds(10)), c.state());
+                assertEquals("1001 the relay is shutting down", c.closeReason());
             }
-            n.stop(); // graceful (SIGTERM): the shutdown is logged too
             lines = Files.readAllLines(n.log());
         }
         List<String> nonEmpty = lines.stream().filter(l -> !l.isBlank()).toList();

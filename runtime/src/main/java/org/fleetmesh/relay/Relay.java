@@ -233,8 +233,31 @@ public final class Relay implements AutoCloseable {
         return ingest.writeStats();
     }
 
+    /** RFC 6455 §7.4.1: "an endpoint is going away, such as a server going down". */
+    public static final int CLOSE_GOING_AWAY = 1001;
+    private volatile String goingAway;
+
+    /**
+     * The node is stopping: every client connection is closed with {@link #CLOSE_GOING_AWAY} and {@code reason}, and
+     * so is any opened from now on. Returns how many were open.
+     */
+    public int goingAway(String reason) {
+        goingAway = reason;
+        int n = 0;
+        for (ClientState s : List.copyOf(connections.values())) {
+            s.connection.close(CLOSE_GOING_AWAY, reason);
+            n++;
+        }
+        return n;
+    }
+
     /** A new connection gets its NIP-42 challenge at once. */
     public void opened(Connection c) {
+        String leaving = goingAway;
+        if (leaving != null) {
+            c.close(CLOSE_GOING_AWAY, leaving);
+            return;
+        }
         String refusal = connectionGate.admit(c.address());
         if (refusal != null) {
             refusedConnections.increment();
@@ -244,6 +267,11 @@ public final class Relay implements AutoCloseable {
         }
         ClientState state = new ClientState(c);
         connections.put(c.id(), state);
+        leaving = goingAway;
+        if (leaving != null) {
+            c.close(CLOSE_GOING_AWAY, leaving); // opened while goingAway took its snapshot
+            return;
+        }
         c.send(RelayMessages.auth(state.challenge));
     }
 

@@ -114,6 +114,19 @@ class RelayTest {
         return c;
     }
 
+    /** The node stopping: every client is closed with 1001 and the reason, and a connection opened later too. */
+    @Test
+    void goingAwayClosesEveryClientWith1001AndRefusesNewOnes() {
+        Client other = connect("c2");
+        assertEquals(2, relay.goingAway("the relay is shutting down"));
+        assertEquals("1001 the relay is shutting down", client.closedWith);
+        assertEquals("1001 the relay is shutting down", other.closedWith);
+        Client late = new Client("c3");
+        relay.opened(late);
+        assertEquals("1001 the relay is shutting down", late.closedWith);
+        assertNull(late.received.peek(), "no challenge for a connection opened while going away");
+    }
+
     /**
      * Past the relay's connection bounds a connection gets one NOTICE and is closed as it opens, never counted: it is
      * not served, and its close gives nothing back that others hold.

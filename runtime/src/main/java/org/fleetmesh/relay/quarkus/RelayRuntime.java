@@ -162,6 +162,31 @@ public class RelayRuntime {
         }
     }
 
+    /**
+     * Before the HTTP server stops ({@link GoingAwayListener}): each client is told the relay is going away (close
+     * 1001, RFC 6455 §7.4.1) rather than having its socket closed as if all were normal, and given up to 2 s to answer
+     * the close.
+     */
+    void goingAway() {
+        Relay r = relay;
+        if (r == null) {
+            return;
+        }
+        int n = r.goingAway("the relay is shutting down");
+        long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+        while (r.connectionCount() > 0 && System.nanoTime() < end) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (n > 0) {
+            LOG.infof("closed %d client connection(s): going away (%d not closed yet)", n, r.connectionCount());
+        }
+    }
+
     @PreDestroy
     void stop() {
         Relay r = relay;
