@@ -61,6 +61,11 @@ final class GroupCommit implements AutoCloseable {
         return running && queue.offer(new Pending(event, callback));
     }
 
+    /** Whether {@link #close} was called: nothing more is taken. */
+    boolean closing() {
+        return !running;
+    }
+
     boolean isAlive() {
         return writer.isAlive();
     }

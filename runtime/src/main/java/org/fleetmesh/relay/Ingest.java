@@ -206,7 +206,8 @@ public final class Ingest implements AutoCloseable {
             return;
         }
         if (!writes.submit(e, (ev, o) -> answer.accept(Outcome.of(ev, o)))) {
-            answer.accept(Outcome.refused(e, "rate-limited: the relay is busy writing; try again shortly"));
+            answer.accept(Outcome.refused(e, writes.closing() ? "error: the relay is shutting down"
+                    : "rate-limited: the relay is busy writing; try again shortly"));
         }
     }
 
@@ -345,6 +346,14 @@ public final class Ingest implements AutoCloseable {
     /** The writer's transactions: commit latency, and each batch for metrics. */
     public CommitTimes commitTimes() {
         return writes.times;
+    }
+
+    /**
+     * Takes no more events and waits (up to 10 s) until every one taken is committed and answered: the node is
+     * stopping. {@link #close} after it finishes the rest.
+     */
+    public void drain() {
+        writes.close();
     }
 
     /** Writes what is queued, then stops. */

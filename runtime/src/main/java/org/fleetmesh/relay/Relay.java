@@ -238,11 +238,13 @@ public final class Relay implements AutoCloseable {
     private volatile String goingAway;
 
     /**
-     * The node is stopping: every client connection is closed with {@link #CLOSE_GOING_AWAY} and {@code reason}, and
-     * so is any opened from now on. Returns how many were open.
+     * The node is stopping: the writer takes no more events (refused {@code error: the relay is shutting down}) and
+     * answers every one it holds; then every client connection is closed with {@link #CLOSE_GOING_AWAY} and
+     * {@code reason}, after those answers, and so is any opened from now on. Returns how many were open.
      */
     public int goingAway(String reason) {
         goingAway = reason;
+        ingest.drain();
         int n = 0;
         for (ClientState s : List.copyOf(connections.values())) {
             s.connection.close(CLOSE_GOING_AWAY, reason);

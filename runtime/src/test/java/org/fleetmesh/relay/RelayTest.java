@@ -114,11 +114,23 @@ class RelayTest {
         return c;
     }
 
-    /** The node stopping: every client is closed with 1001 and the reason, and a connection opened later too. */
+    /**
+     * The node stopping: an event taken before is committed and answered first; then every client is closed with 1001
+     * and the reason, an event sent after is refused, and a connection opened later is closed as it opens.
+     */
     @Test
-    void goingAwayClosesEveryClientWith1001AndRefusesNewOnes() {
+    void goingAwayAnswersWhatItTookThenClosesEveryClientWith1001AndRefusesNewOnes() throws Exception {
         Client other = connect("c2");
+        Event taken = note(NOW, "taken before the stop");
+        relay.handle(client, "[\"EVENT\"," + taken.json() + "]");
         assertEquals(2, relay.goingAway("the relay is shutting down"));
+        assertEquals("[\"OK\",\"" + taken.id().hex() + "\",true,\"\"]", client.received.poll(),
+                "answered before goingAway returned, so before the close frame");
+        assertTrue(store.events.stream().anyMatch(e -> e.id().equals(taken.id())), "committed");
+        Event after = note(NOW, "sent after");
+        relay.handle(other, "[\"EVENT\"," + after.json() + "]");
+        assertEquals("[\"OK\",\"" + after.id().hex() + "\",false,\"error: the relay is shutting down\"]",
+                other.next());
         assertEquals("1001 the relay is shutting down", client.closedWith);
         assertEquals("1001 the relay is shutting down", other.closedWith);
         Client late = new Client("c3");
