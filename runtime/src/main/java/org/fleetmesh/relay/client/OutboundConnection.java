@@ -145,8 +145,14 @@ public final class OutboundConnection {
         }
     }
 
-    /** Completes when the queue has drained to half the budget or less, or the connection ended. */
+    /**
+     * Completes when the queue has drained to half the budget or less, or the connection ended; while it is still
+     * connecting, once it opened (or failed to), so a caller retrying {@link #trySend} does not spin meanwhile.
+     */
     public CompletionStage<Void> writable() {
+        if (!opened.isDone()) {
+            return opened.handle((v, t) -> null);
+        }
         synchronized (this) {
             return queued.get() <= budget / 2 || isClosed() ? CompletableFuture.completedFuture(null) : writable;
         }

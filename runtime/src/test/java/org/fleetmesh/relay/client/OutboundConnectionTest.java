@@ -63,6 +63,15 @@ class OutboundConnectionTest {
         throw new AssertionError("20000 x 64 KiB accepted by a peer that reads nothing: no send budget");
     }
 
+    /** Before the open, nothing is sent and writable() waits for the open: a caller retrying does not spin. */
+    @Test
+    void whileConnectingWritableWaitsForTheOpen() {
+        OutboundConnection c = new OutboundConnection(vertx.createWebSocketClient().webSocket(), BUDGET);
+        assertFalse(c.trySend("[\"REQ\",\"s\",{}]"), "not connected: nothing sent");
+        assertEquals(0, c.queued());
+        assertFalse(c.writable().toCompletableFuture().isDone(), "writable waits for the open");
+    }
+
     @Test
     void aPeerThatStopsReadingHoldsTheQueueToTheBudget() throws Exception {
         OutboundConnection c = connect();
