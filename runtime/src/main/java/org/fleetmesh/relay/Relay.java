@@ -322,31 +322,7 @@ public final class Relay implements AutoCloseable {
      * more than three times as many, so only one between the two is counted.
      */
     static boolean tooLong(String text, int max) {
-        int units = text.length();
-        if (units > max) {
-            return true;
-        }
-        if ((long) units * 3 <= max) {
-            return false;
-        }
-        long bytes = 0;
-        for (int i = 0; i < units; i++) {
-            char ch = text.charAt(i);
-            if (ch < 0x80) {
-                bytes++;
-            } else if (ch < 0x800) {
-                bytes += 2;
-            } else if (Character.isHighSurrogate(ch) && i + 1 < units && Character.isLowSurrogate(text.charAt(i + 1))) {
-                bytes += 4;
-                i++;
-            } else {
-                bytes += 3;
-            }
-            if (bytes > max) {
-                return true;
-            }
-        }
-        return false;
+        return org.fleetmesh.nostr.Utf8.exceeds(text, max);
     }
 
     /** Handles one text frame from a client. Never throws: every problem becomes an answer. */

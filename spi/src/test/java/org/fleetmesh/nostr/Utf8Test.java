@@ -24,4 +24,15 @@ class Utf8Test {
             assertTrue(Utf8.length(s) >= s.getBytes(StandardCharsets.UTF_8).length, s);
         }
     }
+
+    @Test
+    void exceedsComparesTheEncodedLengthWithTheBoundAtEveryEdge() {
+        for (String s : new String[] { "", "abc", "é€\uD83D\uDE00", "a".repeat(100) + "€".repeat(50),
+                "\uD83D\uDE00".repeat(40), "\uD800x" }) {
+            long bytes = Utf8.length(s); // the encoder's length but for the lone surrogate (3, checked above)
+            for (int max = 0; max <= bytes + 4; max++) {
+                assertEquals(bytes > max, Utf8.exceeds(s, max), s + " against " + max);
+            }
+        }
+    }
 }
