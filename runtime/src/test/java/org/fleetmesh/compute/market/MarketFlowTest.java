@@ -554,23 +554,10 @@ class MarketFlowTest {
         }
         assertEquals("paid", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
         // the worker "restarts": a new Worker over the same book and escrow, the switch off
-        Worker restarted = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
-                MarketFlowTest.<Worker.Payee>only("ln", new Worker.Payee() {
-                    @Override
-                    public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
-                            String memo) {
-                        return agent.open(hash, peerDid, amount, memo);
-                    }
-
-                    @Override
-                    public void release(Preimage k) {
-                        agent.release(k, 0);
-                    }
-                })::apply, (peer, type, body) -> {
-                    toBuyer.execute(() -> toBuyerAfterRestart(type, body));
-                    return true;
-                }, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false),
-                () -> System.currentTimeMillis() / 1000, Math::random);
+        Worker restarted = restartedWorker((peer, type, body) -> {
+            toBuyer.execute(() -> toBuyerAfterRestart(type, body));
+            return true;
+        });
         restarted.resume();
         JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
         assertEquals("done", done.state(), done.error());
@@ -592,25 +579,12 @@ class MarketFlowTest {
         assertEquals("fetching", buyerBook.find(JobEntry.Role.BUYER, q.digest()).get().state());
         // the worker restarts over the same book; what its resume sends is lost with the link that was down
         lose = t -> t.equals(ComputeMessages.REFUSE);
-        Worker restarted = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
-                MarketFlowTest.<Worker.Payee>only("ln", new Worker.Payee() {
-                    @Override
-                    public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
-                            String memo) {
-                        return agent.open(hash, peerDid, amount, memo);
-                    }
-
-                    @Override
-                    public void release(Preimage k) {
-                        agent.release(k, 0);
-                    }
-                })::apply, (peer, type, body) -> {
-                    if (!lost(type)) {
-                        toBuyer.execute(() -> toBuyer(type, body));
-                    }
-                    return true;
-                }, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false),
-                () -> System.currentTimeMillis() / 1000, Math::random);
+        Worker restarted = restartedWorker((peer, type, body) -> {
+            if (!lost(type)) {
+                toBuyer.execute(() -> toBuyer(type, body));
+            }
+            return true;
+        });
         worker = restarted;
         restarted.resume();
         awaitWorker(q.digest(), JobState.FAILED);
@@ -622,6 +596,24 @@ class MarketFlowTest {
         assertEquals("failed", end.state());
         assertTrue(end.error().contains("the worker restarted"), end.error());
         assertTrue(ledger.escrow(PaymentHash.ofHex(sealed.paymentHash())).isEmpty(), "nothing was invoiced");
+    }
+
+    /** A new Worker over the same book, blobs and escrow, as after a restart (the test switches off). */
+    Worker restartedWorker(Worker.Peers peers) {
+        return new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
+                MarketFlowTest.<Worker.Payee>only("ln", new Worker.Payee() {
+                    @Override
+                    public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
+                            String memo) {
+                        return agent.open(hash, peerDid, amount, memo);
+                    }
+
+                    @Override
+                    public void release(Preimage k) {
+                        agent.release(k, 0);
+                    }
+                })::apply, peers, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false),
+                () -> System.currentTimeMillis() / 1000, Math::random);
     }
 
     private void toBuyerAfterRestart(String type, ObjectNode body) {
