@@ -75,13 +75,16 @@ public final class EmbeddedCluster implements AutoCloseable {
         final EmbeddedPostgres started;
         /** The server's log held to its bound, by the JVM that started the server; else null. */
         final ServerLog log;
+        /** This JVM joined a postmaster another process was using. */
+        final boolean joined;
         int count = 1;
 
-        Users(FileChannel channel, FileLock shared, EmbeddedPostgres started, ServerLog log) {
+        Users(FileChannel channel, FileLock shared, EmbeddedPostgres started, ServerLog log, boolean joined) {
             this.channel = channel;
             this.shared = shared;
             this.started = started;
             this.log = log;
+            this.joined = joined;
         }
     }
 
@@ -164,7 +167,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                         // others use the cluster: join them
                         FileLock shared = ch.lock(0, Long.MAX_VALUE, true);
                         int port = awaitRunningPostmaster(pgDir, password, STARTUP_WAIT);
-                        USERS.put(dir, new Users(ch, shared, null, null));
+                        USERS.put(dir, new Users(ch, shared, null, null, true));
                         LOG.infof("data dir %s is in use by another process: attaching to its PostgreSQL on port %d", dir, port);
                         return new EmbeddedCluster(dir, port, false, password);
                     }
@@ -202,7 +205,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                         }
                         throw e;
                     }
-                    USERS.put(dir, new Users(ch, shared, pg, ServerLog.watch(dir.resolve(LOG_FILE))));
+                    USERS.put(dir, new Users(ch, shared, pg, ServerLog.watch(dir.resolve(LOG_FILE)), false));
                     return new EmbeddedCluster(dir, port, true, password);
                 } catch (IOException | RuntimeException | Error e) {
                     if (!USERS.containsKey(dir)) {
@@ -380,6 +383,17 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /**
+     * True when this JVM joined a postmaster another process was already using (a node or a CLI command, possibly of
+     * another build), rather than starting it.
+     */
+    public static boolean joinedAnotherProcess(Path dataDir) {
+        synchronized (EmbeddedCluster.class) {
+            Users u = USERS.get(dataDir.toAbsolutePath().normalize());
+            return u != null && u.joined;
+        }
     }
 
     /** True when this object started the postmaster (it may still outlive this process: the last user stops it). */

@@ -50,7 +50,55 @@ public final class Migrations {
      * one query, where Flyway's own (class loading, validation, its lock) cost several hundred ms of every start.
      */
     public static int migrate(DataSource dataSource) {
+        return migrate(dataSource, false);
+    }
+
+    /** How long a process sharing the cluster waits for another one's migration before it refuses. */
+    static final java.time.Duration SHARED_WAIT = java.time.Duration.ofSeconds(10);
+
+    /**
+     * As {@link #migrate(DataSource)}, refusing what would break another process or this build:
+     * <ul>
+     * <li>a database at a version newer than this build's (a newer build migrated it; an older build on it serves
+     * nothing right and fails every write, so it is refused before it serves);</li>
+     * <li>with {@code shared} (the embedded cluster is used by another process: this one attached to it), a schema
+     * behind this build's that does not catch up within {@link #SHARED_WAIT} (that process may be this build
+     * migrating it right now): the other process is an older node, which a migration under it would break.</li>
+     * </ul>
+     */
+    public static int migrate(DataSource dataSource, boolean shared) {
+        return migrate(dataSource, shared, SHARED_WAIT);
+    }
+
+    static int migrate(DataSource dataSource, boolean shared, java.time.Duration sharedWait) {
         if (upToDate(dataSource)) {
+            return 0;
+        }
+        int shipped = shippedVersion();
+        int applied = appliedVersion(dataSource);
+        if (applied > shipped) {
+            throw new SchemaVersionException("the database is at schema version " + applied
+                    + ", newer than this build's " + shipped + ": a newer build migrated it, and a data dir cannot go"
+                    + " back to an older build; run the newer build (or restore a backup made before the upgrade"
+                    + " with the build that made it)");
+        }
+        if (shared && applied >= 0 && applied < shipped) {
+            long end = System.nanoTime() + sharedWait.toNanos();
+            while (!upToDate(dataSource)) {
+                if (System.nanoTime() > end) {
+                    throw new SchemaVersionException("the database is at schema version " + appliedVersion(dataSource)
+                            + " and this build needs " + shipped + ", but another process is using this data dir's"
+                            + " PostgreSQL: migrating under it would break it. If it is a node of an older build, stop"
+                            + " it and start this build (its first start migrates the schema); if it is this build"
+                            + " starting, try again once it is ready");
+                }
+                try {
+                    Thread.sleep(200);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new SchemaVersionException("interrupted while waiting for the schema");
+                }
+            }
             return 0;
         }
         ClassLoader cl = Migrations.class.getClassLoader();
@@ -91,6 +139,43 @@ public final class Migrations {
             return false; // no history table yet (a fresh database), or no access: Flyway handles it
         }
         return found.equals(expected);
+    }
+
+    /** The newest schema version this build ships (migrations are numbered 1, 2, ... in order). */
+    static int shippedVersion() {
+        String last = FILES.get(FILES.size() - 1);
+        return Integer.parseInt(last.substring(1, last.indexOf("__")));
+    }
+
+    /**
+     * The newest version the history records as applied successfully; 0 when the history table is empty, -1 when
+     * there is none (a fresh database) or it cannot be read.
+     */
+    static int appliedVersion(DataSource dataSource) {
+        int newest = 0;
+        try (java.sql.Connection c = dataSource.getConnection(); java.sql.Statement s = c.createStatement();
+                java.sql.ResultSet rs = s.executeQuery("select version from " + HISTORY_TABLE
+                        + " where version is not null and success")) {
+            while (rs.next()) {
+                try {
+                    newest = Math.max(newest, Integer.parseInt(rs.getString(1)));
+                } catch (NumberFormatException e) {
+                    // not one of ours: Flyway's validation answers for it
+                }
+            }
+        } catch (java.sql.SQLException e) {
+            return -1;
+        }
+        return newest;
+    }
+
+    /** The schema in the database cannot be used by this build, or migrated now. */
+    public static final class SchemaVersionException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        SchemaVersionException(String message) {
+            super(message);
+        }
     }
 
     /** Flyway's checksum of a migration: CRC-32 over its lines without line breaks (and a leading BOM), UTF-8. */

@@ -144,7 +144,9 @@ public final class PostgresStorage implements EventStore {
         AgroalDataSource pool = null;
         try {
             pool = PostgresStore.createPool(u, name, pw, poolSize);
-            PostgresStore store = new PostgresStore(pool, PostgresStore.driverConnections(u, name, pw), statementTimeout);
+            // attached to a cluster another process runs: no migration under it
+            PostgresStore store = new PostgresStore(pool, PostgresStore.driverConnections(u, name, pw), statementTimeout,
+                    cluster != null && EmbeddedCluster.joinedAnotherProcess(dataDir));
             return new PostgresStorage(cluster, pool, store, u, name, pw);
         } catch (RuntimeException e) {
             if (pool != null) {

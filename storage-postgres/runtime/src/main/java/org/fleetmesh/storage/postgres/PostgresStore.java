@@ -68,21 +68,30 @@ public final class PostgresStore implements EventStore {
      * registers, is taken from {@code ds} and kept.
      */
     public PostgresStore(DataSource ds) {
-        this(ds, ds::getConnection, null, DEFAULT_STATEMENT_TIMEOUT);
+        this(ds, ds::getConnection, null, DEFAULT_STATEMENT_TIMEOUT, false);
     }
 
     /** A store over {@code ds}, with its LISTEN connection from {@code listenConnections}. */
     public PostgresStore(DataSource ds, ConnectionFactory listenConnections) {
-        this(ds, listenConnections, null, DEFAULT_STATEMENT_TIMEOUT);
+        this(ds, listenConnections, null, DEFAULT_STATEMENT_TIMEOUT, false);
     }
 
     /** As above, each read statement cancelled after {@code statementTimeout} (zero: never). */
     public PostgresStore(DataSource ds, ConnectionFactory listenConnections, Duration statementTimeout) {
-        this(ds, listenConnections, null, statementTimeout);
+        this(ds, listenConnections, null, statementTimeout, false);
+    }
+
+    /**
+     * As above; {@code shared}: the database is an embedded cluster another process uses (this one attached to it),
+     * so a pending migration is not run under it ({@link Migrations#migrate(DataSource, boolean)}).
+     */
+    public PostgresStore(DataSource ds, ConnectionFactory listenConnections, Duration statementTimeout,
+            boolean shared) {
+        this(ds, listenConnections, null, statementTimeout, shared);
     }
 
     private PostgresStore(DataSource ds, ConnectionFactory listenConnections, AutoCloseable ownedPool,
-            Duration statementTimeout) {
+            Duration statementTimeout, boolean shared) {
         this.ds = ds;
         this.ownedPool = ownedPool;
         this.siblings = new SiblingFeed(ds, listenConnections, changes);
@@ -91,7 +100,7 @@ public final class PostgresStore implements EventStore {
         this.reader = new EventReader(ds, statementTimeout);
         this.reader.cache(new EventCache((long) DEFAULT_EVENT_CACHE_MIB << 20));
         this.removals = new Removals(ds, (c, removed) -> committed(c, List.of(), List.of(), removed));
-        Migrations.migrate(ds);
+        Migrations.migrate(ds, shared);
         // a store filled by a bulk load or a restore is planned as what it holds
         this.statistics = Statistics.refreshInBackground(ds);
     }
@@ -119,7 +128,7 @@ public final class PostgresStore implements EventStore {
     public static PostgresStore open(String jdbcUrl, String user, String password, int poolSize) {
         AgroalDataSource pool = createPool(jdbcUrl, user, password, poolSize);
         try {
-            return new PostgresStore(pool, driverConnections(jdbcUrl, user, password), pool, DEFAULT_STATEMENT_TIMEOUT);
+            return new PostgresStore(pool, driverConnections(jdbcUrl, user, password), pool, DEFAULT_STATEMENT_TIMEOUT, false);
         } catch (RuntimeException e) {
             pool.close();
             throw e;

@@ -53,6 +53,65 @@ class MigrationsFastPathTest extends PgFixture {
         assertTrue(Migrations.upToDate(ds()));
     }
 
+    /** A database a newer build migrated is refused with the reason, before anything serves on it. */
+    @Test
+    void aDatabaseAtANewerVersionIsRefused() throws Exception {
+        sql("create table history_copy as select * from " + Migrations.HISTORY_TABLE,
+                "insert into " + Migrations.HISTORY_TABLE + " select installed_rank + 100, '14', 'next', type,"
+                        + " 'V14__next.sql', 1, installed_by, installed_on, execution_time, success from history_copy"
+                        + " where version = '1'");
+        try {
+            assertEquals(14, Migrations.appliedVersion(ds()));
+            for (boolean shared : new boolean[] { false, true }) {
+                Migrations.SchemaVersionException e = assertThrows(Migrations.SchemaVersionException.class,
+                        () -> Migrations.migrate(ds(), shared));
+                assertTrue(e.getMessage().startsWith("the database is at schema version 14, newer than this build's "
+                        + Migrations.shippedVersion()), e.getMessage());
+            }
+        } finally {
+            sql("delete from " + Migrations.HISTORY_TABLE + " where version = '14'", "drop table history_copy");
+        }
+        assertTrue(Migrations.upToDate(ds()));
+    }
+
+    /**
+     * Attached to a cluster another process uses, a schema behind this build's is not migrated under it (an older
+     * node would break): refused once it has not caught up within the wait; one that catches up meanwhile (this
+     * build migrating it in the other process) is taken.
+     */
+    @Test
+    void aSharedClusterBehindThisBuildIsNotMigratedUnderItsOtherUser() throws Exception {
+        int shipped = Migrations.shippedVersion();
+        sql("create table history_copy as select * from " + Migrations.HISTORY_TABLE,
+                "delete from " + Migrations.HISTORY_TABLE + " where version = '" + shipped + "'");
+        try {
+            assertEquals(shipped - 1, Migrations.appliedVersion(ds()));
+            Migrations.SchemaVersionException e = assertThrows(Migrations.SchemaVersionException.class,
+                    () -> Migrations.migrate(ds(), true, java.time.Duration.ofMillis(300)));
+            assertTrue(e.getMessage().startsWith("the database is at schema version " + (shipped - 1)
+                    + " and this build needs " + shipped + ", but another process"), e.getMessage());
+            Thread restore = new Thread(() -> {
+                try {
+                    sql("insert into " + Migrations.HISTORY_TABLE + " select * from history_copy where version = '"
+                            + shipped + "'");
+                } catch (Exception x) {
+                    throw new IllegalStateException(x);
+                }
+            });
+            java.util.concurrent.CompletableFuture<Integer> waiting = java.util.concurrent.CompletableFuture
+                    .supplyAsync(() -> Migrations.migrate(ds(), true, java.time.Duration.ofSeconds(30)));
+            Thread.sleep(500);
+            assertFalse(waiting.isDone(), "it waits for the other process's migration");
+            restore.start();
+            assertEquals(0, waiting.get(30, java.util.concurrent.TimeUnit.SECONDS));
+        } finally {
+            sql("delete from " + Migrations.HISTORY_TABLE, "insert into " + Migrations.HISTORY_TABLE
+                    + " select * from history_copy", "drop table history_copy");
+        }
+        assertTrue(Migrations.upToDate(ds()));
+        assertEquals(0, Migrations.migrate(ds(), true));
+    }
+
     @Test
     void aFailedOrMissingOrFutureVersionIsNotUpToDate() throws Exception {
         sql("update " + Migrations.HISTORY_TABLE + " set success = false where version = '11'");
