@@ -53,7 +53,7 @@ public final class Multikey {
      * did:nostr writes it).
      *
      * @throws DidResolutionException invalidDid for bad multibase or varint, invalidPublicKeyType for a multicodec
-     *         that is not one of the three key types, and the {@link #of} errors
+     *         that is not one of the key types, and the {@link #of} errors
      */
     public static Multikey decode(String publicKeyMultibase) {
         Multicodec.Value value;
@@ -65,7 +65,7 @@ public final class Multikey {
         KeyType type = KeyType.of(value.code())
                 .orElseThrow(() -> new DidResolutionException(ResolutionError.INVALID_PUBLIC_KEY_TYPE,
                         "multicodec " + value.codeHex() + value.codec().map(c -> " (" + c.tableName() + ")").orElse("")
-                                + " is not ed25519-pub, x25519-pub or secp256k1-pub"));
+                                + " is not ed25519-pub, x25519-pub, secp256k1-pub, p256-pub or p384-pub"));
         return of(type, value.content());
     }
 

@@ -31,13 +31,15 @@ public enum PublicKeyFormat {
             case VERIFICATION_KEY_2020 -> switch (key) {
                 case ED25519 -> "Ed25519VerificationKey2020";
                 case X25519 -> "X25519KeyAgreementKey2020";
-                case SECP256K1 -> throw new DidResolutionException(ResolutionError.INVALID_PUBLIC_KEY_TYPE,
-                        "there is no 2020 verification key suite for secp256k1");
+                case SECP256K1, P256, P384 -> throw new DidResolutionException(ResolutionError.INVALID_PUBLIC_KEY_TYPE,
+                        "there is no 2020 verification key suite for " + key.curve());
             };
             case VERIFICATION_KEY_2018 -> switch (key) {
                 case ED25519 -> "Ed25519VerificationKey2018";
                 case X25519 -> "X25519KeyAgreementKey2019";
                 case SECP256K1 -> "EcdsaSecp256k1VerificationKey2019";
+                case P256, P384 -> throw new DidResolutionException(ResolutionError.INVALID_PUBLIC_KEY_TYPE,
+                        "there is no 2018/2019 verification key suite with publicKeyBase58 for " + key.curve());
             };
         };
     }
@@ -52,6 +54,8 @@ public enum PublicKeyFormat {
                 case ED25519 -> JsonLdContext.ED25519_2018;
                 case X25519 -> JsonLdContext.X25519_2019;
                 case SECP256K1 -> JsonLdContext.SECP256K1_2019;
+                case P256, P384 -> throw new DidResolutionException(ResolutionError.INVALID_PUBLIC_KEY_TYPE,
+                        "there is no 2018/2019 verification key suite with publicKeyBase58 for " + key.curve());
             };
         };
     }
@@ -74,8 +78,9 @@ public enum PublicKeyFormat {
     static ObjectNode jwk(Multikey key) {
         Base64.Encoder b64 = Base64.getUrlEncoder().withoutPadding();
         ObjectNode jwk = DidJson.object();
-        if (key.type() == KeyType.SECP256K1) {
-            byte[][] xy = Secp256k1Point.affineXY(key.keyBytes());
+        if (key.type() == KeyType.SECP256K1 || key.type() == KeyType.P256 || key.type() == KeyType.P384) {
+            byte[][] xy = key.type() == KeyType.SECP256K1 ? Secp256k1Point.affineXY(key.keyBytes())
+                    : NistPoint.affineXY(key.type(), key.keyBytes());
             jwk.put("kty", "EC");
             jwk.put("crv", key.type().curve());
             jwk.put("x", b64.encodeToString(xy[0]));

@@ -17,9 +17,9 @@ import org.fleetmesh.identity.Multikey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * DIDComm Messaging v2 pack and unpack: plaintext, signed (EdDSA), anoncrypt (ECDH-ES+A256KW) and authcrypt
- * (ECDH-1PU+A256KW) over X25519, and the nestings the spec allows. Public keys come from a {@link KeyResolver},
- * private ones from the caller. Pure: values in, values out; randomness comes from the {@link SecureRandom} given.
+ * DIDComm Messaging v2 pack and unpack: plaintext, signed (EdDSA, ES256, ES384; ES256K read), anoncrypt
+ * (ECDH-ES+A256KW) and authcrypt (ECDH-1PU+A256KW) over X25519, P-256 or P-384, and the nestings the spec allows.
+ * Public keys come from a {@link KeyResolver}, private ones from the caller. Pure: values in, values out; randomness comes from the {@link SecureRandom} given.
  */
 public final class Didcomm {
     /**
@@ -37,6 +37,7 @@ public final class Didcomm {
             List.of(Protection.ANONCRYPT, Protection.AUTHCRYPT),
             List.of(Protection.ANONCRYPT, Protection.AUTHCRYPT, Protection.SIGNED));
     private static final int MAX_ENVELOPES = 3;
+    private static final Set<KeyType> AGREEMENT_CURVES = Set.of(KeyType.X25519, KeyType.P256, KeyType.P384);
 
     private final KeyResolver keys;
     private final SecureRandom random;
@@ -75,6 +76,18 @@ public final class Didcomm {
         return SignedMessage.sign(bytes(message), signerKid, secret).toJson();
     }
 
+    /**
+     * Signs {@code message} with the P-256 (ES256) or P-384 (ES384) key {@code signerKid}, which must be in the
+     * {@code authentication} of the message's {@code from} DID; errors as the Ed25519 form.
+     */
+    public String packSigned(PlaintextMessage message, String signerKid, EcSecret secret) throws DidcommException {
+        requireFrom(message, signerKid, "signer");
+        Multikey key = keys.authenticationKey(signerKid);
+        requireType(key, secret.publicKey().type(), signerKid, "signing");
+        requireSame(key, secret, signerKid);
+        return SignedMessage.sign(bytes(message), signerKid, secret).toJson();
+    }
+
     /** Anoncrypt with A256CBC-HS512; see {@link #packAnoncrypt(PlaintextMessage, ContentEncryption, List)}. */
     public String packAnoncrypt(PlaintextMessage message, String... recipients) throws DidcommException {
         return packAnoncrypt(message, ContentEncryption.A256CBC_HS512, List.of(recipients));
@@ -82,29 +95,32 @@ public final class Didcomm {
 
     /**
      * Encrypts {@code message} for {@code recipients} without naming a sender. Each recipient is a key id, or a
-     * DID standing for all of its keyAgreement keys; all must belong to one DID (a message for several DIDs is
-     * encrypted for each on its own), which must be in the message's {@code to} when it has one.
+     * DID standing for its keyAgreement keys on one curve: those on the curve of its first X25519, P-256 or P-384 key
+     * in document order. All must belong to one DID (a message for several DIDs is encrypted for each on its own),
+     * which must be in the message's {@code to} when it has one, and all keys must be on one curve (WRONG_KEY_TYPE).
      */
     public String packAnoncrypt(PlaintextMessage message, ContentEncryption enc, List<String> recipients)
             throws DidcommException {
-        List<RecipientKey> recipientKeys = recipientKeys(recipients);
+        List<RecipientKey> recipientKeys = recipientKeys(recipients, null);
         requireAddressed(message, recipientKeys);
         return EncryptedMessage.anoncrypt(bytes(message), recipientKeys, enc, random).toJson();
     }
 
     /**
      * Encrypts {@code message} for {@code recipients} (as in {@link #packAnoncrypt}) so that they, and only they,
-     * can tell it came from {@code senderKid}, an X25519 key in the keyAgreement of the message's {@code from}.
+     * can tell it came from {@code senderKid}, an X25519, P-256 or P-384 key in the keyAgreement of the message's
+     * {@code from}. A DID recipient stands for its keyAgreement keys on the sender's curve; a kid on another curve is
+     * WRONG_KEY_TYPE.
      *
      * @throws IllegalArgumentException when {@code sender} is not the key {@code senderKid} names
      */
-    public String packAuthcrypt(PlaintextMessage message, String senderKid, X25519Secret sender, String... recipients)
-            throws DidcommException {
+    public String packAuthcrypt(PlaintextMessage message, String senderKid, KeyAgreementSecret sender,
+            String... recipients) throws DidcommException {
         requireFrom(message, senderKid, "sender");
         Multikey senderKey = keys.keyAgreementKey(senderKid);
-        requireType(senderKey, KeyType.X25519, senderKid, "key agreement");
+        requireType(senderKey, sender.publicKey().type(), senderKid, "key agreement");
         requireSame(senderKey, sender, senderKid);
-        List<RecipientKey> recipientKeys = recipientKeys(List.of(recipients));
+        List<RecipientKey> recipientKeys = recipientKeys(List.of(recipients), senderKey.type());
         requireAddressed(message, recipientKeys);
         return EncryptedMessage.authcrypt(bytes(message), senderKid, sender, recipientKeys, random).toJson();
     }
@@ -118,7 +134,8 @@ public final class Didcomm {
         if (kindOf(inner) == MediaType.PLAIN) {
             throw new IllegalArgumentException("a plaintext message is anoncrypted with packAnoncrypt");
         }
-        return EncryptedMessage.anoncrypt(DidcommJson.utf8(inner), recipientKeys(recipients), enc, random).toJson();
+        return EncryptedMessage.anoncrypt(DidcommJson.utf8(inner), recipientKeys(recipients, null), enc, random)
+                .toJson();
     }
 
     /**
@@ -150,12 +167,12 @@ public final class Didcomm {
                 EncryptedMessage encrypted = EncryptedMessage.parse(json);
                 HeldKey held = heldRecipient(encrypted, secrets);
                 String kid = held.kid();
-                X25519Secret secret = held.secret();
+                KeyAgreementSecret secret = held.secret();
                 Multikey senderKey = null;
                 if (encrypted.algorithm() == EncryptedMessage.Algorithm.ECDH_1PU_A256KW) {
                     senderKid = encrypted.skid().orElseThrow();
                     senderKey = keys.keyAgreementKey(senderKid);
-                    requireType(senderKey, KeyType.X25519, senderKid, "authcrypt sender");
+                    requireType(senderKey, encrypted.curve(), senderKid, "authcrypt sender");
                     envelopes.add(Protection.AUTHCRYPT);
                 } else {
                     envelopes.add(Protection.ANONCRYPT);
@@ -208,19 +225,24 @@ public final class Didcomm {
         return MediaType.PLAIN;
     }
 
-    private record HeldKey(String kid, X25519Secret secret) {
+    private record HeldKey(String kid, KeyAgreementSecret secret) {
     }
 
-    /** The first recipient, in the JWE's order, whose secret we hold. */
+    /**
+     * The first recipient, in the JWE's order, whose secret we hold; WRONG_KEY_TYPE when that secret cannot agree keys
+     * or is not on the message's curve (the {@code epk}'s).
+     */
     private static HeldKey heldRecipient(EncryptedMessage encrypted, SecretResolver secrets) throws DidcommException {
         for (String kid : encrypted.recipientKids()) {
             Optional<Secret> secret = secrets.secret(kid);
             if (secret.isPresent()) {
-                if (!(secret.get() instanceof X25519Secret x25519)) {
+                if (!(secret.get() instanceof KeyAgreementSecret agreement)
+                        || agreement.publicKey().type() != encrypted.curve()) {
                     throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE, "the secret held for " + kid
-                            + " is " + secret.get().publicKey().type() + ", key agreement needs X25519");
+                            + " is " + secret.get().publicKey().type() + ", the message agrees keys on "
+                            + encrypted.curve());
                 }
-                return new HeldKey(kid, x25519);
+                return new HeldKey(kid, agreement);
             }
         }
         throw new DidcommException(DidcommException.Reason.UNKNOWN_KEY, "no secret is held for any recipient "
@@ -228,10 +250,12 @@ public final class Didcomm {
     }
 
     /**
-     * Recipients as kids: a DID stands for its X25519 keyAgreement keys (keys of another type would need an
-     * encryption of their own, spec §Message Encryption); all of one DID; each key X25519.
+     * Recipients as kids, all of one DID and all on one curve: {@code curve} (the authcrypt sender's) when given,
+     * else the first key's. A DID stands for its keyAgreement keys on that curve, or, with no curve given yet, on the
+     * curve of its first X25519, P-256 or P-384 key (keys on another curve would need an encryption of their own,
+     * spec §Message Encryption).
      */
-    private List<RecipientKey> recipientKeys(List<String> recipients) throws DidcommException {
+    private List<RecipientKey> recipientKeys(List<String> recipients, KeyType curve) throws DidcommException {
         if (recipients.isEmpty()) {
             throw new IllegalArgumentException("no recipients");
         }
@@ -239,16 +263,26 @@ public final class Didcomm {
         for (String r : recipients) {
             if (DidUrl.isKid(r)) {
                 Multikey key = keys.keyAgreementKey(r);
-                requireType(key, KeyType.X25519, r, "key agreement");
+                if (curve == null) {
+                    requireAgreementType(key, r);
+                    curve = key.type();
+                }
+                requireType(key, curve, r, "key agreement with the other keys");
                 out.put(r, new RecipientKey(r, key));
             } else if (DidUrl.isDid(r)) {
                 int before = out.size();
                 for (String kid : keys.keyAgreementKids(r)) {
-                    Optional<Multikey> key = x25519KeyOf(kid);
-                    key.ifPresent(k -> out.put(kid, new RecipientKey(kid, k)));
+                    Optional<Multikey> key = agreementKeyOf(kid);
+                    if (key.isPresent() && curve == null) {
+                        curve = key.get().type();
+                    }
+                    if (key.isPresent() && key.get().type() == curve) {
+                        out.put(kid, new RecipientKey(kid, key.get()));
+                    }
                 }
                 if (out.size() == before) {
-                    throw new DidcommException(DidcommException.Reason.UNKNOWN_KEY, r + " has no X25519 keyAgreement key");
+                    throw new DidcommException(DidcommException.Reason.UNKNOWN_KEY, r + " has no "
+                            + (curve == null ? "X25519, P-256 or P-384" : curve.curve()) + " keyAgreement key");
                 }
             } else {
                 throw new IllegalArgumentException("a recipient is a DID or a kid (DID URL with a fragment), got '" + r + "'");
@@ -263,11 +297,11 @@ public final class Didcomm {
         return List.copyOf(out.values());
     }
 
-    /** The key of {@code kid} when it is an X25519 key; empty for key types this implementation does not agree with. */
-    private Optional<Multikey> x25519KeyOf(String kid) throws DidcommException {
+    /** The key of {@code kid} when it is X25519, P-256 or P-384; empty for key types this implementation does not agree with. */
+    private Optional<Multikey> agreementKeyOf(String kid) throws DidcommException {
         try {
             Multikey key = keys.keyAgreementKey(kid);
-            return key.type() == KeyType.X25519 ? Optional.of(key) : Optional.empty();
+            return AGREEMENT_CURVES.contains(key.type()) ? Optional.of(key) : Optional.empty();
         } catch (DidcommException e) {
             if (e.reason() == DidcommException.Reason.UNSUPPORTED) {
                 return Optional.empty();
@@ -302,6 +336,13 @@ public final class Didcomm {
         if (!DidUrl.didOf(from).equals(DidUrl.didOf(kid))) {
             throw new DidcommException(DidcommException.Reason.SENDER_MISMATCH, "'from' is " + from + " but the " + role
                     + " is " + kid);
+        }
+    }
+
+    private static void requireAgreementType(Multikey key, String kid) throws DidcommException {
+        if (!AGREEMENT_CURVES.contains(key.type())) {
+            throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE, kid + " is " + key.type()
+                    + ", key agreement needs X25519, P-256 or P-384");
         }
     }
 

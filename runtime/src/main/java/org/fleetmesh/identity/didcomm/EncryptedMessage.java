@@ -22,7 +22,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * serialization (RFC 7516 §7.2.1) whose {@code alg}, {@code enc}, {@code epk}, {@code apv} (and for authcrypt
  * {@code skid}, {@code apu}) are common to all recipients and sit in the protected header, each recipient holding
  * only its {@code kid} and {@code encrypted_key} (DIDComm Messaging v2.1 §ECDH-1PU / ECDH-ES key wrapping and
- * common protected headers). Keys are X25519.
+ * common protected headers). Keys are X25519, P-256 or P-384 (§Curves and Content Encryption Algorithms), all of one
+ * curve: the recipients', the ephemeral {@code epk}'s and, for authcrypt, the sender's. On a NIST curve Z is the
+ * x-coordinate of the ECDH point, 32 (P-256) or 48 (P-384) bytes (RFC 7518 §4.6.2), and the {@code epk} is an EC JWK
+ * whose point is checked to be on the curve.
  *
  * <ul>
  * <li>anoncrypt: ECDH-ES+A256KW (RFC 7518 §4.6), any {@link ContentEncryption}.</li>
@@ -94,7 +97,8 @@ public final class EncryptedMessage {
     /**
      * Anoncrypt: {@code payload} encrypted for every recipient, no sender named.
      *
-     * @throws DidcommException WRONG_KEY_TYPE for a recipient key that is not X25519, MALFORMED for one of small order
+     * @throws DidcommException WRONG_KEY_TYPE for a recipient key that is not X25519, P-256 or P-384, or for recipient
+     *         keys of more than one curve; MALFORMED for an X25519 key of small order
      */
     public static EncryptedMessage anoncrypt(byte[] payload, List<RecipientKey> recipients, ContentEncryption enc,
             SecureRandom random) throws DidcommException {
@@ -104,8 +108,11 @@ public final class EncryptedMessage {
     /**
      * Authcrypt: {@code payload} encrypted for every recipient with A256CBC-HS512, the sender's static key
      * {@code sender} (listed under {@code skid}) entering each key agreement.
+     *
+     * @throws DidcommException WRONG_KEY_TYPE as for {@link #anoncrypt}, and when the recipients' curve is not the
+     *         sender's
      */
-    public static EncryptedMessage authcrypt(byte[] payload, String skid, X25519Secret sender,
+    public static EncryptedMessage authcrypt(byte[] payload, String skid, KeyAgreementSecret sender,
             List<RecipientKey> recipients, SecureRandom random) throws DidcommException {
         if (!DidUrl.isKid(skid)) {
             throw new IllegalArgumentException("skid is a DID URL with a fragment, got '" + skid + "'");
@@ -115,7 +122,7 @@ public final class EncryptedMessage {
     }
 
     private static EncryptedMessage encrypt(byte[] payload, Algorithm algorithm, ContentEncryption enc, String skid,
-            X25519Secret sender, List<RecipientKey> recipientKeys, SecureRandom random) throws DidcommException {
+            KeyAgreementSecret sender, List<RecipientKey> recipientKeys, SecureRandom random) throws DidcommException {
         if (recipientKeys.isEmpty()) {
             throw new IllegalArgumentException("an encrypted message needs at least one recipient");
         }
@@ -123,13 +130,22 @@ public final class EncryptedMessage {
         if (new HashSet<>(kids).size() != kids.size()) {
             throw new IllegalArgumentException("recipient kids repeat: " + kids);
         }
+        KeyType curve = recipientKeys.get(0).key().type();
+        requireAgreementCurve(curve, "recipient " + recipientKeys.get(0).kid());
         for (RecipientKey r : recipientKeys) {
-            if (r.key().type() != KeyType.X25519) {
+            if (r.key().type() != curve) {
+                // spec §ECDH-1PU key wrapping and common protected headers: one epk, so one curve for all recipients
                 throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE, "recipient " + r.kid() + " is "
-                        + r.key().type() + ", key agreement needs X25519");
+                        + r.key().type() + " and " + recipientKeys.get(0).kid() + " is " + curve
+                        + ": the recipients of one message share one key agreement curve");
             }
         }
-        X25519Secret ephemeral = X25519Secret.generate(random);
+        if (sender != null && sender.publicKey().type() != curve) {
+            throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE, "the sender " + skid + " is "
+                    + sender.publicKey().type() + ", the recipients " + curve + ": authcrypt agrees keys on one curve");
+        }
+        KeyAgreementSecret ephemeral = curve == KeyType.X25519 ? X25519Secret.generate(random)
+                : EcSecret.generate(curve, random);
         byte[] apv = apv(kids);
         byte[] apu = skid == null ? new byte[0] : skid.getBytes(StandardCharsets.UTF_8);
 
@@ -153,9 +169,9 @@ public final class EncryptedMessage {
 
         List<Recipient> recipients = new ArrayList<>();
         for (RecipientKey r : recipientKeys) {
-            byte[] z = ephemeral.agree(r.key(), "recipient key " + r.kid());
+            byte[] z = agree(ephemeral, r.key(), "recipient key " + r.kid());
             if (sender != null) {
-                z = concat(z, sender.agree(r.key(), "recipient key " + r.kid()));
+                z = concat(z, agree(sender, r.key(), "recipient key " + r.kid()));
             }
             byte[] kek = ConcatKdf.derive(z, KEK_BITS, algorithm.jwaName(), apu, apv,
                     algorithm == Algorithm.ECDH_1PU_A256KW ? sealed.tag() : null);
@@ -163,6 +179,21 @@ public final class EncryptedMessage {
         }
         return new EncryptedMessage(protectedHeader, algorithm, enc, ephemeral.publicKey(), apu, apv, skid,
                 List.copyOf(recipients), iv, sealed.ciphertext(), sealed.tag());
+    }
+
+    /** X25519 or ECDH: Z for one pair of keys, {@code peer} on {@code secret}'s curve (else WRONG_KEY_TYPE). */
+    private static byte[] agree(KeyAgreementSecret secret, Multikey peer, String what) throws DidcommException {
+        if (secret instanceof X25519Secret x25519) {
+            return x25519.agree(peer, what);
+        }
+        return ((EcSecret) secret).agree(peer, what);
+    }
+
+    private static void requireAgreementCurve(KeyType type, String what) throws DidcommException {
+        if (type != KeyType.X25519 && NistCurve.of(type).isEmpty()) {
+            throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE, what + " is " + type
+                    + ", key agreement needs X25519, P-256 or P-384");
+        }
     }
 
     /**
@@ -183,6 +214,11 @@ public final class EncryptedMessage {
         return enc;
     }
 
+    /** The key agreement curve, the {@code epk}'s: X25519, P-256 or P-384. Recipients and sender keys are on it. */
+    public KeyType curve() {
+        return epk.type();
+    }
+
     /** The authcrypt sender's key id: {@code skid}, or {@code apu} decoded when {@code skid} is absent. */
     public Optional<String> skid() {
         return Optional.ofNullable(skid);
@@ -194,22 +230,27 @@ public final class EncryptedMessage {
     }
 
     /**
-     * Decrypts for the recipient {@code kid}. For authcrypt, {@code senderKey} is the X25519 key {@link #skid()}
-     * names, resolved by the caller; for anoncrypt it is ignored.
+     * Decrypts for the recipient {@code kid}. For authcrypt, {@code senderKey} is the key {@link #skid()} names,
+     * resolved by the caller; for anoncrypt it is ignored.
      *
-     * @throws DidcommException UNKNOWN_KEY when {@code kid} is not a recipient, WRONG_KEY_TYPE for a sender key
-     *         that is not X25519, DECRYPTION_FAILED when the key does not unwrap or the tag does not verify
+     * @throws DidcommException UNKNOWN_KEY when {@code kid} is not a recipient, WRONG_KEY_TYPE for a secret or
+     *         sender key not on the {@link #curve()}, DECRYPTION_FAILED when the key does not unwrap or the tag does
+     *         not verify
      */
-    public byte[] decrypt(String kid, X25519Secret secret, Multikey senderKey) throws DidcommException {
+    public byte[] decrypt(String kid, KeyAgreementSecret secret, Multikey senderKey) throws DidcommException {
         Recipient recipient = recipients.stream().filter(r -> r.kid().equals(kid)).findFirst()
                 .orElseThrow(() -> new DidcommException(DidcommException.Reason.UNKNOWN_KEY, kid
                         + " is not among the recipients " + recipientKids()));
-        byte[] z = secret.agree(epk, "epk");
+        if (secret.publicKey().type() != epk.type()) {
+            throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE, "the secret held for " + kid + " is "
+                    + secret.publicKey().type() + ", the message agrees keys on " + epk.type());
+        }
+        byte[] z = agree(secret, epk, "epk");
         if (algorithm == Algorithm.ECDH_1PU_A256KW) {
             if (senderKey == null) {
                 throw new IllegalArgumentException("authcrypt needs the sender's key to decrypt");
             }
-            z = concat(z, secret.agree(senderKey, "sender key " + skid));
+            z = concat(z, agree(secret, senderKey, "sender key " + skid));
         }
         byte[] kek = ConcatKdf.derive(z, KEK_BITS, algorithm.jwaName(), apu, apv,
                 algorithm == Algorithm.ECDH_1PU_A256KW ? tag : null);
@@ -285,10 +326,7 @@ public final class EncryptedMessage {
             throw DidcommException.unsupported(hw + " ECDH-1PU needs A256CBC-HS512 (draft-04 §2.1), got " + encName);
         }
         Multikey epk = Jwk.publicKey(DidcommJson.requireObject(header, "epk", hw), hw + " epk");
-        if (epk.type() != KeyType.X25519) {
-            throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE, hw + " epk is " + epk.type()
-                    + ", key agreement needs X25519");
-        }
+        requireAgreementCurve(epk.type(), hw + " epk");
         if (DidcommJson.requireObject(header, "epk", hw).has("d")) {
             throw DidcommException.malformed(hw + " epk carries a private key 'd'");
         }

@@ -9,16 +9,29 @@ import org.fleetmesh.identity.Multikey;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 /**
- * RFC 8037 OKP JWKs for the two 25519 keys: public ones in DID documents and {@code epk}, private ones as secrets; and
- * public secp256k1 EC JWKs (RFC 8812) in DID documents, for ES256K signers.
+ * RFC 8037 OKP JWKs for the two 25519 keys and RFC 7518 §6.2 EC JWKs for P-256 and P-384: public ones in DID documents
+ * and {@code epk}, private ones as secrets; and public secp256k1 EC JWKs (RFC 8812) in DID documents, for ES256K
+ * signers.
  */
 final class Jwk {
     private Jwk() {
     }
 
-    /** {@code {"kty":"OKP","crv":...,"x":...}}: never a {@code d}. */
+    /**
+     * {@code {"kty":"OKP","crv":...,"x":...}}, or for P-256 and P-384 {@code {"kty":"EC","crv":...,"x":...,"y":...}}:
+     * never a {@code d}.
+     */
     static ObjectNode of(Multikey key) {
         ObjectNode jwk = DidcommJson.object();
+        Optional<NistCurve> nist = NistCurve.of(key.type());
+        if (nist.isPresent()) {
+            byte[][] xy = nist.get().affine(key);
+            jwk.put("kty", "EC");
+            jwk.put("crv", key.type().curve());
+            jwk.put("x", Base64Url.encode(xy[0]));
+            jwk.put("y", Base64Url.encode(xy[1]));
+            return jwk;
+        }
         jwk.put("kty", "OKP");
         jwk.put("crv", key.type().curve());
         jwk.put("x", Base64Url.encode(key.keyBytes()));
@@ -27,9 +40,16 @@ final class Jwk {
 
     /** The public key of a JWK; a private JWK is accepted and its {@code d} ignored. */
     static Multikey publicKey(ObjectNode jwk, String where) throws DidcommException {
-        if ("EC".equals(DidcommJson.requireString(jwk, "kty", where))
-                && "secp256k1".equals(DidcommJson.requireString(jwk, "crv", where))) {
-            return secp256k1(jwk, where);
+        if ("EC".equals(DidcommJson.requireString(jwk, "kty", where))) {
+            String crv = DidcommJson.requireString(jwk, "crv", where);
+            if ("secp256k1".equals(crv)) {
+                return secp256k1(jwk, where);
+            }
+            NistCurve curve = NistCurve.ofCrv(crv).orElseThrow(() -> DidcommException.unsupported(where
+                    + " is EC crv " + crv + "; only P-256, P-384 and secp256k1 EC keys are supported"));
+            byte[] x = Base64Url.decode(DidcommJson.requireString(jwk, "x", where), where + " x");
+            byte[] y = Base64Url.decode(DidcommJson.requireString(jwk, "y", where), where + " y");
+            return curve.fromAffine(x, y, where);
         }
         KeyType type = okpType(jwk, where);
         byte[] x = Base64Url.decode(DidcommJson.requireString(jwk, "x", where), where + " x");
@@ -62,6 +82,9 @@ final class Jwk {
 
     static Secret secret(ObjectNode jwk) throws DidcommException {
         String where = "private JWK";
+        if ("EC".equals(DidcommJson.requireString(jwk, "kty", where))) {
+            return ecSecret(jwk, where);
+        }
         KeyType type = okpType(jwk, where);
         Optional<String> d = DidcommJson.optionalString(jwk, "d", where);
         if (d.isEmpty()) {
@@ -78,12 +101,34 @@ final class Jwk {
         return secret;
     }
 
+    /** A P-256 or P-384 private JWK: {@code d}, and {@code x}, {@code y} (when present) its public point. */
+    private static EcSecret ecSecret(ObjectNode jwk, String where) throws DidcommException {
+        String crv = DidcommJson.requireString(jwk, "crv", where);
+        NistCurve curve = NistCurve.ofCrv(crv).orElseThrow(() -> DidcommException.unsupported(where + " is EC crv "
+                + crv + "; only P-256 and P-384 EC secrets are supported"));
+        Optional<String> d = DidcommJson.optionalString(jwk, "d", where);
+        if (d.isEmpty()) {
+            throw DidcommException.malformed(where + " has no 'd': it is a public key");
+        }
+        byte[] secretBytes = Base64Url.decode(d.get(), where + " d");
+        EcSecret secret;
+        try {
+            secret = EcSecret.of(curve.type(), secretBytes);
+        } catch (IllegalArgumentException e) {
+            throw DidcommException.malformed(where + ": " + e.getMessage());
+        }
+        if ((jwk.has("x") || jwk.has("y")) && !publicKey(jwk, where).equals(secret.publicKey())) {
+            throw DidcommException.malformed(where + " x, y are not the public key of its d");
+        }
+        return secret;
+    }
+
     private static KeyType okpType(ObjectNode jwk, String where) throws DidcommException {
         String kty = DidcommJson.requireString(jwk, "kty", where);
         String crv = DidcommJson.requireString(jwk, "crv", where);
         if (!"OKP".equals(kty)) {
             throw DidcommException.unsupported(where + " is kty " + kty + " crv " + crv
-                    + "; only OKP X25519 and Ed25519 keys are supported");
+                    + "; only OKP X25519 and Ed25519, and EC P-256 and P-384 keys are supported");
         }
         return switch (crv) {
             case "X25519" -> KeyType.X25519;

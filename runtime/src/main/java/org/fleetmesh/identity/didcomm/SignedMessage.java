@@ -24,9 +24,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * A DIDComm signed message (media type {@code application/didcomm-signed+json}): a JWS in JSON serialization
  * (RFC 7515 §7.2) over a plaintext message, the signer's key id in the {@code kid} header. Written with EdDSA over
  * Ed25519 (RFC 8037) in the General form as the spec's examples are; read in General or Flattened form, with exactly
- * one signature, since only the sender signs, and verified with EdDSA (Ed25519) or ES256K (ECDSA over secp256k1 with
- * SHA-256, RFC 8812), as DIDComm Messaging v2 §"Message Signing" requires of every recipient. ES256 (P-256) is not
- * read: this implementation has no NIST curve keys.
+ * one signature, since only the sender signs, and verified with EdDSA (Ed25519), ES256 (ECDSA over P-256 with
+ * SHA-256, RFC 7518 §3.4) or ES256K (ECDSA over secp256k1 with SHA-256, RFC 8812), as DIDComm Messaging v2
+ * §"Message Signing" requires of every recipient, and ES384 (P-384 with SHA-384). A P-256 or P-384 key signs ES256 or
+ * ES384.
  */
 public final class SignedMessage {
     private static final Set<String> GENERAL = Set.of("payload", "signatures");
@@ -66,6 +67,26 @@ public final class SignedMessage {
         return new SignedMessage(encodedPayload, protectedHeader, EDDSA, kid, signature);
     }
 
+    /** Signs {@code payload} with the P-256 or P-384 {@code secret} the key {@code kid} names: ES256 or ES384. */
+    public static SignedMessage sign(byte[] payload, String kid, EcSecret secret) {
+        if (!DidUrl.isKid(kid)) {
+            throw new IllegalArgumentException("the signer's kid is a DID URL with a fragment, got '" + kid + "'");
+        }
+        String alg = secret.curve().jwsAlgorithm();
+        ObjectNode header = DidcommJson.object();
+        header.put("typ", MediaType.SIGNED.value());
+        header.put("alg", alg);
+        String protectedHeader = Base64Url.encode(DidcommJson.utf8(header));
+        String encodedPayload = Base64Url.encode(payload);
+        byte[] signature = secret.sign(signingInput(protectedHeader, encodedPayload));
+        return new SignedMessage(encodedPayload, protectedHeader, alg, kid, signature);
+    }
+
+    /** The JWS {@code alg}: EdDSA, ES256, ES384 or ES256K. */
+    public String algorithm() {
+        return alg;
+    }
+
     /** The signer's key id. */
     public String kid() {
         return kid;
@@ -79,12 +100,17 @@ public final class SignedMessage {
     /**
      * Checks the signature with {@code key}, the key {@link #kid()} names.
      *
-     * @throws DidcommException WRONG_KEY_TYPE when the key is not the algorithm's (Ed25519 for EdDSA, secp256k1 for
-     *         ES256K), INVALID_SIGNATURE when it does not verify
+     * @throws DidcommException WRONG_KEY_TYPE when the key is not the algorithm's (Ed25519 for EdDSA, P-256 for ES256,
+     *         P-384 for ES384, secp256k1 for ES256K), INVALID_SIGNATURE when it does not verify
      */
     public void verify(Multikey key) throws DidcommException {
         if (alg.equals(ES256K)) {
             verifyEs256k(key);
+            return;
+        }
+        Optional<NistCurve> nist = NistCurve.ofJwsAlgorithm(alg);
+        if (nist.isPresent()) {
+            verifyNist(nist.get(), key);
             return;
         }
         if (key.type() != KeyType.ED25519) {
@@ -120,6 +146,18 @@ public final class SignedMessage {
         }
     }
 
+    /** ES256 / ES384 (RFC 7518 §3.4): ECDSA over P-256 with SHA-256 or P-384 with SHA-384, R ‖ S. */
+    private void verifyNist(NistCurve curve, Multikey key) throws DidcommException {
+        if (key.type() != curve.type()) {
+            throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE, kid + " is " + key.type() + ", " + alg
+                    + " needs " + curve.type().curve());
+        }
+        if (!curve.verify(key, signingInput(protectedHeader, payload), signature)) {
+            throw new DidcommException(DidcommException.Reason.INVALID_SIGNATURE, "the " + alg + " signature does not"
+                    + " verify with " + kid + ": payload, protected header or signature altered, or another key");
+        }
+    }
+
     public ObjectNode toJsonNode() {
         ObjectNode o = DidcommJson.object();
         o.put("payload", payload);
@@ -140,7 +178,7 @@ public final class SignedMessage {
     }
 
     /**
-     * Reads a JWS in JSON serialization and checks its headers: {@code alg} EdDSA, {@code typ} (when present) the
+     * Reads a JWS in JSON serialization and checks its headers: {@code alg} EdDSA, ES256, ES384 or ES256K, {@code typ} (when present) the
      * signed media type, a {@code kid} that is a DID URL (in the protected or the unprotected header, not both),
      * no {@code crit}.
      */
@@ -173,8 +211,9 @@ public final class SignedMessage {
             throw DidcommException.unsupported(hw + " 'crit' is not supported");
         }
         String alg = DidcommJson.requireString(header, "alg", hw);
-        if (!EDDSA.equals(alg) && !ES256K.equals(alg)) {
-            throw DidcommException.unsupported(hw + " alg '" + alg + "'; EdDSA (Ed25519) and ES256K are supported");
+        if (!EDDSA.equals(alg) && !ES256K.equals(alg) && NistCurve.ofJwsAlgorithm(alg).isEmpty()) {
+            throw DidcommException.unsupported(hw + " alg '" + alg + "'; EdDSA (Ed25519), ES256, ES384 and ES256K are"
+                    + " supported");
         }
         Optional<String> crv = DidcommJson.optionalString(header, "crv", hw);
         if (EDDSA.equals(alg) && crv.isPresent() && !"Ed25519".equalsIgnoreCase(crv.get())) {

@@ -8,7 +8,7 @@ import org.fleetmesh.identity.KeyType;
 import org.fleetmesh.identity.Multikey;
 
 /** An X25519 private key (RFC 7748 §5): the 32-byte scalar, clamped when used. */
-public final class X25519Secret implements Secret {
+public final class X25519Secret implements KeyAgreementSecret {
     private final byte[] scalar;
     private final Multikey publicKey;
 

@@ -4,9 +4,9 @@
  * <ul>
  * <li>{@link org.fleetmesh.identity.didcomm.PlaintextMessage} and {@link org.fleetmesh.identity.didcomm.Attachment}:
  * the plaintext format, {@code application/didcomm-plain+json}.</li>
- * <li>{@link org.fleetmesh.identity.didcomm.SignedMessage}: a JWS, EdDSA over Ed25519,
- * {@code application/didcomm-signed+json}.</li>
- * <li>{@link org.fleetmesh.identity.didcomm.EncryptedMessage}: a General JSON JWE over X25519, anoncrypt
+ * <li>{@link org.fleetmesh.identity.didcomm.SignedMessage}: a JWS, EdDSA over Ed25519 or ES256 / ES384 over P-256 /
+ * P-384 (ES256K read), {@code application/didcomm-signed+json}.</li>
+ * <li>{@link org.fleetmesh.identity.didcomm.EncryptedMessage}: a General JSON JWE over X25519, P-256 or P-384, anoncrypt
  * (ECDH-ES+A256KW) or authcrypt (ECDH-1PU+A256KW), with a {@link org.fleetmesh.identity.didcomm.ContentEncryption};
  * {@code application/didcomm-encrypted+json}.</li>
  * <li>{@link org.fleetmesh.identity.didcomm.Didcomm}: pack and unpack, keys from a

@@ -9,7 +9,9 @@ public enum Multicodec {
     SECP256K1_PUB(0xe7, "secp256k1-pub"),
     X25519_PUB(0xec, "x25519-pub"),
     ED25519_PUB(0xed, "ed25519-pub"),
-    JSON(0x0200, "json");
+    JSON(0x0200, "json"),
+    P256_PUB(0x1200, "p256-pub"),
+    P384_PUB(0x1201, "p384-pub");
 
     private final long code;
     private final String tableName;

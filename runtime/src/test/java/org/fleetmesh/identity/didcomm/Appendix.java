@@ -16,6 +16,13 @@ final class Appendix {
     static final String BOB_X25519_1 = BOB + "#key-x25519-1";
     static final String BOB_X25519_2 = BOB + "#key-x25519-2";
     static final String BOB_X25519_3 = BOB + "#key-x25519-3";
+    /** Alice's P-256 signing key (authentication), ES256. */
+    static final String ALICE_P256_SIGNING = ALICE + "#key-2";
+    static final String ALICE_P256 = ALICE + "#key-p256-1";
+    static final String BOB_P256_1 = BOB + "#key-p256-1";
+    static final String BOB_P256_2 = BOB + "#key-p256-2";
+    static final String BOB_P384_1 = BOB + "#key-p384-1";
+    static final String BOB_P384_2 = BOB + "#key-p384-2";
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -35,13 +42,14 @@ final class Appendix {
         return DidDocumentKeys.offline().knowing(json(SpecVectors.ALICE_DID_DOC)).knowing(json(SpecVectors.BOB_DID_DOC));
     }
 
-    /** The OKP secrets of Appendix A by kid (P-256, P-384, P-521 and secp256k1 ones are left out). */
+    /** The OKP, P-256 and P-384 secrets of Appendix A by kid (P-521 and secp256k1 ones are left out). */
     static Map<String, Secret> secrets() {
         Map<String, Secret> out = new LinkedHashMap<>();
         for (String list : new String[] { SpecVectors.SENDER_SECRETS, SpecVectors.RECIPIENT_SECRETS }) {
             try {
                 for (JsonNode jwk : JSON.readTree(list)) {
-                    if (!"OKP".equals(jwk.get("kty").asText())) {
+                    String crv = jwk.get("crv").asText();
+                    if (crv.equals("P-521") || crv.equals("secp256k1")) {
                         continue;
                     }
                     // A.2 spells the member "kid " with a trailing space
@@ -57,6 +65,10 @@ final class Appendix {
 
     static X25519Secret x25519(String kid) {
         return (X25519Secret) secrets().get(kid);
+    }
+
+    static EcSecret ec(String kid) {
+        return (EcSecret) secrets().get(kid);
     }
 
     static Ed25519Secret ed25519(String kid) {

@@ -141,7 +141,7 @@ class SignedMessageTest {
 
     @Test
     void otherAlgorithmsAreUnsupported() throws Exception {
-        String header = Base64Url.encode("{\"typ\":\"application/didcomm-signed+json\",\"alg\":\"ES256\"}"
+        String header = Base64Url.encode("{\"typ\":\"application/didcomm-signed+json\",\"alg\":\"ES512\"}"
                 .getBytes(StandardCharsets.UTF_8));
         String altered = Tamper.json(signed(), o -> ((ObjectNode) o.get("signatures").get(0)).put("protected", header));
         assertEquals(Reason.UNSUPPORTED, refusal(altered));

@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * DIDComm Messaging v2.1 Appendix C: every vector over X25519, Ed25519 and secp256k1 (ES256K) opens; the NIST curve
- * ones are refused by name.
+ * DIDComm Messaging v2.1 Appendix C: every vector over X25519, P-256, P-384, Ed25519, ES256 and secp256k1 (ES256K)
+ * opens; the P-521 ones are refused by name.
  */
 class SpecVectorsTest {
     private final Didcomm didcomm = Didcomm.using(Appendix.keys());
@@ -42,10 +42,21 @@ class SpecVectorsTest {
     }
 
     @Test
-    void appendixSecretsMatchTheirPublicKeys() {
+    void appendixSecretsMatchTheirPublicKeys() throws Exception {
         Map<String, Secret> secrets = Appendix.secrets();
-        assertEquals(List.of(Appendix.ALICE_ED25519, Appendix.ALICE_X25519, Appendix.BOB_X25519_1,
-                Appendix.BOB_X25519_2, Appendix.BOB_X25519_3), List.copyOf(secrets.keySet()));
+        assertEquals(List.of(Appendix.ALICE_ED25519, Appendix.ALICE_P256_SIGNING, Appendix.ALICE_X25519,
+                Appendix.ALICE_P256, Appendix.BOB_X25519_1, Appendix.BOB_X25519_2, Appendix.BOB_X25519_3,
+                Appendix.BOB_P256_1, Appendix.BOB_P256_2, Appendix.BOB_P384_1, Appendix.BOB_P384_2),
+                List.copyOf(secrets.keySet()));
+        // each d gives the point the DID documents of Appendix B publish
+        DidDocumentKeys keys = Appendix.keys();
+        for (Map.Entry<String, Secret> e : secrets.entrySet()) {
+            boolean signs = e.getKey().equals(Appendix.ALICE_ED25519) || e.getKey().equals(Appendix.ALICE_P256_SIGNING);
+            assertEquals(signs ? keys.authenticationKey(e.getKey()) : keys.keyAgreementKey(e.getKey()),
+                    e.getValue().publicKey(), e.getKey());
+        }
+        assertEquals(org.fleetmesh.identity.KeyType.P256, secrets.get(Appendix.BOB_P256_1).publicKey().type());
+        assertEquals(org.fleetmesh.identity.KeyType.P384, secrets.get(Appendix.BOB_P384_1).publicKey().type());
     }
 
     @Test
@@ -152,11 +163,122 @@ class SpecVectorsTest {
                 () -> didcomm.unpack(underEd25519Kid, SecretResolver.of(Map.of()))).reason());
     }
 
+    /** DIDComm v2 §"Message Signing": recipients MUST verify ES256 (ECDSA over P-256). */
     @Test
-    void nistCurveAndEs256VectorsAreRefusedAsUnsupported() {
-        for (String vector : List.of(SpecVectors.ANONCRYPT_P384_A256CBC, SpecVectors.ANONCRYPT_P521_A256GCM,
-                SpecVectors.SIGNED_THEN_AUTHCRYPT_P256, SpecVectors.SIGNED_AUTHCRYPT_THEN_ANONCRYPT_P521,
-                SpecVectors.SIGNED_ES256)) {
+    void signedEs256VectorVerifiesWithAlicesKey2() throws Exception {
+        UnpackedMessage u = didcomm.unpack(SpecVectors.SIGNED_ES256, SecretResolver.of(Map.of()));
+        assertEquals(List.of(Protection.SIGNED), u.envelopes());
+        assertEquals(Optional.of(Appendix.ALICE_P256_SIGNING), u.signerKid());
+        assertEquals(vectorPlaintext(), u.message());
+        assertTrue(u.senderAuthenticated());
+        assertEquals("ES256", SignedMessage.parse(SpecVectors.SIGNED_ES256).algorithm());
+    }
+
+    @Test
+    void signedEs256VectorAlteredOrUnderAnotherKeyIsRefused() throws Exception {
+        for (int i : new int[] { 0, 40, 85 }) { // in R, in S, the last character
+            String altered = Tamper.json(SpecVectors.SIGNED_ES256, o -> {
+                var sig = (com.fasterxml.jackson.databind.node.ObjectNode) o.get("signatures").get(0);
+                String s = sig.get("signature").asText();
+                sig.put("signature", s.substring(0, i) + (s.charAt(i) == 'A' ? 'Q' : 'A') + s.substring(i + 1));
+            });
+            assertEquals(Reason.INVALID_SIGNATURE, assertThrows(DidcommException.class,
+                    () -> didcomm.unpack(altered, SecretResolver.of(Map.of()))).reason(), "char " + i);
+        }
+        String payload = Base64Url.encode(PlaintextMessage.parse(SpecVectors.PLAINTEXT).toJson()
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String otherPayload = Tamper.json(SpecVectors.SIGNED_ES256, o -> o.put("payload", payload));
+        assertEquals(Reason.INVALID_SIGNATURE, assertThrows(DidcommException.class,
+                () -> didcomm.unpack(otherPayload, SecretResolver.of(Map.of()))).reason());
+        String underEd25519Kid = SpecVectors.SIGNED_ES256.replace(Appendix.ALICE_P256_SIGNING, Appendix.ALICE_ED25519);
+        assertEquals(Reason.WRONG_KEY_TYPE, assertThrows(DidcommException.class,
+                () -> didcomm.unpack(underEd25519Kid, SecretResolver.of(Map.of()))).reason());
+        String underSecp256k1Kid = SpecVectors.SIGNED_ES256.replace(Appendix.ALICE_P256_SIGNING, "did:example:alice#key-3");
+        assertEquals(Reason.WRONG_KEY_TYPE, assertThrows(DidcommException.class,
+                () -> didcomm.unpack(underSecp256k1Kid, SecretResolver.of(Map.of()))).reason());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { Appendix.BOB_P384_1, Appendix.BOB_P384_2 })
+    void anoncryptP384VectorOpensWithEachOfBobsP384Keys(String kid) throws Exception {
+        UnpackedMessage u = didcomm.unpack(SpecVectors.ANONCRYPT_P384_A256CBC, Appendix.only(kid));
+        assertEquals(List.of(Protection.ANONCRYPT), u.envelopes());
+        assertEquals(List.of(kid), u.decryptedWith());
+        assertEquals(Optional.empty(), u.senderKid());
+        assertEquals(vectorPlaintext(), u.message());
+        EncryptedMessage m = EncryptedMessage.parse(SpecVectors.ANONCRYPT_P384_A256CBC);
+        assertEquals(org.fleetmesh.identity.KeyType.P384, m.curve());
+        assertEquals(ContentEncryption.A256CBC_HS512, m.contentEncryption());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { Appendix.BOB_P256_1, Appendix.BOB_P256_2 })
+    void signedThenAuthcryptP256VectorOpensWithEachOfBobsP256Keys(String kid) throws Exception {
+        UnpackedMessage u = didcomm.unpack(SpecVectors.SIGNED_THEN_AUTHCRYPT_P256, Appendix.only(kid));
+        assertEquals(List.of(Protection.AUTHCRYPT, Protection.SIGNED), u.envelopes());
+        assertEquals(List.of(kid), u.decryptedWith());
+        assertEquals(Optional.of(Appendix.ALICE_P256), u.senderKid());
+        assertEquals(Optional.of(Appendix.ALICE_ED25519), u.signerKid());
+        assertEquals(vectorPlaintext(), u.message());
+        assertEquals(org.fleetmesh.identity.KeyType.P256,
+                EncryptedMessage.parse(SpecVectors.SIGNED_THEN_AUTHCRYPT_P256).curve());
+    }
+
+    @Test
+    void nistVectorsAlteredAreRefused() throws Exception {
+        for (String member : List.of("ciphertext", "tag", "iv")) {
+            assertEquals(Reason.DECRYPTION_FAILED, assertThrows(DidcommException.class, () -> didcomm.unpack(
+                    Tamper.member(SpecVectors.ANONCRYPT_P384_A256CBC, member), Appendix.only(Appendix.BOB_P384_1)))
+                    .reason(), member);
+            assertEquals(Reason.DECRYPTION_FAILED, assertThrows(DidcommException.class, () -> didcomm.unpack(
+                    Tamper.member(SpecVectors.SIGNED_THEN_AUTHCRYPT_P256, member), Appendix.only(Appendix.BOB_P256_2)))
+                    .reason(), member);
+        }
+        // the P-384 vector opened with P-384 secret of the other kid: the KEK differs
+        SecretResolver swapped = SecretResolver.of(Map.of(Appendix.BOB_P384_1, Appendix.ec(Appendix.BOB_P384_2)));
+        assertEquals(Reason.DECRYPTION_FAILED, assertThrows(DidcommException.class,
+                () -> didcomm.unpack(SpecVectors.ANONCRYPT_P384_A256CBC, swapped)).reason());
+    }
+
+    @Test
+    void authcryptP256VectorDoesNotOpenWithoutAlicesRealKey() {
+        // Bob's key-p256-2 posing as Alice's key-p256-1: the static-static half of 1PU no longer matches
+        Didcomm forged = Didcomm.using(new KeyResolver() {
+            @Override
+            public org.fleetmesh.identity.Multikey keyAgreementKey(String kid) throws DidcommException {
+                return Appendix.keys().keyAgreementKey(kid.equals(Appendix.ALICE_P256) ? Appendix.BOB_P256_2 : kid);
+            }
+
+            @Override
+            public org.fleetmesh.identity.Multikey authenticationKey(String kid) throws DidcommException {
+                return Appendix.keys().authenticationKey(kid);
+            }
+
+            @Override
+            public List<String> keyAgreementKids(String did) throws DidcommException {
+                return Appendix.keys().keyAgreementKids(did);
+            }
+        });
+        assertEquals(Reason.DECRYPTION_FAILED, assertThrows(DidcommException.class,
+                () -> forged.unpack(SpecVectors.SIGNED_THEN_AUTHCRYPT_P256, Appendix.only(Appendix.BOB_P256_1))).reason());
+    }
+
+    @Test
+    void nistVectorsHeldUnderAnotherCurveAreTheWrongKeyType() {
+        SecretResolver x25519UnderP384Kid = SecretResolver.of(Map.of(Appendix.BOB_P384_1,
+                Appendix.x25519(Appendix.BOB_X25519_1)));
+        assertEquals(Reason.WRONG_KEY_TYPE, assertThrows(DidcommException.class,
+                () -> didcomm.unpack(SpecVectors.ANONCRYPT_P384_A256CBC, x25519UnderP384Kid)).reason());
+        SecretResolver p256UnderP384Kid = SecretResolver.of(Map.of(Appendix.BOB_P384_1, Appendix.ec(Appendix.BOB_P256_1)));
+        assertEquals(Reason.WRONG_KEY_TYPE, assertThrows(DidcommException.class,
+                () -> didcomm.unpack(SpecVectors.ANONCRYPT_P384_A256CBC, p256UnderP384Kid)).reason());
+    }
+
+    /** P-521 is optional in DIDComm v2 (§Curves and Content Encryption Algorithms) and not implemented. */
+    @Test
+    void p521VectorsAreRefusedAsUnsupported() {
+        for (String vector : List.of(SpecVectors.ANONCRYPT_P521_A256GCM,
+                SpecVectors.SIGNED_AUTHCRYPT_THEN_ANONCRYPT_P521)) {
             DidcommException e = assertThrows(DidcommException.class,
                     () -> didcomm.unpack(vector, SecretResolver.of(Appendix.secrets())));
             assertEquals(Reason.UNSUPPORTED, e.reason(), e.getMessage());
