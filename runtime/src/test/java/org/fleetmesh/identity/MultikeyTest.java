@@ -98,8 +98,8 @@ class MultikeyTest {
         String json = TestKeys.multikey(Multicodec.JSON, new byte[32]);
         DidResolutionException e = assertThrows(DidResolutionException.class, () -> Multikey.decode(json));
         assertEquals(ResolutionError.INVALID_PUBLIC_KEY_TYPE, e.error());
-        assertEquals("invalidPublicKeyType: multicodec 0x200 (json) is not ed25519-pub, x25519-pub or secp256k1-pub",
-                e.getMessage());
+        assertEquals("invalidPublicKeyType: multicodec 0x200 (json) is not ed25519-pub, x25519-pub, secp256k1-pub,"
+                + " p256-pub or p384-pub", e.getMessage());
     }
 
     @Test

@@ -130,6 +130,50 @@ class NistCurvesTest {
 
     @ParameterizedTest
     @EnumSource(value = KeyType.class, names = { "P256", "P384" })
+    void aSharedSecretWithALeadingZeroByteKeepsItsFixedLength(KeyType curve) throws Exception {
+        // one pair in 256 has Z < 2^(8(n-1)): search one, so that a Z written without its leading zero would fail
+        EcSecret ours = EcSecret.generate(curve, RANDOM);
+        KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
+        g.initialize(new ECGenParameterSpec(curve == KeyType.P256 ? "secp256r1" : "secp384r1"));
+        for (int i = 0; i < 20_000; i++) {
+            KeyPair jdk = g.generateKeyPair();
+            KeyAgreement ka = KeyAgreement.getInstance("ECDH");
+            ka.init(jdk.getPrivate());
+            ka.doPhase(jcaPublic(ours.publicKey()), true);
+            byte[] z = ka.generateSecret();
+            if (z[0] == 0) {
+                int size = curve == KeyType.P256 ? 32 : 48;
+                ECPoint w = ((ECPublicKey) jdk.getPublic()).getW();
+                Multikey peer = NistCurve.of(curve).orElseThrow().fromAffine(fixed(w.getAffineX(), size),
+                        fixed(w.getAffineY(), size), "jdk key");
+                assertArrayEquals(z, ours.agree(peer, "jdk key"));
+                return;
+            }
+        }
+        throw new AssertionError("no shared secret with a leading zero byte in 20000 tries");
+    }
+
+    @Test
+    void anEs256SignatureWithAShortRorSKeepsItsFixedLength() throws Exception {
+        // one signature in 128 has R or S < 2^248: search one, so that R or S written short would fail
+        EcSecret secret = EcSecret.generate(KeyType.P256, RANDOM);
+        Signature verify = Signature.getInstance("SHA256withECDSAinP1363Format");
+        verify.initVerify(jcaPublic(secret.publicKey()));
+        for (int i = 0; i < 20_000; i++) {
+            byte[] message = ("message " + i).getBytes(StandardCharsets.US_ASCII);
+            byte[] signature = secret.sign(message);
+            if (signature[0] == 0 || signature[32] == 0) {
+                verify.update(message);
+                assertTrue(verify.verify(signature));
+                assertTrue(NistCurve.P256.verify(secret.publicKey(), message, signature));
+                return;
+            }
+        }
+        throw new AssertionError("no signature with a short R or S in 20000 tries");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = KeyType.class, names = { "P256", "P384" })
     void es256AndEs384AreTheJdksP1363Ecdsa(KeyType curve) throws Exception {
         String jdkName = curve == KeyType.P256 ? "SHA256withECDSAinP1363Format" : "SHA384withECDSAinP1363Format";
         EcSecret secret = EcSecret.generate(curve, RANDOM);
