@@ -19,7 +19,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 /**
  * DIDComm Messaging v2 pack and unpack: plaintext, signed (EdDSA, ES256, ES384; ES256K read), anoncrypt
  * (ECDH-ES+A256KW) and authcrypt (ECDH-1PU+A256KW) over X25519, P-256 or P-384, and the nestings the spec allows.
- * Public keys come from a {@link KeyResolver}, private ones from the caller. Pure: values in, values out; randomness comes from the {@link SecureRandom} given.
+ * Public keys come from a {@link KeyResolver}, private ones from the caller. Pure: values in, values out; randomness
+ * comes from the {@link SecureRandom} given.
  */
 public final class Didcomm {
     /**
@@ -297,7 +298,7 @@ public final class Didcomm {
         return List.copyOf(out.values());
     }
 
-    /** The key of {@code kid} when it is X25519, P-256 or P-384; empty for key types this implementation does not agree with. */
+    /** The key of {@code kid} when it is X25519, P-256 or P-384; empty for the key types not agreed with here. */
     private Optional<Multikey> agreementKeyOf(String kid) throws DidcommException {
         try {
             Multikey key = keys.keyAgreementKey(kid);

@@ -20,7 +20,10 @@ public final class DidcommException extends Exception {
         UNKNOWN_KEY("unknown key"),
         /** A verification method that exists but is not in the relationship the use needs (keyAgreement, authentication). */
         KEY_NOT_AUTHORIZED("key not authorized"),
-        /** A key of a type that cannot do what is asked (an Ed25519 key for key agreement, an X25519 key to sign). */
+        /**
+         * A key of a type that cannot do what is asked (an Ed25519 key for key agreement, an X25519 key to sign), or on
+         * another curve than the rest of the message (recipients, epk and sender on one curve; ES256 needs P-256).
+         */
         WRONG_KEY_TYPE("wrong key type"),
         /** A content encryption key that does not unwrap, or ciphertext whose tag does not verify. */
         DECRYPTION_FAILED("decryption failed"),

@@ -85,7 +85,7 @@ public final class EcSecret implements KeyAgreementSecret {
         return BigIntegers.asUnsignedByteArray(curve.fieldBytes(), z);
     }
 
-    /** The JWS signature of {@code message} ({@link NistCurve#jwsAlgorithm}): R ‖ S, {@link NistCurve#fieldBytes} each. */
+    /** The JWS signature of {@code message} ({@link NistCurve#jwsAlgorithm}): R ‖ S, each {@link NistCurve#fieldBytes}. */
     byte[] sign(byte[] message) {
         ECDSASigner ecdsa = new ECDSASigner(new HMacDSAKCalculator(
                 curve == NistCurve.P256 ? new SHA256Digest() : new SHA384Digest()));

@@ -84,8 +84,8 @@ enum NistCurve {
      */
     Multikey fromAffine(byte[] x, byte[] y, String where) throws DidcommException {
         if (x.length != fieldBytes || y.length != fieldBytes) {
-            throw DidcommException.malformed(where + " " + type.curve() + " x and y are " + fieldBytes + " bytes each, got "
-                    + x.length + " and " + y.length);
+            throw DidcommException.malformed(where + " " + type.curve() + " x and y are " + fieldBytes
+                    + " bytes each, got " + x.length + " and " + y.length);
         }
         byte[] uncompressed = new byte[1 + 2 * fieldBytes];
         uncompressed[0] = 4;

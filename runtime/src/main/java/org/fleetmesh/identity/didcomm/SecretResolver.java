@@ -3,7 +3,7 @@ package org.fleetmesh.identity.didcomm;
 import java.util.Map;
 import java.util.Optional;
 
-/** The local agent's private keys by key id, for decrypting (X25519, P-256, P-384) and signing (Ed25519, P-256, P-384). */
+/** The local agent's private keys by key id, to decrypt (X25519, P-256, P-384) and to sign (Ed25519, P-256, P-384). */
 @FunctionalInterface
 public interface SecretResolver {
     Optional<Secret> secret(String kid);
