@@ -92,7 +92,8 @@ enum NistCurve {
         System.arraycopy(x, 0, uncompressed, 1, fieldBytes);
         System.arraycopy(y, 0, uncompressed, 1 + fieldBytes, fieldBytes);
         try {
-            // decodePoint checks x, y < p and y^2 = x^3 + ax + b; the curves have cofactor 1, so that is all
+            // decodePoint checks x, y < p and y^2 = x^3 + ax + b; the curves have cofactor 1, so that is all. (The JDK's
+            // KeyFactory "EC" takes an off-curve point as it is; only its ECDH refuses it: here it is refused at once.)
             return Multikey.of(type, params.getCurve().decodePoint(uncompressed).getEncoded(true));
         } catch (IllegalArgumentException | DidResolutionException e) {
             throw DidcommException.malformed(where + " is not a point on " + type.curve() + ": " + e.getMessage());
