@@ -30,7 +30,23 @@ final class GroupCommit implements AutoCloseable {
         void done(Event event, SaveOutcome outcome);
     }
 
-    private record Pending(Event event, Callback callback) {
+    /** Compared by identity (a submit takes back its own, {@link #submit}). */
+    private static final class Pending {
+        private final Event event;
+        private final Callback callback;
+
+        Pending(Event event, Callback callback) {
+            this.event = event;
+            this.callback = callback;
+        }
+
+        Event event() {
+            return event;
+        }
+
+        Callback callback() {
+            return callback;
+        }
     }
 
     private final EventStore store;
@@ -58,7 +74,16 @@ final class GroupCommit implements AutoCloseable {
 
     /** Returns false when the queue is full; the caller answers {@code rate-limited:}. */
     boolean submit(Event event, Callback callback) {
-        return running && queue.offer(new Pending(event, callback));
+        if (!running) {
+            return false;
+        }
+        Pending p = new Pending(event, callback);
+        if (!queue.offer(p)) {
+            return false;
+        }
+        // closed meanwhile: the writer may have made its last poll; take it back unless the writer (or its final
+        // drain, which answers FAILED) already has it, so that every true returned is answered
+        return running || !queue.remove(p);
     }
 
     /** Whether {@link #close} was called: nothing more is taken. */

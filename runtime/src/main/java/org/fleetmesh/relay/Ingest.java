@@ -194,21 +194,75 @@ public final class Ingest implements AutoCloseable {
         return done;
     }
 
+    static final String SHUTTING_DOWN = "error: the relay is shutting down";
+    /** Set when the node stops: clients' events are refused from then on (peers', sync's and the node's are not). */
+    private volatile boolean clientsRefused;
+    /** Clients' events taken for writing and not yet answered. */
+    private final AtomicInteger clientWrites = new AtomicInteger();
+
     /** Every path answers exactly once. */
     private void admit(Event e, Origin origin, long now, java.util.function.Consumer<Outcome> answer) {
-        String refusal = refusal(e, origin, now);
-        if (refusal != null) {
-            answer.accept(Outcome.refused(e, refusal));
-            return;
+        boolean client = origin instanceof Origin.Client;
+        if (client) {
+            // counted before the flag is read, so that refuseClients' wait sees every one that got past it
+            clientWrites.incrementAndGet();
+            if (clientsRefused) {
+                clientWrites.decrementAndGet();
+                answer.accept(Outcome.refused(e, SHUTTING_DOWN));
+                return;
+            }
         }
-        if (!limits.stores(e, now)) {
-            ephemeral(e, answer);
-            return;
+        boolean taken = false;
+        try {
+            String refusal = refusal(e, origin, now);
+            if (refusal != null) {
+                answer.accept(Outcome.refused(e, refusal));
+                return;
+            }
+            if (!limits.stores(e, now)) {
+                ephemeral(e, answer);
+                return;
+            }
+            taken = writes.submit(e, (ev, o) -> {
+                try {
+                    answer.accept(Outcome.of(ev, o));
+                } finally {
+                    if (client) {
+                        clientWrites.decrementAndGet();
+                    }
+                }
+            });
+            if (!taken) {
+                answer.accept(Outcome.refused(e, writes.closing() ? SHUTTING_DOWN
+                        : "rate-limited: the relay is busy writing; try again shortly"));
+            }
+        } finally {
+            if (client && !taken) {
+                clientWrites.decrementAndGet();
+            }
         }
-        if (!writes.submit(e, (ev, o) -> answer.accept(Outcome.of(ev, o)))) {
-            answer.accept(Outcome.refused(e, writes.closing() ? "error: the relay is shutting down"
-                    : "rate-limited: the relay is busy writing; try again shortly"));
+    }
+
+    /**
+     * The node is stopping: clients' events are refused ({@value #SHUTTING_DOWN}) from now on, and this waits (up to
+     * {@code wait}) until every client event already taken for writing is committed and answered. Peers', sync's and
+     * the node's own writes go on until {@link #close}. Returns whether all were answered in time.
+     */
+    public boolean refuseClients(java.time.Duration wait) {
+        clientsRefused = true;
+        long end = System.nanoTime() + wait.toNanos();
+        while (clientWrites.get() > 0) {
+            if (System.nanoTime() > end) {
+                return false;
+            }
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException ex) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
         }
+        return true;
     }
 
     /** Admission first (cheap), then the write gates, then cryptography. */
@@ -346,14 +400,6 @@ public final class Ingest implements AutoCloseable {
     /** The writer's transactions: commit latency, and each batch for metrics. */
     public CommitTimes commitTimes() {
         return writes.times;
-    }
-
-    /**
-     * Takes no more events and waits (up to 10 s) until every one taken is committed and answered: the node is
-     * stopping. {@link #close} after it finishes the rest.
-     */
-    public void drain() {
-        writes.close();
     }
 
     /** Writes what is queued, then stops. */

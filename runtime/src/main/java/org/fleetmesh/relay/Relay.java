@@ -238,13 +238,16 @@ public final class Relay implements AutoCloseable {
     private volatile String goingAway;
 
     /**
-     * The node is stopping: the writer takes no more events (refused {@code error: the relay is shutting down}) and
-     * answers every one it holds; then every client connection is closed with {@link #CLOSE_GOING_AWAY} and
-     * {@code reason}, after those answers, and so is any opened from now on. Returns how many were open.
+     * The node is stopping: clients' events are refused ({@code error: the relay is shutting down}) and every one
+     * already taken is committed and answered (waiting up to 10 s); then every client connection is closed with
+     * {@link #CLOSE_GOING_AWAY} and {@code reason}, after those answers, and so is any opened from now on. Peers' and
+     * the node's own writes go on until {@link #close}. Returns how many were open.
      */
     public int goingAway(String reason) {
         goingAway = reason;
-        ingest.drain();
+        if (!ingest.refuseClients(java.time.Duration.ofSeconds(10))) {
+            LOG.warn("closing the clients with events still unanswered after 10 s (a commit that long)");
+        }
         int n = 0;
         for (ClientState s : List.copyOf(connections.values())) {
             s.connection.close(CLOSE_GOING_AWAY, reason);

@@ -131,6 +131,11 @@ class RelayTest {
         relay.handle(other, "[\"EVENT\"," + after.json() + "]");
         assertEquals("[\"OK\",\"" + after.id().hex() + "\",false,\"error: the relay is shutting down\"]",
                 other.next());
+        // a peer's (or the node's own) write still goes through until the relay closes
+        Event fromPeer = note(NOW, "from a peer while stopping");
+        Ingest.Outcome o = relay.ingest().submit(List.of(fromPeer), new Origin.Peer("did:peer:x")).toCompletableFuture()
+                .get(5, TimeUnit.SECONDS).get(0);
+        assertEquals(Ingest.Status.ACCEPTED, o.status(), o.toString());
         assertEquals("1001 the relay is shutting down", client.closedWith);
         assertEquals("1001 the relay is shutting down", other.closedWith);
         Client late = new Client("c3");
