@@ -571,16 +571,22 @@ public final class Worker {
      * After a restart: jobs that were requested, fetching or running are refused (their runs are gone; the buyer may
      * ask again), and so are priced jobs sealed but not yet invoiced (stopped between saving the sealed result and
      * saving its invoice: the buyer never saw an invoice, so nothing can have been paid, and a repeated request would
-     * otherwise be answered by nothing, ever). Paid ones get their key released. Sealed ones with their invoice wait
-     * for the escrow's reports.
+     * otherwise be answered by nothing, ever). Paid ones get their key released, and so do free ones sealed (stopped
+     * before the release). Sealed ones with their invoice wait for the escrow's reports.
      */
     public void resume() {
         List<JobEntry> stopped = new ArrayList<>(book.inStates(JobEntry.Role.WORKER, List.of(
                 JobState.REQUESTED.word(), JobState.FETCHING.word(), JobState.RUNNING.word())));
+        List<JobEntry> free = new ArrayList<>();
         for (JobEntry e : book.inStates(JobEntry.Role.WORKER, List.of(JobState.SEALED.word()))) {
             if (e.priceMsat() > 0 && e.invoice().isEmpty()) {
                 stopped.add(e);
+            } else if (e.priceMsat() == 0 && !e.key().isEmpty() && !settings.withholdKey()) {
+                free.add(e); // stopped between saving it and releasing its key: released now
             }
+        }
+        for (JobEntry e : free) {
+            released(e, Preimage.ofHex(e.key()));
         }
         for (JobEntry e : stopped) {
             book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("error: the worker restarted"));

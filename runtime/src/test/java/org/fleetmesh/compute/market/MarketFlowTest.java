@@ -598,6 +598,43 @@ class MarketFlowTest {
         assertTrue(ledger.escrow(PaymentHash.ofHex(sealed.paymentHash())).isEmpty(), "nothing was invoiced");
     }
 
+    @Test
+    void aFreeJobSealedButNotReleasedWhenTheWorkerStoppedIsReleasedAtResume() throws Exception {
+        start(0, 0);
+        java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+        Worker.Peers frozen = (peer, type, body) -> {
+            if (type.equals(ComputeMessages.SEALED)) {
+                try {
+                    never.await(); // the first worker is "killed" as it sends the sealed result, before the key
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return false;
+            }
+            toBuyer.execute(() -> toBuyer(type, body));
+            return true;
+        };
+        worker = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
+                r -> Optional.empty(), frozen, published::add, (x, p) -> null,
+                new Worker.Settings(4, 4096, false, 0, false), () -> System.currentTimeMillis() / 1000, Math::random);
+        JobSpec spec = spec("upper.wasm", "free and killed".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 0);
+        buyer.submit(WORKER, workerKey, q, true);
+        awaitWorker(q.digest(), JobState.SEALED);
+        Worker restarted = restartedWorker((peer, type, body) -> {
+            toBuyer.execute(() -> toBuyer(type, body));
+            return true;
+        });
+        worker = restarted;
+        restarted.resume();
+        awaitWorker(q.digest(), JobState.DONE);
+        buyer.relinked(WORKER); // the buyer's request, sent again: sealed then key
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals("FREE AND KILLED", new String(ResultJson.read(done.result()).stdout(), StandardCharsets.UTF_8));
+        never.countDown();
+    }
+
     /** A new Worker over the same book, blobs and escrow, as after a restart (the test switches off). */
     Worker restartedWorker(Worker.Peers peers) {
         return new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,

@@ -82,12 +82,13 @@ public final class Migrations {
                     + " back to an older build; run the newer build (or restore a backup made before the upgrade"
                     + " with the build that made it)");
         }
-        if (shared && applied >= 0 && applied < shipped) {
+        if (shared && applied < shipped) { // including a history not there or not readable (-1)
             long end = System.nanoTime() + sharedWait.toNanos();
             while (!upToDate(dataSource)) {
                 if (System.nanoTime() > end) {
-                    throw new SchemaVersionException("the database is at schema version " + appliedVersion(dataSource)
-                            + " and this build needs " + shipped + ", but another process is using this data dir's"
+                    int now = appliedVersion(dataSource);
+                    throw new SchemaVersionException("the database is at schema version "
+                            + (now < 0 ? "(none readable)" : Integer.toString(now)) + " and this build needs " + shipped + ", but another process is using this data dir's"
                             + " PostgreSQL: migrating under it would break it. If it is a node of an older build, stop"
                             + " it and start this build (its first start migrates the schema); if it is this build"
                             + " starting, try again once it is ready");
