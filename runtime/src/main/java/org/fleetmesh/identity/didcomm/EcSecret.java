@@ -3,11 +3,9 @@ package org.fleetmesh.identity.didcomm;
 import java.math.BigInteger;
 import java.security.SecureRandom;
 
-import org.bouncycastle.crypto.agreement.ECDHBasicAgreement;
 import org.bouncycastle.crypto.digests.SHA256Digest;
 import org.bouncycastle.crypto.digests.SHA384Digest;
 import org.bouncycastle.crypto.params.ECPrivateKeyParameters;
-import org.bouncycastle.crypto.params.ECPublicKeyParameters;
 import org.bouncycastle.crypto.signers.ECDSASigner;
 import org.bouncycastle.crypto.signers.HMacDSAKCalculator;
 import org.bouncycastle.util.BigIntegers;
@@ -26,7 +24,9 @@ public final class EcSecret implements KeyAgreementSecret {
     private EcSecret(NistCurve curve, BigInteger d) {
         this.curve = curve;
         this.d = d;
-        this.publicKey = Multikey.of(curve.type(), curve.domain().getG().multiply(d).normalize().getEncoded(true));
+        // a fixed-point comb: regular in d (the curve's default multiplier branches on d's digits)
+        this.publicKey = Multikey.of(curve.type(), new org.bouncycastle.math.ec.FixedPointCombMultiplier()
+                .multiply(curve.domain().getG(), d).normalize().getEncoded(true));
     }
 
     /**
@@ -78,11 +78,15 @@ public final class EcSecret implements KeyAgreementSecret {
             throw new DidcommException(DidcommException.Reason.WRONG_KEY_TYPE,
                     what + " is " + peer.type() + ", key agreement needs " + curve.type());
         }
-        ECDHBasicAgreement ecdh = new ECDHBasicAgreement();
-        ecdh.init(new ECPrivateKeyParameters(d, curve.domain()));
-        // throws IllegalStateException for the point at infinity, which a valid peer key and 1 ≤ d < n never give
-        BigInteger z = ecdh.calculateAgreement(new ECPublicKeyParameters(curve.point(peer), curve.domain()));
-        return BigIntegers.asUnsignedByteArray(curve.fieldBytes(), z);
+        // BC's constant-time multiplier: the curve's default one (which ECDHBasicAgreement uses) branches on d's
+        // digits, with the peer's point chosen by whoever sent the message
+        org.bouncycastle.math.ec.ECPoint p = new org.bouncycastle.math.ec.ECConstantTimeMultiplier()
+                .multiply(curve.point(peer), d).normalize();
+        if (p.isInfinity()) {
+            // a valid peer key (cofactor 1) and 1 ≤ d < n never give it
+            throw new DidcommException(DidcommException.Reason.MALFORMED, what + " gives no shared secret");
+        }
+        return BigIntegers.asUnsignedByteArray(curve.fieldBytes(), p.getAffineXCoord().toBigInteger());
     }
 
     /** The JWS signature of {@code message} ({@link NistCurve#jwsAlgorithm}): R ‖ S, each {@link NistCurve#fieldBytes}. */
