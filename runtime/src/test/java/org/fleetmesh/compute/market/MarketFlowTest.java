@@ -147,7 +147,20 @@ class MarketFlowTest {
                     }
                     return true;
                 }, published::add, (q, p) -> null, ws, () -> System.currentTimeMillis() / 1000, Math::random);
-        Buyer.Payer payer = new Buyer.Payer() {
+        Buyer.Payer payer = railPayer();
+        buyer = new Buyer(buyerKey, buyerBook, buyerBlobs, only("ln", payer)::apply, Optional.of(execution()), payments,
+                (peer, type, body) -> {
+                    if (!lost(type)) {
+                        toWorker.execute(() -> toWorker(type, body));
+                    }
+                    return true;
+                }, (w, id) -> sampleAll, (job, record, claimed, local, k) -> mismatches.add(
+                        new JobResult[] { claimed, local }), bs, () -> buyerClock.getAsLong());
+    }
+
+    /** The buyer's payer on the test's rail. */
+    Buyer.Payer railPayer() {
+        return new Buyer.Payer() {
             @Override
             public org.fleetmesh.spi.settlement.DecodedRequest decode(String invoice) {
                 return rail.decode(invoice);
@@ -158,14 +171,6 @@ class MarketFlowTest {
                 return rail.pay(invoice, maxFeeMsat);
             }
         };
-        buyer = new Buyer(buyerKey, buyerBook, buyerBlobs, only("ln", payer)::apply, Optional.of(execution()), payments,
-                (peer, type, body) -> {
-                    if (!lost(type)) {
-                        toWorker.execute(() -> toWorker(type, body));
-                    }
-                    return true;
-                }, (w, id) -> sampleAll, (job, record, claimed, local, k) -> mismatches.add(
-                        new JobResult[] { claimed, local }), bs, () -> buyerClock.getAsLong());
     }
 
     /** A lookup by rail id (as {@link Worker.Payees} or {@link Buyer.Payers}): {@code value} for {@code rail} only. */
@@ -475,17 +480,7 @@ class MarketFlowTest {
         buyer.submit(WORKER, workerKey, q, true);
         JobEntry sealed = await(q.digest(), in(JobState.SEALED));
         assertEquals(0, rail.pays(PaymentHash.ofHex(sealed.paymentHash())));
-        Buyer.Payer payer = new Buyer.Payer() {
-            @Override
-            public org.fleetmesh.spi.settlement.DecodedRequest decode(String invoice) {
-                return rail.decode(invoice);
-            }
-
-            @Override
-            public org.fleetmesh.spi.settlement.PaymentResult pay(String invoice, long maxFeeMsat) {
-                return rail.pay(invoice, maxFeeMsat);
-            }
-        };
+        Buyer.Payer payer = railPayer();
         Buyer restarted = new Buyer(buyerKey, buyerBook, buyerBlobs, only("ln", payer)::apply, Optional.of(execution()),
                 payments, (peer, type, body) -> {
                     toWorker.execute(() -> toWorker(type, body));

@@ -119,13 +119,12 @@ class SpecVectorsTest {
         assertEquals(Optional.of(Appendix.ALICE_X25519), m.skid());
     }
 
-    @Test
-    void authcryptVectorDoesNotOpenWithoutAlicesRealKey() throws Exception {
-        // Bob's key-x25519-2 posing as Alice's: the static-static half of 1PU no longer matches
-        Didcomm forged = Didcomm.using(new KeyResolver() {
+    /** The appendix's keys, but {@code fake}'s key agreement key given for {@code real}. */
+    static Didcomm posingAs(String real, String fake) {
+        return Didcomm.using(new KeyResolver() {
             @Override
             public org.fleetmesh.identity.Multikey keyAgreementKey(String kid) throws DidcommException {
-                return Appendix.keys().keyAgreementKey(kid.equals(Appendix.ALICE_X25519) ? Appendix.BOB_X25519_2 : kid);
+                return Appendix.keys().keyAgreementKey(kid.equals(real) ? fake : kid);
             }
 
             @Override
@@ -138,6 +137,12 @@ class SpecVectorsTest {
                 return Appendix.keys().keyAgreementKids(did);
             }
         });
+    }
+
+    @Test
+    void authcryptVectorDoesNotOpenWithoutAlicesRealKey() throws Exception {
+        // Bob's key-x25519-2 posing as Alice's: the static-static half of 1PU no longer matches
+        Didcomm forged = posingAs(Appendix.ALICE_X25519, Appendix.BOB_X25519_2);
         DidcommException e = assertThrows(DidcommException.class,
                 () -> forged.unpack(SpecVectors.AUTHCRYPT_X25519_A256CBC, Appendix.only(Appendix.BOB_X25519_1)));
         assertEquals(Reason.DECRYPTION_FAILED, e.reason());
@@ -243,22 +248,7 @@ class SpecVectorsTest {
     @Test
     void authcryptP256VectorDoesNotOpenWithoutAlicesRealKey() {
         // Bob's key-p256-2 posing as Alice's key-p256-1: the static-static half of 1PU no longer matches
-        Didcomm forged = Didcomm.using(new KeyResolver() {
-            @Override
-            public org.fleetmesh.identity.Multikey keyAgreementKey(String kid) throws DidcommException {
-                return Appendix.keys().keyAgreementKey(kid.equals(Appendix.ALICE_P256) ? Appendix.BOB_P256_2 : kid);
-            }
-
-            @Override
-            public org.fleetmesh.identity.Multikey authenticationKey(String kid) throws DidcommException {
-                return Appendix.keys().authenticationKey(kid);
-            }
-
-            @Override
-            public List<String> keyAgreementKids(String did) throws DidcommException {
-                return Appendix.keys().keyAgreementKids(did);
-            }
-        });
+        Didcomm forged = posingAs(Appendix.ALICE_P256, Appendix.BOB_P256_2);
         assertEquals(Reason.DECRYPTION_FAILED, assertThrows(DidcommException.class,
                 () -> forged.unpack(SpecVectors.SIGNED_THEN_AUTHCRYPT_P256, Appendix.only(Appendix.BOB_P256_1))).reason());
     }
