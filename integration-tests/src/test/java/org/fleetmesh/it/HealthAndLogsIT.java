@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -16,6 +17,8 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.Predicate;
 
+import org.fleetmesh.it.NostrClient.Ok;
+import org.fleetmesh.nostr.Event;
 import org.junit.jupiter.api.Test;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -132,8 +135,9 @@ class HealthAndLogsIT {
                 assertEquals(0, atA.check("peers").path("data").path("declared").asInt());
 
                 long before = h.check("writer").path("data").path("committed_events").asLong();
+                Event counted = Keys.fresh().note(Keys.now(), "counted");
                 try (NostrClient c = NostrClient.connect(b)) {
-                    c.publishAndWait(Keys.fresh().note(Keys.now(), "counted")).assertAccepted();
+                    c.publishAndWait(counted).assertAccepted();
                 }
                 Health afterWrite = ready(b);
                 assertTrue(afterWrite.check("writer").path("data").path("committed_events").asLong() > before,
@@ -163,16 +167,49 @@ class HealthAndLogsIT {
                         .asText().contains("shutting down"), stoppingLive.body());
                 assertTrue(b.livePostmasterFromPidFile().isPresent(), "the postmaster still waits for b's connections");
 
-                // the database stopped under the node (fast shutdown: every connection closed): not ready
+                // the database stopped under the node (fast shutdown: every connection closed): the node starts it
+                // again itself, on the same port, and is ready without a restart, with what it had committed
                 Process kill = new ProcessBuilder("kill", "-INT", Long.toString(postmaster.getAsLong())).inheritIO().start();
                 assertEquals(0, kill.waitFor());
+                long againBy = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                OptionalLong again = b.livePostmasterFromPidFile();
+                while ((again.isEmpty() || again.getAsLong() == postmaster.getAsLong() || ready(b).code() != 200)
+                        && System.nanoTime() < againBy) {
+                    Thread.sleep(200);
+                    again = b.livePostmasterFromPidFile();
+                }
+                assertTrue(again.isPresent() && again.getAsLong() != postmaster.getAsLong(), "a new postmaster: " + again);
+                Health back = ready(b);
+                assertEquals(200, back.code(), back.body().toString());
+                HttpResponse<String> liveAgain = live(b);
+                assertEquals(200, liveAgain.statusCode(), liveAgain.body());
+                assertEquals(1, checkOf(NostrClient.tree(liveAgain.body()), "embedded-postgres").path("data")
+                        .path("restarts").asInt(), liveAgain.body());
+                assertTrue(b.logText().contains("started again (restart 1)"), "the restart is logged");
+                try (NostrClient c = NostrClient.connect(b)) {
+                    assertEquals(1, c.query("kept", FilterSpec.of().ids(counted)).size(), "committed before the stop");
+                    Event later = Keys.fresh().note(Keys.now(), "after the restart");
+                    Ok ok = c.publishAndWait(later);
+                    for (int i = 0; i < 16 && !ok.accepted(); i++) { // a pooled connection of the old server fails once
+                        assertTrue(ok.message().startsWith("error:"), ok.message());
+                        ok = c.publishAndWait(later);
+                    }
+                    ok.assertAccepted();
+                    assertEquals(1, c.query("later", FilterSpec.of().ids(later)).size());
+                }
+
+                // a postmaster that cannot start again (here its configuration is gone): not ready, and liveness
+                // says so after the grace (3 s here), the orchestrator's cue to restart the node
+                Path conf = b.dataDir().resolve("pg/postgresql.conf");
+                Path aside = b.dataDir().resolve("postgresql.conf.aside");
+                Files.move(conf, aside);
+                Process kill9 = new ProcessBuilder("kill", "-KILL", Long.toString(again.getAsLong())).inheritIO().start();
+                assertEquals(0, kill9.waitFor());
                 Health down = awaitReady(b, x -> x.code() == 503, "b not ready without its database");
                 assertEquals("DOWN", down.body().path("status").asText(), down.body().toString());
                 assertEquals("DOWN", down.check("store").path("status").asText(), down.body().toString());
                 assertEquals("UP", down.check("peers").path("status").asText(), "peers do not decide readiness");
                 assertTrue(b.isAlive(), "the node keeps running (it is the orchestrator's call to restart it)");
-                // liveness: the node's own embedded PostgreSQL, which it does not start again while it runs, gone for
-                // longer than the grace (3 s here) is the orchestrator's cue to restart the node; before that, live
                 HttpResponse<String> live = live(b);
                 JsonNode embedded = checkOf(NostrClient.tree(live.body()), "embedded-postgres");
                 if (live.statusCode() == 200) {
@@ -187,8 +224,11 @@ class HealthAndLogsIT {
                 embedded = checkOf(NostrClient.tree(live.body()), "embedded-postgres");
                 assertEquals("DOWN", embedded.path("status").asText(), live.body());
                 assertTrue(embedded.path("data").path("gone_ms").asLong() >= 3000, live.body());
+                assertTrue(embedded.path("data").path("reason").asText().contains("attempt(s) to start it again failed"),
+                        live.body());
 
                 // and the orchestrator's restart brings the node back, its cluster recovered
+                Files.move(aside, conf);
                 b.stop();
                 b.startAgain();
                 assertEquals(200, live(b).statusCode());

@@ -279,6 +279,15 @@ final class DirectPostmaster {
      * is left running then).
      */
     static OptionalInt start(Path dataDir, Path pgDir, Map<String, String> settings, Duration wait) {
+        return start(dataDir, pgDir, settings, wait, 0);
+    }
+
+    /**
+     * As {@link #start(Path, Path, Map, Duration)}, on {@code fixedPort} when above 0 (a postmaster started again under
+     * a running node, whose connections name its port: {@link EmbeddedCluster#restartIfGone}).
+     */
+    static OptionalInt start(Path dataDir, Path pgDir, Map<String, String> settings, Duration wait, int fixedPort) {
+        String then = fixedPort > 0 ? "trying again later" : "starting through zonky";
         if (!Files.exists(pgDir.resolve("postgresql.conf")) || !EmbeddedCluster.isSecured(pgDir)) {
             return OptionalInt.empty();
         }
@@ -297,11 +306,13 @@ final class DirectPostmaster {
             cmd.add(unshare.get().toString());
             cmd.add("-U");
         }
-        int port;
-        try {
-            port = freePort();
-        } catch (IOException e) {
-            return OptionalInt.empty();
+        int port = fixedPort;
+        if (port <= 0) {
+            try {
+                port = freePort();
+            } catch (IOException e) {
+                return OptionalInt.empty();
+            }
         }
         cmd.add(bin.get().resolve("postgres").toString());
         cmd.add("-D");
@@ -320,7 +331,7 @@ final class DirectPostmaster {
             p = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log)).start();
         } catch (IOException | RuntimeException e) {
-            LOG.debugf(e, "direct start of PostgreSQL in %s failed: starting through zonky", pgDir);
+            LOG.debugf(e, "direct start of PostgreSQL in %s failed: %s", pgDir, then);
             return OptionalInt.empty();
         }
         long deadline = t0 + wait.toNanos();
@@ -331,13 +342,12 @@ final class DirectPostmaster {
                 return OptionalInt.of(port);
             }
             if (!p.isAlive()) {
-                LOG.warnf("PostgreSQL in %s exited at its start (code %d, see %s): starting through zonky", pgDir,
-                        p.exitValue(), pgDir.resolveSibling(EmbeddedCluster.LOG_FILE));
+                LOG.warnf("PostgreSQL in %s exited at its start (code %d, see %s): %s", pgDir, p.exitValue(),
+                        pgDir.resolveSibling(EmbeddedCluster.LOG_FILE), then);
                 return OptionalInt.empty();
             }
             if (System.nanoTime() > deadline) {
-                LOG.warnf("PostgreSQL in %s not ready within %d s: stopping it, starting through zonky", pgDir,
-                        wait.toSeconds());
+                LOG.warnf("PostgreSQL in %s not ready within %d s: stopping it, %s", pgDir, wait.toSeconds(), then);
                 p.destroy(); // SIGTERM: smart shutdown
                 try {
                     if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {

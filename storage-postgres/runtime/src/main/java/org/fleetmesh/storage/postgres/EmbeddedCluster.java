@@ -475,6 +475,58 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
+    /** What {@link #restartIfGone} did. */
+    public enum Restart {
+        /** The postmaster runs (or is shutting down: someone asked it to stop): nothing to do. */
+        RUNNING,
+        /** It was gone and runs again, on the same port. */
+        STARTED,
+        /** It was gone and did not start (its log says why); the caller tries again later. */
+        FAILED,
+        /** It is gone, and this cluster cannot be started again here: it was never started directly (no binary recorded). */
+        UNSUPPORTED,
+        /** This handle was closed: the node is stopping, and so is its cluster. */
+        CLOSED
+    }
+
+    /**
+     * Starts this cluster's postmaster again when it is gone (killed by the OOM killer or {@code kill -9}, crashed, or
+     * stopped by someone else under the running node), on the port it had: every connection the node opens names
+     * that port. PostgreSQL recovers from its WAL as at any start after a crash, so every committed transaction is
+     * there. Serialised with this JVM's starts and stops and, through {@code meshnode.lock}, with those of other
+     * processes using the cluster; after {@link #close} it does nothing, so a node that is stopping never starts its
+     * cluster again. A postmaster that is shutting down ({@link #postmasterStopping}) is left alone: it still runs.
+     * Blocks while the postmaster starts (up to two minutes of crash recovery).
+     */
+    public Restart restartIfGone() throws IOException {
+        synchronized (EmbeddedCluster.class) {
+            if (closed || !USERS.containsKey(dataDir)) {
+                return Restart.CLOSED;
+            }
+            if (postmasterRunning()) {
+                return Restart.RUNNING;
+            }
+            try (StartLock ignored = StartLock.take(dataDir)) {
+                if (postmasterRunning()) {
+                    return Restart.RUNNING; // another process using the cluster started it first
+                }
+                Path pgDir = dataDir.resolve(PG_DIR);
+                if (DirectPostmaster.recordedBin(dataDir).isEmpty()) {
+                    return Restart.UNSUPPORTED;
+                }
+                long t0 = System.nanoTime();
+                stopPostmaster(pgDir, true); // a stale postmaster.pid (a dead or reused pid) is removed
+                OptionalInt started = DirectPostmaster.start(dataDir, pgDir, serverSettings(), STARTUP_WAIT, port);
+                if (started.isEmpty()) {
+                    return Restart.FAILED;
+                }
+                LOG.infof("embedded PostgreSQL in %s started again on port %d in %d ms", pgDir, port,
+                        (System.nanoTime() - t0) / 1_000_000);
+                return Restart.STARTED;
+            }
+        }
+    }
+
     /** The exclusive lock on meshnode.lock that serialises starts and stops across processes. */
     private static final class StartLock implements AutoCloseable {
         private final FileChannel channel;
