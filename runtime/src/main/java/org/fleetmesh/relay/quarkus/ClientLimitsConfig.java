@@ -36,9 +36,38 @@ public interface ClientLimitsConfig {
     @WithDefault("10")
     int climbAfter();
 
-    /** Source addresses, and separately pubkeys, remembered; the least recently seen is forgotten past it. */
-    @WithDefault("100000")
-    int maxKeys();
+    /**
+     * Source addresses, and separately pubkeys, remembered; the least recently seen is forgotten past it. Unset: as
+     * many as a sixth of the heap holds ({@link #defaultMaxKeys}), at most 100,000.
+     */
+    Optional<Integer> maxKeys();
+
+    /** What one address and one pubkey remembered cost together, measured (a 100,000 pair fill: 814 bytes). */
+    long BYTES_PER_KEY_PAIR = 800;
+
+    /** The most keys of each kind remembered when {@link #maxKeys()} is unset. */
+    int MAX_KEYS_CEILING = 100_000;
+
+    /** The fewest keys of each kind remembered when {@link #maxKeys()} is unset, whatever the heap. */
+    int MAX_KEYS_FLOOR = 1_000;
+
+    /**
+     * The default bound for a heap of {@code maxHeapBytes}: a sixth of it for both maps, 100,000 keys each from a heap of
+     * 512 MiB (the launcher's), fewer below: 54,000 at 256 MiB, 27,000 at 128 MiB; at least 1,000.
+     */
+    static int defaultMaxKeys(long maxHeapBytes) {
+        long fit = maxHeapBytes / 6 / BYTES_PER_KEY_PAIR;
+        return (int) Math.max(MAX_KEYS_FLOOR, Math.min(MAX_KEYS_CEILING, fit));
+    }
+
+    /** The bound in force: the setting, else {@link #defaultMaxKeys} of this JVM's heap. */
+    default int effectiveMaxKeys() {
+        int k = maxKeys().orElseGet(() -> defaultMaxKeys(Runtime.getRuntime().maxMemory()));
+        if (k < 1) {
+            throw new IllegalArgumentException("fleetmesh.clients.max-keys must be at least 1, was " + k);
+        }
+        return k;
+    }
 
     /**
      * Client WebSocket connections open at once from one source address (an IPv6 address by its /64, as the budgets

@@ -139,7 +139,9 @@ public class RelayRuntime {
         if (!v.equals("on") && !v.equals("true")) {
             throw new IllegalArgumentException("fleetmesh.client-limits must be on or off, was \"" + clientLimits + "\"");
         }
-        return new ClientLimits(clients.policy(), clients.maxKeys());
+        int maxKeys = clients.effectiveMaxKeys();
+        LOG.debugf("client limits: up to %d addresses and %d pubkeys remembered", maxKeys, maxKeys);
+        return new ClientLimits(clients.policy(), maxKeys);
     }
 
     private void enableLiveIndexes(Relay r) {
