@@ -189,6 +189,41 @@ class BackupIT {
             assertEquals(tables.get(t).get("sha256").asText(), tables2.get(t).get("sha256").asText(), "content of " + t);
         }
 
+        // a backup an older build made (schema one version back: this one's tables as they were then, since the last
+        // migration changes only indexes) is restored onto a fresh data dir at its version, then migrated: the same
+        // tables; one a newer build made is refused before anything is touched; an older one is not put over a data dir
+        int schema = Integer.parseInt(NostrClient.JSON.readTree(backup.resolve("manifest.json").toFile())
+                .get("schema_version").asText());
+        Path olderBackup = MeshnodeProcess.newDataDir("backup-older").resolve("b");
+        copyTree(backup, olderBackup);
+        JsonNode olderManifest = NostrClient.JSON.readTree(backup.resolve("manifest.json").toFile());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) olderManifest).put("schema_version", Integer.toString(schema - 1));
+        Files.write(olderBackup.resolve("manifest.json"), NostrClient.JSON.writeValueAsBytes(olderManifest));
+        Path fromOlder = MeshnodeProcess.newDataDir("restored-older").resolve("data");
+        Launcher.Run olderRun = Launcher.run(fromOlder, null, "restore", olderBackup.toString());
+        assertEquals(0, olderRun.exit(), "restore of an older backup failed:\n" + olderRun.stderr());
+        assertTrue(olderRun.stderr().contains("migrated the backup's tables from schema version " + (schema - 1) + " to "
+                + schema), olderRun.stderr());
+        Path olderAgain = MeshnodeProcess.newDataDir("backup-older-again").resolve("b");
+        Launcher.Run third = Launcher.run(fromOlder, null, "backup", olderAgain.toString());
+        assertEquals(0, third.exit(), third.stderr());
+        JsonNode thirdManifest = NostrClient.JSON.readTree(olderAgain.resolve("manifest.json").toFile());
+        assertEquals(Integer.toString(schema), thirdManifest.get("schema_version").asText(), "migrated to this build's");
+        Map<String, JsonNode> tables3 = byName(thirdManifest);
+        for (String t : tables.keySet()) {
+            assertEquals(tables.get(t).get("sha256").asText(), tables3.get(t).get("sha256").asText(), "content of " + t);
+        }
+        Launcher.Run olderOver = Launcher.run(bDir, null, "restore", olderBackup.toString(), "--force");
+        assertEquals(1, olderOver.exit(), olderOver.stderr());
+        assertTrue(olderOver.stderr().contains("is restored onto a fresh data dir"), olderOver.stderr());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) olderManifest).put("schema_version", Integer.toString(schema + 1));
+        Files.write(olderBackup.resolve("manifest.json"), NostrClient.JSON.writeValueAsBytes(olderManifest));
+        Path notCreated = MeshnodeProcess.newDataDir("restore-newer").resolve("data");
+        Launcher.Run newer = Launcher.run(notCreated, null, "restore", olderBackup.toString());
+        assertEquals(1, newer.exit(), newer.stderr());
+        assertTrue(newer.stderr().contains("newer than this build's " + schema), newer.stderr());
+        assertFalse(Files.exists(notCreated), "nothing made for a backup this build cannot restore");
+
         // a node on it: the same DID, the same events
         try (MeshnodeProcess r = MeshnodeProcess.startOn("bk-restored", fresh, Delivered.env("[]"), 0)) {
             assertEquals(aDid, PeeringIT.did(r), "the same DID");

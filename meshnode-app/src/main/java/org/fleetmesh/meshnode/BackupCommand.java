@@ -313,6 +313,12 @@ final class BackupCommand {
             PrintStream out, PrintStream err) {
         // 1. the backup, all of it, before anything is touched
         JsonNode manifest = verify(dir);
+        int schema = backupSchema(manifest);
+        int shipped = Migrations.shippedVersion();
+        if (schema > shipped) {
+            throw new BackupException("the backup is of schema version " + schema + ", newer than this build's "
+                    + shipped + ": restore it with the build that made it, or a newer one");
+        }
 
         // 2. the target
         Path marker = dataDir.resolve(NodeLock.UNFINISHED_RESTORE);
@@ -321,6 +327,12 @@ final class BackupCommand {
         if (!force && !fresh && !unfinished) {
             throw new BackupException(dataDir + " is not empty: restore goes onto a fresh data dir (--force replaces"
                     + " its keys and every table with the backup's)");
+        }
+        if (schema < shipped && !fresh) {
+            throw new BackupException("the backup is of schema version " + schema + ", older than this build's " + shipped
+                    + ": a backup an older build made is restored onto a fresh data dir (its tables are loaded at"
+                    + " version " + schema + ", then migrated), not over " + dataDir
+                    + (unfinished ? ", which holds an unfinished restore: remove it and restore again" : ""));
         }
         refuseRunningNode(dataDir);
         // from here to the end the restore holds the data dir as a relay would (no relay starts on it meanwhile),
@@ -456,8 +468,11 @@ final class BackupCommand {
         long started = System.nanoTime();
         long total = 0;
         boolean committed = false; // past it, a failure (closing the connection, the storage) has changed the tables
-        try (PostgresStorage storage = open(dataDir, settings);
-                Connection c = storage.dataSource().getConnection()) {
+        int schema = backupSchema(manifest);
+        boolean older = schema < Migrations.shippedVersion();
+        try (AutoCloseable db = older ? openAtVersion(dataDir, settings, schema) : open(dataDir, settings);
+                Connection c = (db instanceof PostgresStorage st ? st.dataSource()
+                        : ((PostgresStorage.AtVersion) db).dataSource()).getConnection()) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
                 s.execute("set local statement_timeout = 0");
@@ -503,12 +518,6 @@ final class BackupCommand {
             }
             c.commit();
             committed = true;
-        } catch (SQLException | IOException e) {
-            if (committed) {
-                throw new BackupException("the tables were restored, then closing the database failed (" + e.getMessage()
-                        + "); the keys were not written: run the same restore again");
-            }
-            throw new TablesKept("loading the database failed (nothing of it was kept): " + e.getMessage());
         } catch (BackupException e) {
             throw new TablesKept(e.getMessage() + " (rolled back: the database is as it was)");
         } catch (RuntimeException e) {
@@ -517,6 +526,24 @@ final class BackupCommand {
             }
             // the store would not open (its embedded PostgreSQL did not start, a setting it refuses): nothing changed
             throw new TablesKept("the database could not be opened (nothing was changed): " + e.getMessage());
+        } catch (Exception e) { // SQL, I/O, or closing the database
+            if (committed) {
+                throw new BackupException("the tables were restored, then closing the database failed (" + e.getMessage()
+                        + "); the keys were not written: run the same restore again");
+            }
+            throw new TablesKept("loading the database failed (nothing of it was kept): " + e.getMessage());
+        }
+        if (older) {
+            // the older build's tables, migrated as that build's data dir would be at this build's first start
+            long m0 = System.nanoTime();
+            try (PostgresStorage storage = open(dataDir, settings)) {
+                err.printf("meshnode: restore: migrated the backup's tables from schema version %d to %d, %d ms%n", schema,
+                        Migrations.shippedVersion(), (System.nanoTime() - m0) / 1_000_000);
+            } catch (RuntimeException e) {
+                throw new BackupException("the tables were restored at schema version " + schema + ", then migrating them"
+                        + " to " + Migrations.shippedVersion() + " failed (" + e.getMessage() + "); the keys were not"
+                        + " written");
+            }
         }
 
         // 4. the keys (checked in step 1: the DID their keys make is the manifest's); those they replace are kept
@@ -667,6 +694,26 @@ final class BackupCommand {
     private static PostgresStorage open(Path dataDir, Function<String, Optional<String>> settings) {
         return LocalNode.closedOnExit(PostgresStorage.openFromConfig(dataDir, settings.apply(PostgresStorage.JDBC_URL),
                 settings.apply(PostgresStorage.USERNAME), settings.apply(PostgresStorage.PASSWORD)));
+    }
+
+    /** The manifest's schema version, a positive number. */
+    static int backupSchema(JsonNode manifest) {
+        String v = manifest.path("schema_version").asText("");
+        try {
+            int n = Integer.parseInt(v);
+            if (n >= 1) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        throw new BackupException("the backup's manifest has no schema version (\"" + v + "\")");
+    }
+
+    private static PostgresStorage.AtVersion openAtVersion(Path dataDir, Function<String, Optional<String>> settings,
+            int version) {
+        return LocalNode.closedOnExit(PostgresStorage.openAtVersion(dataDir, settings.apply(PostgresStorage.JDBC_URL),
+                settings.apply(PostgresStorage.USERNAME), settings.apply(PostgresStorage.PASSWORD), version));
     }
 
     private static String schemaVersion(Statement s) throws SQLException {

@@ -115,6 +115,33 @@ public final class Migrations {
     }
 
     /**
+     * Applies the shipped migrations up to {@code version} only (a restore of a backup an older build made loads its
+     * tables at their version, then the node's own start migrates them on, as it would the older build's data dir).
+     * Refuses a database already past {@code version}, and a version this build does not ship.
+     */
+    public static int migrateTo(DataSource dataSource, int version) {
+        int shipped = shippedVersion();
+        if (version < 1 || version > shipped) {
+            throw new SchemaVersionException("schema version " + version + " is not one this build ships (1 to "
+                    + shipped + ")");
+        }
+        int applied = appliedVersion(dataSource);
+        if (applied > version) {
+            throw new SchemaVersionException("the database is at schema version " + applied + ", past " + version);
+        }
+        ClassLoader cl = Migrations.class.getClassLoader();
+        Flyway flyway = Flyway.configure(cl)
+                .dataSource(dataSource)
+                .table(HISTORY_TABLE)
+                .resourceProvider(new ListedResources(cl))
+                .javaMigrationClassProvider(List::of)
+                .baselineOnMigrate(false)
+                .target(Integer.toString(version))
+                .load();
+        return flyway.migrate().migrationsExecuted;
+    }
+
+    /**
      * True when the history table records exactly the shipped migrations, each applied successfully and with the
      * checksum Flyway computes for the shipped file (so an edited migration still reaches Flyway's validation and
      * its error). Anything else (no table, a pending, failed, unknown or future version, a checksum that differs,
@@ -143,7 +170,7 @@ public final class Migrations {
     }
 
     /** The newest schema version this build ships (migrations are numbered 1, 2, ... in order). */
-    static int shippedVersion() {
+    public static int shippedVersion() {
         String last = FILES.get(FILES.size() - 1);
         return Integer.parseInt(last.substring(1, last.indexOf("__")));
     }

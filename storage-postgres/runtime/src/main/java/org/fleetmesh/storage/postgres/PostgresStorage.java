@@ -159,6 +159,78 @@ public final class PostgresStorage implements EventStore {
         }
     }
 
+    /**
+     * A database opened at an older schema version, with no store on it (a store needs this build's schema): for a
+     * restore of a backup an older build made. The embedded cluster is started as usual, but a fresh one is
+     * initialised empty (not from the template, which holds this build's schema); the database is migrated up to
+     * {@code version} only. Closing it closes the pool and leaves the cluster as any other user does.
+     */
+    public static final class AtVersion implements AutoCloseable {
+        private final EmbeddedCluster cluster;
+        private final AgroalDataSource pool;
+
+        private AtVersion(EmbeddedCluster cluster, AgroalDataSource pool) {
+            this.cluster = cluster;
+            this.pool = pool;
+        }
+
+        public DataSource dataSource() {
+            return pool;
+        }
+
+        @Override
+        public void close() {
+            try {
+                pool.close();
+            } finally {
+                if (cluster != null) {
+                    cluster.close();
+                }
+            }
+        }
+    }
+
+    /** Opens the database of {@code dataDir} (or at {@code url}) migrated up to schema {@code version} only. */
+    public static AtVersion openAtVersion(Path dataDir, Optional<String> url, Optional<String> user,
+            Optional<String> password, int version) {
+        EmbeddedCluster cluster = null;
+        String u;
+        String name;
+        String pw;
+        if (url.isPresent() && !url.get().isBlank()) {
+            u = url.get().trim();
+            name = user.orElse(null);
+            pw = password.orElse(null);
+        } else {
+            try {
+                cluster = EmbeddedCluster.start(dataDir, false); // not the template: it holds this build's schema
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start the embedded PostgreSQL in " + dataDir, e);
+            }
+            if (EmbeddedCluster.joinedAnotherProcess(dataDir)) {
+                cluster.close();
+                throw new Migrations.SchemaVersionException("another process uses the PostgreSQL of " + dataDir);
+            }
+            u = cluster.jdbcUrl();
+            name = cluster.user();
+            pw = cluster.password();
+        }
+        AgroalDataSource pool = null;
+        try {
+            pool = PostgresStore.createPool(u, name, pw, 2);
+            Migrations.migrateTo(pool, version);
+            return new AtVersion(cluster, pool);
+        } catch (RuntimeException e) {
+            if (pool != null) {
+                pool.close();
+            }
+            if (cluster != null) {
+                cluster.close();
+            }
+            throw e;
+        }
+    }
+
     private static Optional<String> nonBlank(Optional<String> s) {
         return s.filter(v -> !v.isBlank());
     }
