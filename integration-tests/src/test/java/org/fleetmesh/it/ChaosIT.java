@@ -59,7 +59,8 @@ import io.vertx.core.Vertx;
 /**
  * The chaos suite (issue 18): five real meshnodes in a full mesh with shards and live federation, under steady
  * client writes to random nodes, while a seeded schedule kills nodes with {@code kill -9} and restarts them on their
- * data dirs, and cuts and heals links; beside them a flooding peer (a test peer over the real link protocol that
+ * data dirs (every third kill is of a node's embedded PostgreSQL instead, which the node must start again itself), and
+ * cuts and heals links; beside them a flooding peer (a test peer over the real link protocol that
  * exceeds its grant), a withholding peer ({@link RoguePeer}: a real relay asserting a shard it serves 80% of), and a
  * cheating compute worker (the fifth node, with the {@code test-cheat-rate} switch at 1, whose buyer re-executes every
  * job). Afterwards, once every link is healed and every node is back (a bounded, polled settle): every event a node
@@ -115,6 +116,8 @@ class ChaosIT {
     final AtomicLong okFalse = new AtomicLong();
     final AtomicLong unanswered = new AtomicLong();
     final Map<String, AtomicInteger> faults = new ConcurrentHashMap<>();
+    /** What went wrong during the fault phase itself (a postmaster its node did not start again). */
+    final List<String> faultFailures = java.util.Collections.synchronizedList(new ArrayList<>());
 
     void fault(String type) {
         faults.computeIfAbsent(type, k -> new AtomicInteger()).incrementAndGet();
@@ -353,7 +356,7 @@ class ChaosIT {
                     settled));
 
             // ---- the checks
-            List<String> failures = new ArrayList<>();
+            List<String> failures = new ArrayList<>(faultFailures);
             missing.forEach((i, m) -> {
                 Map<String, Integer> by = new TreeMap<>();
                 m.forEach(id -> by.merge("kind " + kindOf.get(id) + " sent to node " + sentTo.get(id), 1, Integer::sum));
@@ -573,9 +576,14 @@ class ChaosIT {
     // ---------------------------------------------------------------- faults
 
     void runKills(List<long[]> kills, long start) {
-        for (long[] k : kills) {
+        for (int i = 0; i < kills.size(); i++) {
+            long[] k = kills.get(i);
             sleepUntil(start + TimeUnit.MILLISECONDS.toNanos(k[0]));
             int n = (int) k[1];
+            if (i % 3 == 1) { // every third kill is of the node's embedded PostgreSQL: the node starts it again itself
+                killPostmaster(n);
+                continue;
+            }
             synchronized (nodeLocks[n]) {
                 if (!nodes[n].isAlive()) {
                     continue;
@@ -591,6 +599,51 @@ class ChaosIT {
                 fault("restart");
                 note(String.format(Locale.ROOT, "node %d back on its data dir in %.1f s", n, (System.nanoTime() - t) / 1e9));
             }
+        }
+    }
+
+    /**
+     * {@code kill -9} of node n's postmaster (as the OOM killer would): the node, left running, must start it again on
+     * its own and be ready within a minute, without a restart from here.
+     */
+    void killPostmaster(int n) {
+        synchronized (nodeLocks[n]) {
+            if (!nodes[n].isAlive()) {
+                return;
+            }
+            java.util.OptionalLong pm = nodes[n].livePostmasterFromPidFile();
+            if (pm.isEmpty()) {
+                return;
+            }
+            note("kill -9 node " + n + "'s postmaster (pid " + pm.getAsLong() + ")");
+            try {
+                new ProcessBuilder("kill", "-KILL", Long.toString(pm.getAsLong())).inheritIO().start().waitFor();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            fault("kill -9 postmaster");
+            long t = System.nanoTime();
+            long deadline = t + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline) {
+                java.util.OptionalLong now = nodes[n].livePostmasterFromPidFile();
+                if (now.isPresent() && now.getAsLong() != pm.getAsLong() && readyNow(n)) {
+                    note(String.format(Locale.ROOT, "node %d started its postmaster again and is ready in %.1f s", n,
+                            (System.nanoTime() - t) / 1e9));
+                    fault("postmaster started again by its node");
+                    return;
+                }
+                MeshnodeProcess.sleep(100);
+            }
+            faultFailures.add("node " + n + " did not start its killed postmaster again and become ready within 60 s");
+        }
+    }
+
+    boolean readyNow(int n) {
+        try {
+            return PeeringIT.send(HttpRequest.newBuilder(nodes[n].httpUri().resolve("/q/health/ready"))
+                    .GET()).statusCode() == 200;
+        } catch (Exception | AssertionError e) { // not answered: not ready
+            return false;
         }
     }
 

@@ -80,6 +80,8 @@ final class Custodian {
     private final PubKey sender;
     private final ArrayDeque<Object> pending = new ArrayDeque<>();
     private boolean loaded;
+    /** Reads of the head that failed in a row (each tried again later). */
+    private int loadFailures;
     private boolean queued;
     private int attached;
     private CompactRange range;
@@ -132,8 +134,24 @@ final class Custodian {
 
             @Override
             public void failed(RuntimeException e) {
-                LOG.warnf("could not read the custody head of %s: %s; its frames are refused until its next link",
-                        peer, e.toString());
+                long wait;
+                synchronized (Custodian.this) {
+                    loadFailures++;
+                    wait = Math.min(Forwarder.RETRY_MAX_MS, Forwarder.RETRY_FIRST_MS << Math.min(16, loadFailures - 1));
+                }
+                // this node's own ledger failed (its database gone for a moment): read again later (a custodian
+                // kept for a link that comes back is not loaded again by it); its frames wait for the exchange
+                LOG.warnf("could not read the custody head of %s: %s; reading it again in %d ms", peer, e.toString(),
+                        wait);
+                java.util.concurrent.CompletableFuture.delayedExecutor(wait, java.util.concurrent.TimeUnit.MILLISECONDS)
+                        .execute(() -> {
+                            synchronized (Custodian.this) {
+                                if (loaded) {
+                                    return;
+                                }
+                            }
+                            load();
+                        });
             }
         });
     }

@@ -173,7 +173,7 @@ final class Forwarder {
 
             @Override
             public void failed(RuntimeException e) {
-                error("could not load the outbound state: " + e);
+                errorThenRetry("could not load the outbound state: " + e);
             }
         });
     }
@@ -189,6 +189,57 @@ final class Forwarder {
     private String custodyMessage() {
         return CustodyMessages.custody(headRow == null ? 0 : headRow.treeSize(),
                 headRow == null ? null : headRow.receiptId().hex());
+    }
+
+    /** The wait before a scan of the store that failed is tried again. */
+    static final long SCAN_RETRY_MS = 2_000;
+
+    /** The first wait before forwarding starts again after a ledger failure; doubled after each, up to the max. */
+    static final long RETRY_FIRST_MS = 1_000;
+    static final long RETRY_MAX_MS = 60_000;
+
+    /** Ledger failures in a row (each retried later); back to 0 once a receipt step commits. */
+    private int failuresInARow;
+
+    /**
+     * A failure of this node's own ledger (its database gone for a moment, a statement cancelled), not anything the
+     * peer did: forwarding stops, and after a wait (1 s, doubled each time up to 60 s) starts again from what the
+     * ledger holds, as on a new link: the outbound state and the mirror are read again, and a custody exchange
+     * settles with the peer what it holds. What was in flight is sent again from the cursor. Before, such a failure
+     * halted forwarding to the peer until its link was made again or an operator resumed it, with the link up.
+     */
+    private void errorThenRetry(String what) {
+        long wait;
+        long at;
+        synchronized (this) {
+            error(what);
+            if (phase != Phase.HALTED) {
+                return; // stopped: the link is gone, a new one starts afresh
+            }
+            failuresInARow++;
+            wait = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS << Math.min(16, failuresInARow - 1));
+            at = epoch;
+        }
+        LOG.infof("forwarding to %s starts again in %d ms (ledger failure %d in a row)", peer, wait, failuresInARow);
+        CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS).execute(() -> retryAfterError(at));
+    }
+
+    /** Starts forwarding again from the ledger, unless something else happened since the failure of {@code at}. */
+    private void retryAfterError(long at) {
+        synchronized (this) {
+            if (phase != Phase.HALTED || epoch != at || lastError == null || !halted.isEmpty()) {
+                return; // stopped, resumed, or halted for a reason of the peer's since
+            }
+            lastError = null;
+            phase = Phase.LOADING;
+            epoch++;
+            ready.clear();
+            dropPushed();
+            inFlight.clear();
+            inbox.clear();
+            queued = false;
+        }
+        start();
     }
 
     private synchronized void error(String what) {
@@ -429,10 +480,14 @@ final class Forwarder {
                 batches.add(new Batch(List.copyOf(current), currentBytes));
             }
         } catch (RuntimeException e) {
-            LOG.warnf("scanning the store for %s failed: %s", peer, e.toString());
+            // the store or the ledger failed (the database gone for a moment): the cursor stays, and the scan is
+            // tried again in a while, not only at the next commit, which may be long in coming
+            LOG.warnf("scanning the store for %s failed: %s; looking again in %d ms", peer, e.toString(),
+                    SCAN_RETRY_MS);
             synchronized (this) {
                 scanning = false;
                 rescan = false;
+                wakeLater(SCAN_RETRY_MS);
             }
             return;
         }
@@ -959,6 +1014,7 @@ final class Forwarder {
             boolean again;
             synchronized (Forwarder.this) {
                 queued = !inbox.isEmpty();
+                failuresInARow = 0;
                 for (EventId id : verifiedNow) {
                     verified.add(id);
                     if (verified.size() > VERIFIED) {
@@ -1026,7 +1082,7 @@ final class Forwarder {
             synchronized (Forwarder.this) {
                 queued = false;
             }
-            error("the custody ledger refused a receipt step: " + e);
+            errorThenRetry("the custody ledger refused a receipt step: " + e);
         }
     }
 

@@ -82,6 +82,84 @@ class DeliveryTest {
         mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 1, "A holds its receipt");
     }
 
+    @SuppressWarnings("unchecked")
+    static Object halted(Mesh.Node n, Mesh.Node peer) {
+        Map<String, Object> status = new LinkedHashMap<>();
+        n.delivery.describe(peer.shortDid(), status);
+        return ((Map<String, Object>) status.get("custody")).get("halted");
+    }
+
+    /**
+     * The sender's own ledger failing for a while (its database restarted under it): forwarding stops while it fails
+     * and starts again by itself once it answers, on the same link, with every event receipted once. Before, it stayed
+     * halted ("error: the custody ledger refused a receipt step") until the link was made again or an operator
+     * resumed it (found by ChaosIT killing a node's PostgreSQL).
+     */
+    @Test
+    void aLedgerFailureOfTheSenderIsRetriedOnTheSameLink() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        mesh.link(a, b);
+        a.publish(events(1, 0, 4).toArray(Event[]::new));
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 4, "A holds 4 receipts");
+        a.flaky.writesDown.set(true);
+        a.publish(events(1, 4, 4).toArray(Event[]::new));
+        Mesh.await(() -> String.valueOf(halted(a, b)).contains("the custody ledger refused a receipt step"),
+                "A's forwarding stopped on its ledger's failure");
+        a.flaky.writesDown.set(false);
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 8 && halted(a, b) == null,
+                "A forwards again by itself, every event receipted");
+        assertEquals(8, leaves(b, CustodyLedger.Side.RECEIVED, a));
+        assertEquals(headId(b, CustodyLedger.Side.RECEIVED, a), headId(a, CustodyLedger.Side.SENT, b));
+        assertEquals(8, b.store.size(), "nothing stored twice");
+        a.publish(mesh.event(1, 8));
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 9, "and goes on live");
+    }
+
+    /**
+     * A scan of the store that failed on the ledger (the events' holders) is tried again by itself: the events committed
+     * meanwhile go out without waiting for another commit.
+     */
+    @Test
+    void aScanThatFailedIsTriedAgainWithoutANewCommit() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        mesh.link(a, b);
+        a.publish(events(1, 0, 2).toArray(Event[]::new));
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 2, "A holds 2 receipts");
+        a.flaky.down.set(true);
+        a.publish(events(1, 2, 3).toArray(Event[]::new));
+        try {
+            Thread.sleep(300);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        a.flaky.down.set(false);
+        Mesh.await(() -> leaves(a, CustodyLedger.Side.SENT, b) == 5, "the 3 events go out with no further commit");
+        assertEquals(5, b.store.size());
+    }
+
+    /** The same on the receiver: its ledger failing as the link opens, the custody head is read again later. */
+    @Test
+    void aLedgerFailureOfTheReceiverAtTheLinkIsRetried() {
+        Mesh.Node a = mesh.node("a", Mesh.settings(List.of()));
+        Mesh.Node b = mesh.node("b", Mesh.settings(KIND_1));
+        a.publish(events(1, 0, 4).toArray(Event[]::new));
+        b.flaky.down.set(true);
+        mesh.link(a, b);
+        try {
+            Thread.sleep(300);
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+        assertEquals(0, b.store.size(), "nothing taken while B cannot record custody");
+        b.flaky.down.set(false);
+        Mesh.await(() -> leaves(b, CustodyLedger.Side.RECEIVED, a) == 4 && leaves(a, CustodyLedger.Side.SENT, b) == 4,
+                "B reads its custody head again and takes the frames");
+        assertEquals(headId(b, CustodyLedger.Side.RECEIVED, a), headId(a, CustodyLedger.Side.SENT, b));
+        assertEquals(null, halted(a, b));
+    }
+
     static int taken(Mesh.Node n) {
         return n.fromPeer.stream().mapToInt(List::size).sum();
     }

@@ -119,6 +119,8 @@ final class Mesh implements AutoCloseable {
         final String did;
         final SequencedStore store;
         final MemoryCustodyLedger ledger;
+        /** The ledger the node's delivery uses: {@link #ledger}, failing while {@code flaky.down} is set. */
+        final FlakyLedger flaky;
         final MemoryLinkLedger links;
         final ThreadPoolExecutor io;
         final ThreadPoolExecutor writer;
@@ -139,6 +141,7 @@ final class Mesh implements AutoCloseable {
                 MemoryCustodyLedger ledger, MemoryLinkLedger links) {
             this.store = store;
             this.ledger = ledger;
+            this.flaky = new FlakyLedger(ledger);
             this.links = links;
             this.name = name;
             this.secrets = secrets;
@@ -152,7 +155,7 @@ final class Mesh implements AutoCloseable {
 
         /** A fresh Delivery over the same store and ledgers: a restart. */
         void start() {
-            delivery = new Delivery(settings, secrets, did, store, intake, ledger, links, io, millis::get);
+            delivery = new Delivery(settings, secrets, did, store, intake, flaky, links, io, millis::get);
         }
 
         void restart() {
