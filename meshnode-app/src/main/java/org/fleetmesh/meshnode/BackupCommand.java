@@ -540,9 +540,11 @@ final class BackupCommand {
                 err.printf("meshnode: restore: migrated the backup's tables from schema version %d to %d, %d ms%n", schema,
                         Migrations.shippedVersion(), (System.nanoTime() - m0) / 1_000_000);
             } catch (RuntimeException e) {
+                boolean external = settings.apply(PostgresStorage.JDBC_URL).filter(u -> !u.isBlank()).isPresent();
                 throw new BackupException("the tables were restored at schema version " + schema + ", then migrating them"
                         + " to " + Migrations.shippedVersion() + " failed (" + e.getMessage() + "); the keys were not"
-                        + " written");
+                        + " written" + (external ? "; the external database holds the backup's tables now: empty it"
+                                + " (drop its tables) before restoring again" : ""));
             }
         }
 

@@ -53,7 +53,8 @@ public interface ClientLimitsConfig {
 
     /**
      * The default bound for a heap of {@code maxHeapBytes}: a sixth of it for both maps, 100,000 keys each from a heap of
-     * 512 MiB (the launcher's), fewer below: 54,000 at 256 MiB, 27,000 at 128 MiB; at least 1,000.
+     * 512 MiB (the launcher's), fewer below: about 54,000 at -Xmx256m, 27,000 at -Xmx128m (the heap the JVM reports
+     * leaves out a survivor space); at least 1,000.
      */
     static int defaultMaxKeys(long maxHeapBytes) {
         long fit = maxHeapBytes / 6 / BYTES_PER_KEY_PAIR;

@@ -287,12 +287,25 @@ final class DirectPostmaster {
      * a running node, whose connections name its port: {@link EmbeddedCluster#restartIfGone}).
      */
     static OptionalInt start(Path dataDir, Path pgDir, Map<String, String> settings, Duration wait, int fixedPort) {
+        return start(dataDir, pgDir, settings, wait, fixedPort, () -> false);
+    }
+
+    /** As above; while it waits for the server, {@code cancelled} true stops it and answers empty. */
+    static OptionalInt start(Path dataDir, Path pgDir, Map<String, String> settings, Duration wait, int fixedPort,
+            java.util.function.BooleanSupplier cancelled) {
         String then = fixedPort > 0 ? "trying again later" : "starting through zonky";
         if (!Files.exists(pgDir.resolve("postgresql.conf")) || !EmbeddedCluster.isSecured(pgDir)) {
+            if (fixedPort > 0) {
+                LOG.warnf("cannot start PostgreSQL in %s: %s", pgDir, Files.exists(pgDir.resolve("postgresql.conf"))
+                        ? "its pg_hba.conf is not the node's" : "its postgresql.conf is missing");
+            }
             return OptionalInt.empty();
         }
         Optional<Path> bin = recordedBin(dataDir);
         if (bin.isEmpty()) {
+            if (fixedPort > 0) {
+                LOG.warnf("cannot start PostgreSQL in %s: the binary recorded in %s is gone", pgDir, RECORD_FILE);
+            }
             return OptionalInt.empty();
         }
         List<String> cmd = new ArrayList<>();
@@ -346,8 +359,13 @@ final class DirectPostmaster {
                         pgDir.resolveSibling(EmbeddedCluster.LOG_FILE), then);
                 return OptionalInt.empty();
             }
-            if (System.nanoTime() > deadline) {
-                LOG.warnf("PostgreSQL in %s not ready within %d s: stopping it, %s", pgDir, wait.toSeconds(), then);
+            boolean cancel = cancelled.getAsBoolean();
+            if (cancel || System.nanoTime() > deadline) {
+                if (cancel) {
+                    LOG.infof("stopping the PostgreSQL starting in %s: the node stops", pgDir);
+                } else {
+                    LOG.warnf("PostgreSQL in %s not ready within %d s: stopping it, %s", pgDir, wait.toSeconds(), then);
+                }
                 p.destroy(); // SIGTERM: smart shutdown
                 try {
                     if (!p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {

@@ -95,6 +95,8 @@ public final class EmbeddedCluster implements AutoCloseable {
     /** The server's Unix-domain socket the node's connections use, or null for loopback TCP. */
     private final Path socket;
     private boolean closed; // guarded by EmbeddedCluster.class
+    /** Set as {@link #close} begins, before it waits for the monitor: a restart under way gives up. */
+    private volatile boolean closing;
 
     private EmbeddedCluster(Path dataDir, int port, boolean startedHere, String password) {
         this.dataDir = dataDir;
@@ -152,9 +154,10 @@ public final class EmbeddedCluster implements AutoCloseable {
         String password = HexFormat.of().formatHex(SecretFile.load(Optional.empty(), Optional.empty(),
                 dir.resolve(PASSWORD_FILE), EmbeddedCluster::randomPassword, "embedded PostgreSQL password"));
         synchronized (EmbeddedCluster.class) {
-            try (StartLock ignored = StartLock.take(dir)) {
+            try (StartLock startLock = StartLock.take(dir)) {
                 Users mine = USERS.get(dir);
                 if (mine != null) {
+                    startLock.close(); // waiting for a postmaster is no start: a restart of it must not wait for this
                     int port = awaitRunningPostmaster(pgDir, password, STARTUP_WAIT);
                     mine.count++;
                     return new EmbeddedCluster(dir, port, false, password);
@@ -166,6 +169,9 @@ public final class EmbeddedCluster implements AutoCloseable {
                     if (alone == null) {
                         // others use the cluster: join them
                         FileLock shared = ch.lock(0, Long.MAX_VALUE, true);
+                        // a user now: nobody stops the postmaster as its last user from here on; the start lock is
+                        // let go while waiting for it, so that a relay whose postmaster died can start it again
+                        startLock.close();
                         int port = awaitRunningPostmaster(pgDir, password, STARTUP_WAIT);
                         USERS.put(dir, new Users(ch, shared, null, null, true));
                         LOG.infof("data dir %s is in use by another process: attaching to its PostgreSQL on port %d", dir, port);
@@ -431,6 +437,7 @@ public final class EmbeddedCluster implements AutoCloseable {
     /** Leaves the cluster; the last process using it stops the postmaster. */
     @Override
     public void close() {
+        closing = true;
         synchronized (EmbeddedCluster.class) {
             if (closed) {
                 return;
@@ -499,31 +506,76 @@ public final class EmbeddedCluster implements AutoCloseable {
      * Blocks while the postmaster starts (up to two minutes of crash recovery).
      */
     public Restart restartIfGone() throws IOException {
+        if (closing) {
+            return Restart.CLOSED;
+        }
+        if (postmasterRunning()) {
+            return Restart.RUNNING; // the look every second: a pid file read, no lock
+        }
+        if (DirectPostmaster.recordedBin(dataDir).isEmpty()) {
+            return Restart.UNSUPPORTED;
+        }
         synchronized (EmbeddedCluster.class) {
-            if (closed || !USERS.containsKey(dataDir)) {
+            if (closed || closing || !USERS.containsKey(dataDir)) {
                 return Restart.CLOSED;
             }
-            if (postmasterRunning()) {
-                return Restart.RUNNING;
-            }
-            try (StartLock ignored = StartLock.take(dataDir)) {
+            // not a blocking lock: a CLI command attaching meanwhile holds it while it waits for a postmaster (it lets
+            // go of it once it sees none); this JVM's monitor is not held through someone else's wait
+            try (StartLock lock = StartLock.tryTake(dataDir)) {
+                if (lock == null) {
+                    return Restart.FAILED;
+                }
                 if (postmasterRunning()) {
                     return Restart.RUNNING; // another process using the cluster started it first
                 }
                 Path pgDir = dataDir.resolve(PG_DIR);
-                if (DirectPostmaster.recordedBin(dataDir).isEmpty()) {
-                    return Restart.UNSUPPORTED;
-                }
                 long t0 = System.nanoTime();
+                removeStaleSocketLock(pgDir);
                 stopPostmaster(pgDir, true); // a stale postmaster.pid (a dead or reused pid) is removed
-                OptionalInt started = DirectPostmaster.start(dataDir, pgDir, serverSettings(), STARTUP_WAIT, port);
+                OptionalInt started = DirectPostmaster.start(dataDir, pgDir, serverSettings(), STARTUP_WAIT, port,
+                        () -> closing);
                 if (started.isEmpty()) {
-                    return Restart.FAILED;
+                    return closing ? Restart.CLOSED : Restart.FAILED;
                 }
                 LOG.infof("embedded PostgreSQL in %s started again on port %d in %d ms", pgDir, port,
                         (System.nanoTime() - t0) / 1_000_000);
                 return Restart.STARTED;
             }
+        }
+    }
+
+    /**
+     * Removes the Unix-domain socket's lock file ({@code <dir>/.s.PGSQL.<port>.lock}) a dead postmaster left, when it
+     * names that postmaster's pid and the pid is gone or a zombie. PostgreSQL removes a stale one itself only when
+     * {@code kill(pid, 0)} fails, which it does not for a zombie: a postmaster whose parent never reaps it (zonky's
+     * {@code pg_ctl} exits, and in a container the JVM is process 1, which reaps only its own children) would keep a
+     * restart from creating its socket for good ({@code FATAL: lock file ... already exists}).
+     */
+    static void removeStaleSocketLock(Path pgDir) {
+        try {
+            Optional<PidFile> pf = readPidFile(pgDir);
+            if (pf.isEmpty() || isAlive(pf.get().pid())) {
+                return;
+            }
+            for (String dir : pf.get().socketDirs().split(",")) {
+                String d = dir.trim();
+                if (d.isEmpty() || d.startsWith("@")) {
+                    continue;
+                }
+                Path lock = Path.of(d).resolve(".s.PGSQL." + pf.get().port() + ".lock");
+                List<String> lines;
+                try {
+                    lines = Files.readAllLines(lock, StandardCharsets.UTF_8);
+                } catch (NoSuchFileException e) {
+                    continue;
+                }
+                if (!lines.isEmpty() && lines.get(0).trim().equals(Long.toString(pf.get().pid()))) {
+                    LOG.infof("removing %s, left by the dead postmaster %d", lock, pf.get().pid());
+                    Files.deleteIfExists(lock);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debugf(e, "could not look at the socket lock of %s", pgDir);
         }
     }
 
@@ -540,6 +592,24 @@ public final class EmbeddedCluster implements AutoCloseable {
             try {
                 ch.lock(); // waits for another process's start or stop (bounded by STARTUP_WAIT)
                 return new StartLock(ch);
+            } catch (IOException | RuntimeException e) {
+                ch.close();
+                throw e;
+            }
+        }
+
+        /** The lock if no other process holds it now, else null. */
+        static StartLock tryTake(Path dir) throws IOException {
+            FileChannel ch = FileChannel.open(dir.resolve(LOCK_FILE), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+            try {
+                if (ch.tryLock() == null) {
+                    ch.close();
+                    return null;
+                }
+                return new StartLock(ch);
+            } catch (java.nio.channels.OverlappingFileLockException e) {
+                ch.close(); // this JVM holds it (a start or stop under way here)
+                return null;
             } catch (IOException | RuntimeException e) {
                 ch.close();
                 throw e;
@@ -622,7 +692,10 @@ public final class EmbeddedCluster implements AutoCloseable {
         }
     }
 
-    /** Alive and not a zombie. */
+    /**
+     * Alive and not a zombie. A {@code /proc} entry that cannot be read for another reason than its absence (out of
+     * file descriptors) counts as alive: a live postmaster's pid file must not be taken for a stale one.
+     */
     static boolean isAlive(long pid) {
         Path stat = Path.of("/proc", Long.toString(pid), "stat");
         if (Files.isReadable(Path.of("/proc/self/stat"))) {
@@ -631,8 +704,11 @@ public final class EmbeddedCluster implements AutoCloseable {
                 int close = s.lastIndexOf(')');
                 char state = close >= 0 && close + 2 < s.length() ? s.charAt(close + 2) : '?';
                 return state != 'Z' && state != 'X';
-            } catch (IOException e) {
+            } catch (NoSuchFileException e) {
                 return false;
+            } catch (IOException e) {
+                // the process went away while its file was read ("No such process"), or this process cannot open files
+                return Files.exists(Path.of("/proc", Long.toString(pid)));
             }
         }
         return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);

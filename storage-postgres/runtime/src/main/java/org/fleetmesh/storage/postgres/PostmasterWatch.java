@@ -58,6 +58,11 @@ public final class PostmasterWatch implements AutoCloseable {
         return failedInARow;
     }
 
+    /** Whether the watch still runs (not closed, its thread not ended by an error). */
+    public boolean watching() {
+        return !stopped && thread.isAlive();
+    }
+
     /** What the last look found or did. */
     public EmbeddedCluster.Restart last() {
         return last;
@@ -84,8 +89,8 @@ public final class PostmasterWatch implements AutoCloseable {
             EmbeddedCluster.Restart r;
             try {
                 r = cluster.restartIfGone();
-            } catch (IOException | RuntimeException e) {
-                LOG.warnf("could not start the embedded PostgreSQL again: %s", e.getMessage());
+            } catch (IOException | RuntimeException | Error e) { // an Error too: the watch must not end silently
+                LOG.warnf("could not start the embedded PostgreSQL again: %s", e.toString());
                 r = EmbeddedCluster.Restart.FAILED;
             }
             last = r;

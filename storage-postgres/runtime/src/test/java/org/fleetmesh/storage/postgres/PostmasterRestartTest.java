@@ -92,11 +92,17 @@ class PostmasterRestartTest {
             long first = EmbeddedClusterTest.postmasterPid(dir);
             // the port taken while the server is down: its start fails until the port is free again
             ServerSocket squatter;
+            ServerSocket squatter6 = null;
             synchronized (EmbeddedCluster.class) { // no start between the kill and the bind
                 kill9(first);
                 squatter = new ServerSocket(c.port(), 1, InetAddress.getByName("127.0.0.1"));
+                try { // where localhost is ::1 too, PostgreSQL would start on that one alone
+                    squatter6 = new ServerSocket(c.port(), 1, InetAddress.getByName("::1"));
+                } catch (java.io.IOException noIpv6) {
+                    // no IPv6 loopback here
+                }
             }
-            try (squatter) {
+            try (squatter; ServerSocket s6 = squatter6) {
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
                 while (w.failedInARow() < 2 && System.nanoTime() < deadline) {
                     Thread.sleep(20);
@@ -117,6 +123,106 @@ class PostmasterRestartTest {
                     saveSoon(s, Ev.ev(Ev.author(), EmbeddedClusterTest.NOW - 1, 1, "after the watch's restart")));
         }
         assertEquals(0, EmbeddedClusterTest.postmastersOf(dir.resolve("pg")));
+    }
+
+    /**
+     * A CLI command attaching while the postmaster is down does not hold the start lock while it waits for one: the
+     * relay starts it again, and the command is served by it. Before, the command held the lock for up to 120 s and
+     * the restart waited behind it.
+     */
+    @Test
+    void aCommandAttachingWhileThePostmasterIsDownDoesNotHoldUpItsRestart() throws Exception {
+        try (PostgresStorage s = PostgresStorage.openFromConfig(dir, Optional.empty(), Optional.empty(), Optional.empty());
+                PostmasterWatch w = PostmasterWatch.start(s.cluster().orElseThrow(), Duration.ofMillis(50))) {
+            long first = EmbeddedClusterTest.postmasterPid(dir);
+            Process cli;
+            synchronized (EmbeddedCluster.class) { // no restart before the command waits for a postmaster
+                kill9(first);
+                String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+                cli = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+                        "-Djava.util.logging.manager=org.jboss.logmanager.LogManager", ClusterUser.class.getName(),
+                        dir.toString()).redirectErrorStream(true).start();
+                Thread.sleep(3000); // the command's JVM starts and joins the cluster
+            }
+            try {
+                java.io.BufferedReader out = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(cli.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+                java.util.concurrent.CompletableFuture<String> ready = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        for (String line; (line = out.readLine()) != null;) {
+                            if (line.startsWith("READY")) {
+                                return line;
+                            }
+                        }
+                        return "exited";
+                    } catch (java.io.IOException e) {
+                        return e.toString();
+                    }
+                });
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+                while (w.restarts() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertEquals(1, w.restarts(), "started again while the command waited");
+                assertEquals("READY false", ready.get(30, TimeUnit.SECONDS), "the command attached to it");
+                cli.getOutputStream().write("exit\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                cli.getOutputStream().flush();
+                assertTrue(cli.waitFor(30, TimeUnit.SECONDS));
+                assertTrue(s.cluster().get().postmasterRunning(), "the command left it running for the node");
+            } finally {
+                cli.destroyForcibly();
+            }
+        }
+        assertEquals(0, EmbeddedClusterTest.postmastersOf(dir.resolve("pg")));
+    }
+
+    /** A node stopping while a restart waits for the server: the restart gives up and stops what it started. */
+    @Test
+    void aStopDuringARestartEndsIt() throws Exception {
+        EmbeddedCluster c = EmbeddedCluster.start(dir);
+        long first = EmbeddedClusterTest.postmasterPid(dir);
+        kill9(first);
+        // a restart that takes long: the first start after the kill waits for the dead server's backends at most
+        // briefly; here the close comes while restartIfGone is under way on another thread
+        java.util.concurrent.CompletableFuture<EmbeddedCluster.Restart> restart = java.util.concurrent.CompletableFuture
+                .supplyAsync(() -> {
+                    try {
+                        return c.restartIfGone();
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+        Thread.sleep(5);
+        c.close();
+        EmbeddedCluster.Restart r = restart.get(60, TimeUnit.SECONDS);
+        assertTrue(r == EmbeddedCluster.Restart.CLOSED || r == EmbeddedCluster.Restart.STARTED
+                || r == EmbeddedCluster.Restart.FAILED, r.toString());
+        assertEquals(EmbeddedCluster.Restart.CLOSED, c.restartIfGone());
+        assertEquals(0, EmbeddedClusterTest.postmastersOf(dir.resolve("pg")), "nothing left running after the close");
+    }
+
+    /** The socket lock a dead postmaster left (PostgreSQL keeps it when its pid is a zombie) is removed; others stay. */
+    @Test
+    void aDeadPostmastersSocketLockIsRemoved() throws Exception {
+        Path pg = java.nio.file.Files.createDirectories(dir.resolve("pg"));
+        Path sockets = java.nio.file.Files.createDirectories(dir.resolve("sockets"));
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        java.nio.file.Files.writeString(pg.resolve("postmaster.pid"), gone.pid() + "\n" + pg + "\n0\n45678\n" + sockets
+                + "\nlocalhost\n  1 2\nready\n");
+        Path lock = sockets.resolve(".s.PGSQL.45678.lock");
+        java.nio.file.Files.writeString(lock, gone.pid() + "\n" + pg + "\n");
+        Path other = sockets.resolve(".s.PGSQL.45679.lock");
+        java.nio.file.Files.writeString(other, gone.pid() + "\n" + pg + "\n");
+        EmbeddedCluster.removeStaleSocketLock(pg);
+        assertFalse(java.nio.file.Files.exists(lock), "the dead postmaster's socket lock");
+        assertTrue(java.nio.file.Files.exists(other), "another port's");
+        // a lock naming a live process stays
+        java.nio.file.Files.writeString(pg.resolve("postmaster.pid"), ProcessHandle.current().pid() + "\n" + pg
+                + "\n0\n45679\n" + sockets + "\nlocalhost\n  1 2\nready\n");
+        java.nio.file.Files.writeString(other, ProcessHandle.current().pid() + "\n" + pg + "\n");
+        EmbeddedCluster.removeStaleSocketLock(pg);
+        assertTrue(java.nio.file.Files.exists(other), "a live pid's");
     }
 
     @Test

@@ -56,8 +56,14 @@ public class EmbeddedClusterLiveness implements HealthCheck {
         }
         long goneMs = (now - goneSince) / 1_000_000;
         int failed = watch.watch().map(w -> w.failedInARow()).orElse(0);
+        boolean unsupported = watch.watch().map(w -> w.last() == org.fleetmesh.storage.postgres.EmbeddedCluster.Restart.UNSUPPORTED)
+                .orElse(false);
+        boolean watching = watch.watch().map(w -> w.watching()).orElse(false);
         String restarting = watch.watch().isEmpty() ? "; the node does not start it again itself (restarting is off)"
-                : failed > 0 ? "; the node's last " + failed + " attempt(s) to start it again failed (see postgres.log)"
+                : unsupported ? "; the node cannot start it again itself (it was only ever started through zonky)"
+                : !watching ? "; the node's watch of it has ended"
+                : failed > 0 ? "; the node's last " + failed + " attempt(s) to start it again failed (see the node's log"
+                        + " and postgres.log)"
                 : "; the node is starting it again";
         return b.status(goneMs < grace.toMillis()).withData("embedded", true)
                 .withData("gone_ms", goneMs)
