@@ -486,14 +486,69 @@ public final class Worker {
                 JobSpec.sha256(out));
     }
 
-    /** The escrow of {@code hash} is paid (the payment locked in): release k, tell the buyer, publish the record. */
+    /** Jobs whose key is being released now (a report of the rail, a resume and a retry may meet on one job). */
+    private final java.util.Set<String> releasing = ConcurrentHashMap.newKeySet();
+
+    /**
+     * The escrow of {@code hash} is paid (the payment locked in): release k, tell the buyer, publish the record. Throws
+     * what the rail throws when the release does not go through (the job stays {@code paid}; {@link #retryPaid} tries
+     * again); one release runs at a time per job.
+     */
     public void paid(PaymentHash hash) {
-        Optional<JobEntry> e = entry(hash);
-        if (e.isEmpty()) {
+        Optional<JobEntry> found = entry(hash);
+        if (found.isEmpty()) {
             LOG.warnf("an escrow on %s was paid, but no job here has that payment hash", hash);
             return;
         }
-        JobEntry p = e.get();
+        String id = found.get().id();
+        if (!releasing.add(id)) {
+            return; // released right now by another thread
+        }
+        try {
+            Optional<JobEntry> e = book.find(JobEntry.Role.WORKER, id); // as it is now that this thread has it
+            if (e.isPresent()) {
+                release(e.get());
+            }
+        } finally {
+            releasing.remove(id);
+        }
+    }
+
+    /**
+     * Tries again the release of every job left {@code paid} for {@code olderThanSeconds} or more (a release the rail
+     * refused for a while: an LND restarting, a mint answering 500); a job whose payment the rail has already given
+     * back (the invoice canceled or expired, the HTLC refunded) can no longer be released and ends {@code expired}.
+     * Returns how many were tried. Each job on its own: one failing does not hold up the others.
+     */
+    public int retryPaid(long olderThanSeconds) {
+        int tried = 0;
+        long now = seconds.getAsLong();
+        for (JobEntry e : book.inStates(JobEntry.Role.WORKER, List.of(JobState.PAID.word()))) {
+            if (now - e.updatedAt() < olderThanSeconds || e.paymentHash().isEmpty()) {
+                continue;
+            }
+            tried++;
+            try {
+                paid(PaymentHash.ofHex(e.paymentHash()));
+            } catch (org.fleetmesh.spi.settlement.SettlementException ex) {
+                if (ex.reason() == org.fleetmesh.spi.settlement.SettlementException.Reason.ALREADY_CANCELED
+                        || ex.reason() == org.fleetmesh.spi.settlement.SettlementException.Reason.EXPIRED) {
+                    LOG.errorf("job %s: its payment was returned to the buyer before its key could be released (%s);"
+                            + " the job ends expired, and its escrow's income in the ledger was never received", e.id(),
+                            ex.getMessage());
+                    book.save(e.moved(JobState.EXPIRED.word(), now).withError(
+                            "expired: the payment was returned before the key could be released"));
+                } else {
+                    LOG.warnf("job %s: its key is not released yet (%s); tried again later", e.id(), ex.getMessage());
+                }
+            } catch (RuntimeException ex) {
+                LOG.warnf("job %s: its key is not released yet (%s); tried again later", e.id(), ex.toString());
+            }
+        }
+        return tried;
+    }
+
+    private void release(JobEntry p) {
         if (p.state().equals(JobState.SEALED.word())) {
             p = p.moved(JobState.PAID.word(), seconds.getAsLong());
             book.save(p);
@@ -585,16 +640,30 @@ public final class Worker {
                 free.add(e); // stopped between saving it and releasing its key: released now
             }
         }
+        // each job on its own: one that fails (a rail still down) does not hold up the others
         for (JobEntry e : free) {
-            released(e, Preimage.ofHex(e.key()));
+            try {
+                released(e, Preimage.ofHex(e.key()));
+            } catch (RuntimeException ex) {
+                LOG.warnf("job %s: its key was not released at resume: %s", e.id(), ex.toString());
+            }
         }
         for (JobEntry e : stopped) {
-            book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("error: the worker restarted"));
-            peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), "error",
-                    "the worker restarted; ask again"));
+            try {
+                book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("error: the worker restarted"));
+                peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), "error",
+                        "the worker restarted; ask again"));
+            } catch (RuntimeException ex) {
+                LOG.warnf("job %s: not ended at resume: %s", e.id(), ex.toString());
+            }
         }
         for (JobEntry e : book.inStates(JobEntry.Role.WORKER, List.of(JobState.PAID.word()))) {
-            paid(PaymentHash.ofHex(e.paymentHash()));
+            try {
+                paid(PaymentHash.ofHex(e.paymentHash()));
+            } catch (RuntimeException ex) {
+                LOG.warnf("job %s: its key was not released at resume (%s); tried again while the node runs", e.id(),
+                        ex.toString());
+            }
         }
     }
 }

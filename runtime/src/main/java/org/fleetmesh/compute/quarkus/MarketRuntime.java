@@ -199,7 +199,14 @@ public class MarketRuntime implements Market {
                 settlement.listen(esc -> {
                     Worker w = worker;
                     if (esc.state() == EscrowState.PAID) {
-                        submitAsync(() -> w.paid(esc.paymentHash()));
+                        submitAsync(() -> {
+                            try {
+                                w.paid(esc.paymentHash());
+                            } catch (RuntimeException ex) {
+                                LOG.warnf("escrow %s is paid, but its key was not released (%s); tried again every %d s",
+                                        esc.paymentHash(), ex.toString(), RELEASE_RETRY_SECONDS);
+                            }
+                        });
                     } else if (esc.state() == EscrowState.EXPIRED || esc.state() == EscrowState.REFUNDED) {
                         w.ended(esc.paymentHash(), esc.state() == EscrowState.EXPIRED);
                     }
@@ -268,6 +275,14 @@ public class MarketRuntime implements Market {
         // slow to answer (an LND still starting) does not hold the node's start
         messages.execute(this::resume);
         sweeper.scheduleWithFixedDelay(Repeating.surviving("the compute sweep", () -> buyer.sweep()), 10, 10, TimeUnit.SECONDS);
+        // releases the rail refused for a while (an LND restarting, a mint answering 500) are tried again while the
+        // node runs, not only at its next start: the payer's HTLC does not wait for ever
+        sweeper.scheduleWithFixedDelay(Repeating.surviving("the release retry", () -> {
+            Worker w = worker;
+            if (resumed && w != null) {
+                submitAsync(() -> w.retryPaid(RELEASE_RETRY_SECONDS));
+            }
+        }), RELEASE_RETRY_SECONDS, RELEASE_RETRY_SECONDS, TimeUnit.SECONDS);
         for (String on : testSwitchesOn(config)) {
             LOG.warnf("compute market: TEST SWITCH %s is on: this node misbehaves on purpose (never in production)", on);
         }
@@ -284,8 +299,14 @@ public class MarketRuntime implements Market {
         try {
             List<EscrowAgent.Resumed> done = settlement.resume(h -> w == null ? Optional.empty() : w.key(h));
             for (EscrowAgent.Resumed r : done) {
+                // each escrow on its own: one whose release fails (its rail still down) holds up no other
                 if (r.action().equals("decide") && r.error().isEmpty() && w != null) {
-                    w.paid(r.hash());
+                    try {
+                        w.paid(r.hash());
+                    } catch (RuntimeException ex) {
+                        LOG.warnf("escrow %s: its key was not released at resume (%s); tried again every %d s",
+                                r.hash(), ex.toString(), RELEASE_RETRY_SECONDS);
+                    }
                 }
                 r.error().ifPresent(err -> LOG.warnf("escrow %s: resume %s failed: %s", r.hash(), r.action(), err));
             }
@@ -296,13 +317,20 @@ public class MarketRuntime implements Market {
             if (w != null) {
                 w.resume();
             }
+        } catch (RuntimeException ex) {
+            LOG.errorf(ex, "resuming the worker's jobs failed");
+        }
+        try {
             buyer.resume();
         } catch (RuntimeException ex) {
-            LOG.errorf(ex, "resuming compute jobs failed");
+            LOG.errorf(ex, "resuming the bought jobs failed");
         }
         resumed = true;
         LOG.debugf("compute market: escrows and jobs resumed in %d ms", (System.nanoTime() - t0) / 1_000_000);
     }
+
+    /** How often, and after how long, a job left paid (its release refused by the rail) is released again. */
+    static final long RELEASE_RETRY_SECONDS = 30;
 
     /** Set once the escrows and jobs a restart left are taken up. */
     private volatile boolean resumed;

@@ -561,6 +561,67 @@ class MarketFlowTest {
         assertEquals(1, rail.pays(PaymentHash.ofHex(done.paymentHash())), "paid once");
     }
 
+    /**
+     * A restarted worker with two jobs saved paid, whose rail refuses the first release (LND unreachable, a mint
+     * answering 500): the second is released all the same, and the first once the rail answers again (the retry the
+     * node runs every 30 s). Before, resume() threw out of its loop at the first failure, and the second job was never
+     * released (found by an outside audit of the money paths). A payment the rail gave back meanwhile ends the job
+     * expired instead of being retried for ever.
+     */
+    @Test
+    void oneFailingReleaseAtResumeStrandsNoOtherPaidJobAndIsRetried() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, true), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        List<String> ids = new ArrayList<>();
+        for (String in : List.of("first", "second")) {
+            JobSpec spec = spec("upper.wasm", in.getBytes(StandardCharsets.UTF_8), 100_000_000);
+            Request q = new Request(spec, 1_000_000, "ln", in.equals("first") ? "ab".repeat(16) : "cd".repeat(16),
+                    BUYER, Optional.empty());
+            buyer.submit(WORKER, workerKey, q, true);
+            ids.add(q.digest());
+        }
+        for (String id : ids) {
+            for (int i = 0; i < 3000 && !workerBook.find(JobEntry.Role.WORKER, id).map(JobEntry::state).orElse("")
+                    .equals("paid"); i++) {
+                Thread.sleep(10);
+            }
+            assertEquals("paid", workerBook.find(JobEntry.Role.WORKER, id).get().state());
+        }
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Worker restarted = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
+                MarketFlowTest.<Worker.Payee>only("ln", new Worker.Payee() {
+                    @Override
+                    public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
+                            String memo) {
+                        return agent.open(hash, peerDid, amount, memo);
+                    }
+
+                    @Override
+                    public void release(Preimage k) {
+                        if (calls.getAndIncrement() == 0 || down.get()) {
+                            throw new org.fleetmesh.spi.settlement.SettlementException(
+                                    org.fleetmesh.spi.settlement.SettlementException.Reason.RAIL_UNAVAILABLE,
+                                    "LND unreachable during SettleInvoice");
+                        }
+                        agent.release(k, 0);
+                    }
+                })::apply, (peer, type, body) -> true, published::add, (x, p) -> null,
+                new Worker.Settings(4, 4096, false, 0, false), () -> System.currentTimeMillis() / 1000, Math::random);
+        down.set(false); // only the first call fails
+        restarted.resume(); // throws nothing
+        long done = ids.stream().filter(id -> workerBook.find(JobEntry.Role.WORKER, id).get().state().equals("done"))
+                .count();
+        assertEquals(1, done, "the job whose release works is released although the other's failed; calls="
+                + calls.get());
+        assertEquals(0, restarted.retryPaid(3600), "a job paid moments ago is not tried yet");
+        assertEquals(1, restarted.retryPaid(0), "the one left paid is tried");
+        for (String id : ids) {
+            assertEquals("done", workerBook.find(JobEntry.Role.WORKER, id).get().state(), "released by the retry");
+        }
+    }
+
+
     @Test
     void aJobSealedButNotYetInvoicedWhenTheWorkerStoppedEndsFailedAtResumeAndOnTheRepeatedRequest() throws Exception {
         openGate = new java.util.concurrent.CountDownLatch(1); // never opened: the first worker is "killed" there
