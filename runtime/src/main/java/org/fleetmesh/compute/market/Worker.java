@@ -49,6 +49,20 @@ public final class Worker {
         Invoice open(PaymentHash hash, String peerDid, long amountMsat, String memo);
 
         void release(Preimage k);
+
+        /** The step of the amounts the rail carries (1000 msat on a Cashu mint in sat): a price is a whole number of it. */
+        default long amountStepMsat() {
+            return 1;
+        }
+    }
+
+    /** {@code price} rounded up to a whole number of {@code step} msat (at most 2^63 − 1). */
+    static long roundUp(long price, long step) {
+        if (step <= 1 || price % step == 0) {
+            return price;
+        }
+        long up = (price / step + 1) * step;
+        return up < 0 ? Long.MAX_VALUE : up;
     }
 
     /** The escrow of each rail this node has, by rail id; empty for a rail it does not have. */
@@ -437,6 +451,12 @@ public final class Worker {
             cheated.incrementAndGet();
         }
         long price = offer.free() ? 0 : offer.price(result.fuelUsed());
+        if (price > 0) {
+            // a rail that carries whole sat only (a Cashu mint in sat) cannot be asked for 29,008 msat: the price is
+            // rounded up to its step here, before it is signed, not refused by the rail after the job ran
+            long step = payees.of(q.rail()).map(Payee::amountStepMsat).orElse(1L);
+            price = roundUp(price, step);
+        }
         if (price > q.maxPriceMsat()) {
             book.save(e.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError("price: " + price + " msat"));
             peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), ComputeMessages.PRICE,

@@ -189,6 +189,11 @@ public class MarketRuntime implements Market {
                     public void release(Preimage k) {
                         a.release(k, 0);
                     }
+
+                    @Override
+                    public long amountStepMsat() {
+                        return settlement.rail(railId).map(r -> r.amountStepMsat()).orElse(1L);
+                    }
                 });
                 worker = new Worker(offer, nostr, book, blobs(), exec.get(), runner, payees, peers, this::publish,
                         this::tokenProblem, new Worker.Settings(config.queue(), config.chunkBytes(),

@@ -109,6 +109,9 @@ class MarketFlowTest {
         };
     }
 
+    /** The step of the worker's rail's amounts (1000: a Cashu mint in sat). */
+    long stepMsat = 1;
+
     void start(long pricePerKfuel, long minPrice, Worker.Settings ws, Buyer.Settings bs, boolean sampleAll) {
         agent = new EscrowAgent(new EscrowBook(ledger, Clock.systemUTC()), rail, Duration.ofMinutes(10), e -> {
             if (e.state() == EscrowState.PAID) {
@@ -138,6 +141,11 @@ class MarketFlowTest {
             @Override
             public void release(Preimage k) {
                 agent.release(k, 0);
+            }
+
+            @Override
+            public long amountStepMsat() {
+                return stepMsat;
             }
         };
         worker = new Worker(offer, workerSecret, workerBook, workerBlobs, execution(), runner, only("ln", payee)::apply,
@@ -279,6 +287,37 @@ class MarketFlowTest {
             Thread.sleep(10);
         }
         assertFalse(published.isEmpty(), "the final record was published");
+    }
+
+    /**
+     * On a rail that carries whole sat only, the price is rounded up to a whole sat before it is signed and invoiced.
+     * Before, a price such as 29,008 msat was refused by the Cashu rail after the job ran (the job failed, its escrow
+     * was left half open); found by an outside audit of the money paths.
+     */
+    @Test
+    void onARailOfWholeSatThePriceIsRoundedUpToAWholeSat() throws Exception {
+        stepMsat = 1000;
+        start(7, 1000);
+        byte[] input = new byte[10_000];
+        java.util.Arrays.fill(input, (byte) 'b');
+        JobSpec spec = spec("sha256sum.wasm", input, 1_000_000_000);
+        Request q = request(spec, 100_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        long exact = Offer.price(7, 1000, ResultJson.read(done.result()).fuelUsed());
+        assertTrue(exact % 1000 != 0, "this job's exact price is not whole sat: " + exact);
+        assertEquals(Worker.roundUp(exact, 1000), done.priceMsat());
+        assertEquals(0, done.priceMsat() % 1000);
+        assertTrue(done.priceMsat() - exact < 1000);
+    }
+
+    @Test
+    void roundUpToTheRailsStep() {
+        assertEquals(29_000, Worker.roundUp(29_000, 1000));
+        assertEquals(30_000, Worker.roundUp(29_008, 1000));
+        assertEquals(29_008, Worker.roundUp(29_008, 1));
+        assertEquals(Long.MAX_VALUE, Worker.roundUp(Long.MAX_VALUE - 5, 1000));
     }
 
     @Test

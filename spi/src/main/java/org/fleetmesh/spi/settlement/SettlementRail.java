@@ -41,6 +41,15 @@ public interface SettlementRail {
     /** Stable id used in offers and in the ledger's account names, e.g. {@code "ln"} or {@code "cashu:<mint url>"}. */
     String id();
 
+    /**
+     * The step of the amounts this rail carries, in msat: 1 for Lightning, 1000 for a Cashu mint that counts in sat.
+     * An amount that is not a multiple of it is refused ({@code AMOUNT_OUT_OF_RANGE}), never rounded: a payee prices
+     * in whole steps of the rail it asks to be paid on.
+     */
+    default long amountStepMsat() {
+        return 1;
+    }
+
     Set<Capability> capabilities();
 
     /**

@@ -155,6 +155,11 @@ public final class CashuRail implements SettlementRail, AutoCloseable {
     }
 
     @Override
+    public long amountStepMsat() {
+        return units.toMsat(1);
+    }
+
+    @Override
     public Set<Capability> capabilities() {
         return EnumSet.of(Capability.PREIMAGE_INVOICE, Capability.HOLD_INVOICE, Capability.WATCH, Capability.PAY,
                 Capability.DECODE);
