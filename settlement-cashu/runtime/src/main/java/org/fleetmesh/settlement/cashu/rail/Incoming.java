@@ -113,10 +113,15 @@ final class Incoming {
         PaymentHash hash = PaymentHash.ofHex(op.key());
         JsonNode p = CashuRail.parse(op.payload());
         if (!op.state().equals(InvoiceState.OPEN.name())) {
-            // ACCEPTED or SETTLED: a payer repeating its POST (its answer was lost) hears 200 again for the same proofs
+            // ACCEPTED or SETTLED: a payer repeating its POST (its answer was lost) hears 200 again for the very same
+            // proofs (keyset, amount, secret, C, the same set), and anything else that the request is already paid
             Set<String> have = new HashSet<>();
-            store.proofsOfLock(hash.hex()).forEach(sp -> have.add(sp.secret()));
-            boolean same = payload.proofs().stream().allMatch(x -> have.contains(x.secret()));
+            store.proofsOfLock(hash.hex()).forEach(sp -> have.add(sp.keysetId() + "|" + sp.amount() + "|" + sp.secret()
+                    + "|" + sp.c()));
+            Set<String> sent = new HashSet<>();
+            payload.proofs().forEach(x -> sent.add(x.id() + "|" + x.amount() + "|" + x.secret() + "|" + x.c()));
+            boolean same = sent.size() == payload.proofs().size() && sent.equals(have)
+                    && Mints.same(payload.mint(), w.mintUrl());
             return same ? Optional.empty() : Optional.of("request " + payload.id() + " is already paid");
         }
         if (rail.now() >= p.get("expires_at").asLong()) {
@@ -129,7 +134,10 @@ final class Incoming {
         synchronized (this) {
             Op now = store.op(op.id()).orElseThrow();
             if (!now.state().equals(InvoiceState.OPEN.name())) {
-                return Optional.of("request " + payload.id() + " is " + now.state().toLowerCase());
+                boolean paid = now.state().equals(InvoiceState.ACCEPTED.name())
+                        || now.state().equals(InvoiceState.SETTLED.name());
+                return Optional.of("request " + payload.id() + (paid ? " is already paid" : " is "
+                        + now.state().toLowerCase(java.util.Locale.ROOT)));
             }
             List<StoredProof> rows = new ArrayList<>();
             for (Proof x : payload.proofs()) {

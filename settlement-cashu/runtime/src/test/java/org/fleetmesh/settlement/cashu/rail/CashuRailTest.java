@@ -204,8 +204,16 @@ class CashuRailTest {
         PaymentRequestPayload other = new PaymentRequestPayload(sent.id(), null, sent.mint(), sent.unit(),
                 sent.proofs().subList(0, sent.proofs().size() - 1));
         if (!other.proofs().isEmpty()) {
-            assertEquals(Optional.empty(), payee.receive(other), "a subset of what was paid is what was paid");
+            // only the very same proofs hear 200 again: a subset, or the same secrets with another amount or C, is not
+            // what was paid (before, any proofs with known secrets got 200; found by an outside audit)
+            assertEquals(Optional.of("request " + sent.id() + " is already paid"), payee.receive(other),
+                    "a subset of what was paid");
         }
+        Proof first = sent.proofs().get(0);
+        List<Proof> changed = new java.util.ArrayList<>(sent.proofs());
+        changed.set(0, new Proof(first.amount() * 2, first.id(), first.secret(), first.c(), first.dleq(), first.witness()));
+        assertEquals(Optional.of("request " + sent.id() + " is already paid"), payee.receive(new PaymentRequestPayload(
+                sent.id(), null, sent.mint(), sent.unit(), changed)), "the same secrets with another amount");
         DecodedRequest d = payer.decode(inv.paymentRequest());
         List<Proof> fresh = payerWallet.swaps().lock(10, () -> WellKnownSecret.htlc(
                 Hex.encode(Secp256k1.bytes32(Secp256k1.randomScalar())).substring(0, 32), k.hash().hex(),
