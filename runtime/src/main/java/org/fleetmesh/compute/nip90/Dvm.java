@@ -8,6 +8,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
@@ -35,10 +36,19 @@ public final class Dvm {
 
     /** Bills customers: a bolt11 for {@code msat} and whether it was paid. */
     public interface Payments {
-        Bill bill(long msat, String memo) throws DvmException;
+        /** A bill of {@code msat}, payable for {@code expiry}. */
+        Bill bill(long msat, String memo, Duration expiry) throws DvmException;
 
         boolean paid(String paymentHash);
+
+        /** When the worker's invoice {@code invoice} on {@code rail} expires (epoch ms), if it can be read here. */
+        default OptionalLong expiresAtMillis(String rail, String invoice) {
+            return OptionalLong.empty();
+        }
     }
+
+    /** The least time a bill is left to be paid, and what the worker's invoice must outlast the bill by. */
+    static final Duration BILL_MARGIN = Duration.ofSeconds(30);
 
     public record Bill(String bolt11, String paymentHash) {
     }
@@ -319,7 +329,14 @@ public final class Dvm {
                 if (!p.local && state.equals("sealed")) {
                     long price = number(v.get().get("price_msat"));
                     if (price > 0) {
-                        bill(p, price, now);
+                        // the customer's bill expires before the worker's invoice does, with a margin to pay it: a
+                        // bill paid after the worker's invoice expired would take the customer's money for nothing
+                        Object rail = v.get().get("rail");
+                        Object invoice = v.get().get("invoice");
+                        OptionalLong workerEnds = rail == null || invoice == null ? OptionalLong.empty()
+                                : payments == null ? OptionalLong.empty()
+                                        : payments.expiresAtMillis(String.valueOf(rail), String.valueOf(invoice));
+                        bill(p, price, now, workerEnds);
                     }
                     return false;
                 }
@@ -335,7 +352,7 @@ public final class Dvm {
                                     + " fuel) is over the bid of " + bid + " msat");
                         }
                         p.held = res;
-                        bill(p, amount, now);
+                        bill(p, amount, now, OptionalLong.empty());
                         return false;
                     }
                     publishResult(p, res);
@@ -382,13 +399,22 @@ public final class Dvm {
         }
     }
 
-    private void bill(Pending p, long amount, long now) throws DvmException {
+    private void bill(Pending p, long amount, long now, OptionalLong workerEnds) throws DvmException {
         if (payments == null) {
             throw new DvmException("the job costs " + amount + " msat and this node takes no payments");
         }
-        p.bill = payments.bill(amount, "fleetmesh NIP-90 job " + p.request.event().id().hex().substring(0, 16));
+        long expiry = config.billExpiry().toMillis();
+        if (workerEnds.isPresent()) {
+            expiry = Math.min(expiry, workerEnds.getAsLong() - now - BILL_MARGIN.toMillis());
+            if (expiry < BILL_MARGIN.toMillis()) {
+                throw new DvmException("the worker's invoice expires too soon to bill it (in "
+                        + Math.max(0, (workerEnds.getAsLong() - now) / 1000) + " s)");
+            }
+        }
+        p.bill = payments.bill(amount, "fleetmesh NIP-90 job " + p.request.event().id().hex().substring(0, 16),
+                Duration.ofMillis(expiry));
         p.amount = amount;
-        p.billDeadline = now + config.billExpiry().toMillis();
+        p.billDeadline = now + expiry;
         p.step = Step.BILLED;
         publish(DvmRequest.FEEDBACK_KIND, DvmEvents.feedback(p.request, DvmEvents.PAYMENT_REQUIRED, null, amount,
                 p.bill.bolt11()), "");

@@ -193,9 +193,9 @@ public class DvmBridge {
     private Dvm.Payments payments(SettlementRail rail) {
         return new Dvm.Payments() {
             @Override
-            public Dvm.Bill bill(long msat, String memo) throws DvmException {
+            public Dvm.Bill bill(long msat, String memo, java.time.Duration expiry) throws DvmException {
                 try {
-                    Invoice inv = rail.invoice(Preimage.random(), msat, memo, config.billExpiry());
+                    Invoice inv = rail.invoice(Preimage.random(), msat, memo, expiry);
                     String hash = inv.paymentHash().hex();
                     rail.watch(inv.paymentHash(), state -> {
                         if (state == InvoiceState.SETTLED) {
@@ -206,6 +206,16 @@ public class DvmBridge {
                 } catch (RuntimeException e) {
                     LOG.errorf(e, "NIP-90 bill of %d msat failed on rail %s", msat, rail.id());
                     throw new DvmException("this node cannot bill now: " + e.getMessage());
+                }
+            }
+
+            @Override
+            public java.util.OptionalLong expiresAtMillis(String railId, String invoice) {
+                try {
+                    return settlement.rail(railId).map(r -> java.util.OptionalLong.of(r.decode(invoice).expiresAt()
+                            .toEpochMilli())).orElse(java.util.OptionalLong.empty());
+                } catch (RuntimeException e) {
+                    return java.util.OptionalLong.empty();
                 }
             }
 

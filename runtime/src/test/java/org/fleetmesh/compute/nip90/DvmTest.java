@@ -55,9 +55,16 @@ class DvmTest {
     Dvm dvm(String worker, long pricePerKfuel, int maxPending) {
         Dvm.Payments payments = new Dvm.Payments() {
             @Override
-            public Dvm.Bill bill(long msat, String memo) {
+            public Dvm.Bill bill(long msat, String memo, Duration expiry) {
                 bills.add(msat);
+                billExpiries.add(expiry);
                 return new Dvm.Bill("lnbcrt" + msat + "n1bill" + bills.size(), "hash" + bills.size());
+            }
+
+            @Override
+            public java.util.OptionalLong expiresAtMillis(String rail, String invoice) {
+                Long at = workerInvoiceEnds.get(rail + " " + invoice);
+                return at == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(at);
             }
 
             @Override
@@ -230,6 +237,43 @@ class DvmTest {
         d.tick();
         assertEquals(List.of("processing", "payment-required", "result:6600", "success"), statuses());
         assertEquals(List.of(id), market.paid, "paid once");
+    }
+
+    final List<Duration> billExpiries = new ArrayList<>();
+    final java.util.Map<String, Long> workerInvoiceEnds = new java.util.HashMap<>();
+
+    /**
+     * The customer's bill expires before the worker's invoice does, with 30 s to spare: a bill paid after the worker's
+     * invoice expired took the customer's money and could not pay the worker (found by an outside audit of the money
+     * paths); a worker's invoice about to expire is not billed at all.
+     */
+    @Test
+    void theBillExpiresBeforeTheWorkersInvoice() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("any", 0, 4);
+        d.request(request(List.of()));
+        String id = market.views.keySet().iterator().next();
+        market.seal(id, 7000, "lnbcrt70n1worker");
+        market.views.get(id).put("rail", "ln");
+        workerInvoiceEnds.put("ln lnbcrt70n1worker", now + 90_000);
+        d.tick();
+        assertEquals(List.of("processing", "payment-required"), statuses());
+        assertEquals(List.of(Duration.ofSeconds(60)), billExpiries, "90 s left on the worker's invoice, less 30");
+        now += 61_000;
+        d.tick();
+        assertEquals(List.of("processing", "payment-required", "error"), statuses(), "expired with the bill");
+        assertTrue(market.paid.isEmpty());
+
+        d.request(request(List.of()));
+        String second = market.views.keySet().stream().filter(k -> !k.equals(id)).findFirst().orElseThrow();
+        market.seal(second, 7000, "lnbcrt70n1soon");
+        market.views.get(second).put("rail", "ln");
+        workerInvoiceEnds.put("ln lnbcrt70n1soon", now + 40_000);
+        d.tick();
+        Event err = published.get(published.size() - 1);
+        assertEquals("error", err.firstTagValue("status"));
+        assertTrue(tag(err, "status", 2).contains("expires too soon"), err.tags().toString());
+        assertEquals(1, billExpiries.size(), "not billed");
     }
 
     @Test
