@@ -195,6 +195,59 @@ class Nip90BridgeIT {
         }
     }
 
+    /**
+     * A bill the customer pays after the node restarted (and so forgot the request) is not taken: the bill is a hold
+     * invoice, which only the bridge holding the request settles; the customer's payment stays held and returns when
+     * its HTLC times out. Before, a plain invoice took the money and nothing was ever published (outside audit F3).
+     */
+    @Test
+    void aBillPaidAfterTheNodeForgotTheRequestIsNotTaken() throws Exception {
+        try (ComputeNodes net = new ComputeNodes("nip90-forgot")) {
+            MeshnodeProcess dvm = net.node("nip90-forgot", "FLEETMESH_COMPUTE_NIP90_ENABLED", "true",
+                    "FLEETMESH_COMPUTE_NIP90_PRICE_PER_KFUEL", "10", "FLEETMESH_COMPUTE_NIP90_FUEL", "10000000");
+            net.putBlob(dvm, upper);
+            HttpResponse<String> nip11 = HttpClient.newHttpClient().send(HttpRequest.newBuilder(dvm.httpUri())
+                    .header("Accept", "application/nostr+json").GET().build(), HttpResponse.BodyHandlers.ofString());
+            String dvmSelf = NostrClient.tree(nip11.body()).path("self").asText();
+            SimulatedLnd wallet = net.net.startNode("customer");
+            SimulatedLnd dvmLnd = net.net.node("nip90-forgot").orElseThrow();
+            LndRail.Options opts = new LndRail.Options(Duration.ofSeconds(30), Duration.ofSeconds(120), 80,
+                    Optional.empty(), Duration.ofMillis(200));
+            String bolt11;
+            try (NostrClient watch = NostrClient.connect(dvm)) {
+                watch.req("bills", FilterSpec.of().kinds(7000).authors(dvmSelf).since(Keys.now() - 5));
+                String i = iJson("", "_start", "forgotten", AgentApiIT.sha256(upper));
+                CompletableFuture.runAsync(() -> {
+                    try {
+                        customer(dvm, i, null, null);
+                    } catch (Exception | AssertionError e) {
+                        // the customer's client loses its connection at the restart: what it saw is not the point
+                    }
+                });
+                JsonNode feedback = watch.take(m -> m.path(0).asText().equals("EVENT")
+                        && List.of("payment-required", "error").contains(tag(m.path(2), "status", 1)),
+                        Duration.ofSeconds(90), "payment-required feedback").path(2);
+                assertEquals("payment-required", tag(feedback, "status", 1), feedback.toString());
+                bolt11 = tag(feedback, "amount", 2);
+            }
+            dvm.stop();
+            dvm.startAgain();
+            long before = net.net.channelBalanceMsat(wallet, dvmLnd);
+            try (LndRail customerRail = new LndRail(LndConnection.open(wallet.host(), wallet.port(),
+                    wallet.tlsCertPath(), wallet.adminMacaroonPath(), Duration.ZERO), opts, Clock.systemUTC())) {
+                CompletableFuture<PaymentResult> pay = CompletableFuture.supplyAsync(() -> customerRail.pay(bolt11, 1000));
+                Thread.sleep(5000);
+                assertTrue(!pay.isDone() || pay.get().status() != PaymentResult.Status.SUCCEEDED,
+                        "the restarted node took the payment of a bill it forgot: " + (pay.isDone() ? pay.get() : ""));
+                // the held HTLC's lifetime runs out: the payment fails back to the customer
+                net.net.clock().advance(Duration.ofDays(2));
+                PaymentResult r = pay.get(120, TimeUnit.SECONDS);
+                assertTrue(r.status() != PaymentResult.Status.SUCCEEDED, r.toString());
+            }
+            assertEquals(before, net.net.channelBalanceMsat(wallet, dvmLnd), "the customer kept its money");
+        }
+    }
+
     @Test
     void remoteWorkerIsPaidByTheBridgeAfterTheCustomerPaidIt() throws Exception {
         try (ComputeNodes net = new ComputeNodes("nip90-remote")) {

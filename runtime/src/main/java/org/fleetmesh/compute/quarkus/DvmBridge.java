@@ -85,6 +85,8 @@ public class DvmBridge {
     static final int MAX_OVERFLOW_ANSWERS = 64;
     private final java.util.concurrent.atomic.AtomicInteger overflowing = new java.util.concurrent.atomic.AtomicInteger();
     private final Set<String> settled = ConcurrentHashMap.newKeySet();
+    /** The preimages of the bills issued as hold invoices and not yet settled, by payment hash (hex). */
+    private final java.util.Map<String, Preimage> held = new ConcurrentHashMap<>();
     private HttpClient http;
 
     void onStart(@Observes StartupEvent e) {
@@ -195,11 +197,23 @@ public class DvmBridge {
             @Override
             public Dvm.Bill bill(long msat, String memo, java.time.Duration expiry) throws DvmException {
                 try {
-                    Invoice inv = rail.invoice(Preimage.random(), msat, memo, expiry);
+                    Preimage k = Preimage.random();
+                    Invoice inv;
+                    if (rail.capabilities().contains(org.fleetmesh.spi.settlement.Capability.HOLD_INVOICE)) {
+                        // a hold invoice: the customer's payment is only taken (settled) by this bridge, while it holds
+                        // the request; one paid after a restart forgot it is never settled and returns to the customer
+                        // when its HTLC times out (before, a plain invoice took the money with nobody to serve it)
+                        inv = rail.holdInvoice(k.hash(), msat, memo, expiry);
+                        held.put(k.hash().hex(), k);
+                    } else {
+                        inv = rail.invoice(k, msat, memo, expiry);
+                    }
                     String hash = inv.paymentHash().hex();
                     rail.watch(inv.paymentHash(), state -> {
-                        if (state == InvoiceState.SETTLED) {
+                        if (state == InvoiceState.SETTLED || state == InvoiceState.ACCEPTED) {
                             settled.add(hash);
+                        } else if (state == InvoiceState.CANCELED || state == InvoiceState.EXPIRED) {
+                            held.remove(hash);
                         }
                     });
                     return new Dvm.Bill(inv.paymentRequest(), hash);
@@ -222,7 +236,28 @@ public class DvmBridge {
             @Override
             public boolean paid(String paymentHash) {
                 // a bill is asked about until it is paid or expires; then it is forgotten
-                return settled.remove(paymentHash);
+                if (!settled.contains(paymentHash)) {
+                    return false;
+                }
+                Preimage k = held.get(paymentHash);
+                if (k != null) {
+                    try {
+                        rail.settle(k); // the customer's payment is taken now, by the bridge that will serve it
+                    } catch (org.fleetmesh.spi.settlement.SettlementException e) {
+                        if (e.reason() != org.fleetmesh.spi.settlement.SettlementException.Reason.ALREADY_SETTLED) {
+                            LOG.warnf("NIP-90 bill %s is paid but could not be settled (%s); tried again", paymentHash,
+                                    e.getMessage());
+                            return false; // asked again at the next tick, until the bill's deadline
+                        }
+                    } catch (RuntimeException e) {
+                        LOG.warnf("NIP-90 bill %s is paid but could not be settled (%s); tried again", paymentHash,
+                                e.toString());
+                        return false;
+                    }
+                    held.remove(paymentHash);
+                }
+                settled.remove(paymentHash);
+                return true;
             }
         };
     }
