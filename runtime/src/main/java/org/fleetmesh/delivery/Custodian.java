@@ -150,7 +150,9 @@ final class Custodian {
                                     return;
                                 }
                             }
-                            load();
+                            if (node.current(Custodian.this)) { // not one released, nor a closed delivery's
+                                load();
+                            }
                         });
             }
         });

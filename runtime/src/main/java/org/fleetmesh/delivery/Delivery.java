@@ -95,6 +95,20 @@ public final class Delivery implements Carrier.Carriers {
     private final Map<String, Custodian> custodians = new HashMap<>();
     private final Map<String, Link> open = new ConcurrentHashMap<>();
     private final Map<String, List<Filter>> wanted = new ConcurrentHashMap<>();
+    /** Per peer: the ledger failures of its forwarding in a row, and when the last one was (ms). */
+    private final Map<String, long[]> ledgerFailures = new ConcurrentHashMap<>();
+    /** Failures further apart than this start the count over. */
+    static final long LEDGER_FAILURES_FORGOTTEN_MS = 120_000;
+
+    /** The wait before a forwarder that met a ledger failure links again: doubled per failure in a row, to {@code max}. */
+    long ledgerFailureBackoff(String peer, long first, long max) {
+        long now = System.currentTimeMillis();
+        long[] f = ledgerFailures.compute(peer, (k, v) -> {
+            long n = v == null || now - v[1] > LEDGER_FAILURES_FORGOTTEN_MS ? 1 : v[0] + 1;
+            return new long[] { n, now };
+        });
+        return Math.min(max, first << Math.min(16, f[0] - 1));
+    }
     private final FilterJson.Limits filterLimits = FilterJson.Limits.DEFAULT;
     private volatile boolean closed;
 
@@ -449,6 +463,16 @@ public final class Delivery implements Carrier.Carriers {
             links.addEvidence(e);
         } catch (RuntimeException ex) {
             LOG.errorf("the evidence of a custody breach by %s was not stored: %s", e.peer(), ex.toString());
+        }
+    }
+
+    /** Whether {@code c} is still this node's custodian of its peer, and the delivery open (its retries stop else). */
+    boolean current(Custodian c) {
+        if (closed) {
+            return false;
+        }
+        synchronized (custodians) {
+            return custodians.get(c.peer()) == c;
         }
     }
 

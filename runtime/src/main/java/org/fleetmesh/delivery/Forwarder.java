@@ -106,6 +106,8 @@ final class Forwarder {
     private static final int VERIFIED = 512;
     private boolean wakePending;
     private long epoch;
+    /** The outbound state was read from the ledger: only then is it written back. */
+    private boolean loaded;
     // the outbound state (persisted)
     private long ackedSeq;
     private long nextSeq = 1;
@@ -166,6 +168,7 @@ final class Forwarder {
                     }
                     scanPos = ackedSeq;
                     phase = Phase.EXCHANGE;
+                    loaded = true;
                     custody = custodyMessage();
                 }
                 wire.send(custody);
@@ -198,15 +201,14 @@ final class Forwarder {
     static final long RETRY_FIRST_MS = 1_000;
     static final long RETRY_MAX_MS = 60_000;
 
-    /** Ledger failures in a row (each retried later); back to 0 once a receipt step commits. */
-    private int failuresInARow;
-
     /**
-     * A failure of this node's own ledger (its database gone for a moment, a statement cancelled), not anything the
-     * peer did: forwarding stops, and after a wait (1 s, doubled each time up to 60 s) starts again from what the
-     * ledger holds, as on a new link: the outbound state and the mirror are read again, and a custody exchange
-     * settles with the peer what it holds. What was in flight is sent again from the cursor. Before, such a failure
-     * halted forwarding to the peer until its link was made again or an operator resumed it, with the link up.
+     * A failure of this node's own ledger (its database gone for a moment, a statement cancelled): forwarding stops,
+     * and after a wait (1 s, doubled for each failure of this peer's forwarding in a row, up to 60 s; the count starts
+     * over after two quiet minutes) this node ends the link, so that it is made again and its new forwarder starts
+     * from what the ledger holds, with a custody exchange: the path of every relink. Before, such a failure halted
+     * forwarding to the peer for as long as the link stayed up. (Starting again on the same link was tried and given
+     * up: receipts of the frames in flight, arriving after the new exchange, were checked against the old mirror and
+     * taken for a breach by an honest peer.)
      */
     private void errorThenRetry(String what) {
         long wait;
@@ -216,30 +218,22 @@ final class Forwarder {
             if (phase != Phase.HALTED) {
                 return; // stopped: the link is gone, a new one starts afresh
             }
-            failuresInARow++;
-            wait = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS << Math.min(16, failuresInARow - 1));
+            wait = node.ledgerFailureBackoff(peer, RETRY_FIRST_MS, RETRY_MAX_MS);
             at = epoch;
         }
-        LOG.infof("forwarding to %s starts again in %d ms (ledger failure %d in a row)", peer, wait, failuresInARow);
-        CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS).execute(() -> retryAfterError(at));
+        LOG.infof("forwarding to %s: the link is made again in %d ms", peer, wait);
+        CompletableFuture.delayedExecutor(wait, TimeUnit.MILLISECONDS).execute(() -> relinkAfterError(at));
     }
 
-    /** Starts forwarding again from the ledger, unless something else happened since the failure of {@code at}. */
-    private void retryAfterError(long at) {
+    /** Ends the link for a new one, unless something else happened since the failure of {@code at}. */
+    private void relinkAfterError(long at) {
         synchronized (this) {
             if (phase != Phase.HALTED || epoch != at || lastError == null || !halted.isEmpty()) {
                 return; // stopped, resumed, or halted for a reason of the peer's since
             }
-            lastError = null;
-            phase = Phase.LOADING;
-            epoch++;
-            ready.clear();
-            dropPushed();
-            inFlight.clear();
-            inbox.clear();
-            queued = false;
         }
-        start();
+        wire.end(org.fleetmesh.peering.Refusal.of(org.fleetmesh.peering.Refusal.Kind.ERROR,
+                "this node's custody ledger failed; link again"));
     }
 
     private synchronized void error(String what) {
@@ -771,8 +765,10 @@ final class Forwarder {
                 CustodyLedger.Outbound o;
                 synchronized (Forwarder.this) {
                     saveQueued = false;
-                    if (phase == Phase.LOADING || phase == Phase.STOPPED) {
-                        return; // a stopped forwarder's state is the next link's to write
+                    if (phase == Phase.LOADING || phase == Phase.STOPPED || !loaded) {
+                        // a stopped forwarder's state is the next link's to write; one whose load failed holds only
+                        // its initial values, which would overwrite the cursor and a halt the ledger keeps
+                        return;
                     }
                     o = outbound(ackedSeq);
                 }
@@ -1014,7 +1010,6 @@ final class Forwarder {
             boolean again;
             synchronized (Forwarder.this) {
                 queued = !inbox.isEmpty();
-                failuresInARow = 0;
                 for (EventId id : verifiedNow) {
                     verified.add(id);
                     if (verified.size() > VERIFIED) {

@@ -561,6 +561,10 @@ public final class Worker {
                 } else {
                     LOG.warnf("job %s: its key is not released yet (%s); tried again later", e.id(), ex.getMessage());
                 }
+            } catch (org.fleetmesh.spi.settlement.LedgerException ex) {
+                // the escrow ended meanwhile (expired, refunded) and its report did not reach the job: end it too
+                LOG.warnf("job %s: its escrow cannot be released (%s); the job ends expired", e.id(), ex.getMessage());
+                book.save(e.moved(JobState.EXPIRED.word(), now).withError("expired: " + ex.getMessage()));
             } catch (RuntimeException ex) {
                 LOG.warnf("job %s: its key is not released yet (%s); tried again later", e.id(), ex.toString());
             }

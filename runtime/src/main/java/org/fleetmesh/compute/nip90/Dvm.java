@@ -45,10 +45,19 @@ public final class Dvm {
         default OptionalLong expiresAtMillis(String rail, String invoice) {
             return OptionalLong.empty();
         }
+
+        /** The request of the bill ended without it: a payment held on it (a hold invoice) is given back. */
+        default void forget(String paymentHash) {
+        }
     }
 
-    /** The least time a bill is left to be paid, and what the worker's invoice must outlast the bill by. */
-    static final Duration BILL_MARGIN = Duration.ofSeconds(30);
+    /**
+     * What the worker's invoice must outlast the customer's bill by: the node pays the worker only once the bill is
+     * paid, and that payment may take up to the rail's payment timeout (60 s by default).
+     */
+    static final Duration BILL_MARGIN = Duration.ofSeconds(120);
+    /** The least time a bill is left to be paid; a worker's invoice that leaves less is not billed. */
+    static final Duration MIN_BILL = Duration.ofSeconds(30);
 
     public record Bill(String bolt11, String paymentHash) {
     }
@@ -293,9 +302,11 @@ public final class Dvm {
             } catch (DvmException ex) {
                 refuse(p.request, ex.getMessage());
                 finished = true;
+                forgetBill(p);
             } catch (RuntimeException ex) {
                 refuse(p.request, "internal error: " + ex.getMessage());
                 finished = true;
+                forgetBill(p);
             }
             if (finished) {
                 synchronized (pending) {
@@ -399,6 +410,17 @@ public final class Dvm {
         }
     }
 
+    /** A request that ended with an error while billed: its bill, if a payment is held on it, is given back. */
+    private void forgetBill(Pending p) {
+        if (p.bill != null && p.step == Step.BILLED && payments != null) {
+            try {
+                payments.forget(p.bill.paymentHash());
+            } catch (RuntimeException ex) {
+                // the held payment returns when its HTLC times out
+            }
+        }
+    }
+
     private void bill(Pending p, long amount, long now, OptionalLong workerEnds) throws DvmException {
         if (payments == null) {
             throw new DvmException("the job costs " + amount + " msat and this node takes no payments");
@@ -406,7 +428,7 @@ public final class Dvm {
         long expiry = config.billExpiry().toMillis();
         if (workerEnds.isPresent()) {
             expiry = Math.min(expiry, workerEnds.getAsLong() - now - BILL_MARGIN.toMillis());
-            if (expiry < BILL_MARGIN.toMillis()) {
+            if (expiry < MIN_BILL.toMillis()) {
                 throw new DvmException("the worker's invoice expires too soon to bill it (in "
                         + Math.max(0, (workerEnds.getAsLong() - now) / 1000) + " s)");
             }

@@ -87,6 +87,8 @@ public class DvmBridge {
     private final Set<String> settled = ConcurrentHashMap.newKeySet();
     /** The preimages of the bills issued as hold invoices and not yet settled, by payment hash (hex). */
     private final java.util.Map<String, Preimage> held = new ConcurrentHashMap<>();
+    /** The payment hashes (hex) of bills issued as hold invoices, until they are paid or forgotten. */
+    private final Set<String> hold = ConcurrentHashMap.newKeySet();
     private HttpClient http;
 
     void onStart(@Observes StartupEvent e) {
@@ -205,6 +207,7 @@ public class DvmBridge {
                         // when its HTLC times out (before, a plain invoice took the money with nobody to serve it)
                         inv = rail.holdInvoice(k.hash(), msat, memo, expiry);
                         held.put(k.hash().hex(), k);
+                        hold.add(k.hash().hex());
                     } else {
                         inv = rail.invoice(k, msat, memo, expiry);
                     }
@@ -213,6 +216,7 @@ public class DvmBridge {
                         if (state == InvoiceState.SETTLED || state == InvoiceState.ACCEPTED) {
                             settled.add(hash);
                         } else if (state == InvoiceState.CANCELED || state == InvoiceState.EXPIRED) {
+                            settled.remove(hash); // first: a canceled hold invoice is never taken for paid
                             held.remove(hash);
                         }
                     });
@@ -240,6 +244,10 @@ public class DvmBridge {
                     return false;
                 }
                 Preimage k = held.get(paymentHash);
+                if (k == null && hold.contains(paymentHash)) {
+                    settled.remove(paymentHash); // a hold invoice canceled or given up meanwhile: not paid
+                    return false;
+                }
                 if (k != null) {
                     try {
                         rail.settle(k); // the customer's payment is taken now, by the bridge that will serve it
@@ -257,7 +265,22 @@ public class DvmBridge {
                     held.remove(paymentHash);
                 }
                 settled.remove(paymentHash);
+                hold.remove(paymentHash);
                 return true;
+            }
+
+            @Override
+            public void forget(String paymentHash) {
+                settled.remove(paymentHash);
+                if (held.remove(paymentHash) != null) {
+                    try {
+                        rail.cancel(org.fleetmesh.spi.settlement.PaymentHash.ofHex(paymentHash)); // a held payment returns now
+                    } catch (RuntimeException e) {
+                        LOG.debugf("NIP-90 bill %s not canceled (%s): a held payment returns when its HTLC times out",
+                                paymentHash, e.toString());
+                    }
+                }
+                hold.remove(paymentHash);
             }
         };
     }

@@ -284,8 +284,19 @@ public class MarketRuntime implements Market {
         // node runs, not only at its next start: the payer's HTLC does not wait for ever
         sweeper.scheduleWithFixedDelay(Repeating.surviving("the release retry", () -> {
             Worker w = worker;
-            if (resumed && w != null) {
-                submitAsync(() -> w.retryPaid(RELEASE_RETRY_SECONDS));
+            // one run at a time: a rail that hangs (30 s a call) must not pile runs up on the payments threads
+            if (resumed && w != null && retrying.compareAndSet(false, true)) {
+                try {
+                    payments.execute(() -> {
+                        try {
+                            w.retryPaid(RELEASE_RETRY_SECONDS);
+                        } finally {
+                            retrying.set(false);
+                        }
+                    });
+                } catch (RejectedExecutionException ex) {
+                    retrying.set(false);
+                }
             }
         }), RELEASE_RETRY_SECONDS, RELEASE_RETRY_SECONDS, TimeUnit.SECONDS);
         for (String on : testSwitchesOn(config)) {
@@ -333,6 +344,9 @@ public class MarketRuntime implements Market {
         resumed = true;
         LOG.debugf("compute market: escrows and jobs resumed in %d ms", (System.nanoTime() - t0) / 1_000_000);
     }
+
+    /** A release retry is running. */
+    private final java.util.concurrent.atomic.AtomicBoolean retrying = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** How often, and after how long, a job left paid (its release refused by the rail) is released again. */
     static final long RELEASE_RETRY_SECONDS = 30;

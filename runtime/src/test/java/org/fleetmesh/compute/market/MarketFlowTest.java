@@ -604,8 +604,7 @@ class MarketFlowTest {
      * A restarted worker with two jobs saved paid, whose rail refuses the first release (LND unreachable, a mint
      * answering 500): the second is released all the same, and the first once the rail answers again (the retry the
      * node runs every 30 s). Before, resume() threw out of its loop at the first failure, and the second job was never
-     * released (found by an outside audit of the money paths). A payment the rail gave back meanwhile ends the job
-     * expired instead of being retried for ever.
+     * released (found by an outside audit of the money paths).
      */
     @Test
     void oneFailingReleaseAtResumeStrandsNoOtherPaidJobAndIsRetried() throws Exception {
@@ -660,6 +659,43 @@ class MarketFlowTest {
         }
     }
 
+
+    /** A job left paid whose payment the rail has given back (the HTLC timed out) ends expired, not retried for ever. */
+    @Test
+    void aPaidJobWhosePaymentTheRailGaveBackEndsExpired() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, true), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        JobSpec spec = spec("upper.wasm", "gone".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = new Request(spec, 1_000_000, "ln", "ef".repeat(16), BUYER, Optional.empty());
+        buyer.submit(WORKER, workerKey, q, true);
+        for (int i = 0; i < 3000 && !workerBook.find(JobEntry.Role.WORKER, q.digest()).map(JobEntry::state).orElse("")
+                .equals("paid"); i++) {
+            Thread.sleep(10);
+        }
+        Worker restarted = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
+                MarketFlowTest.<Worker.Payee>only("ln", new Worker.Payee() {
+                    @Override
+                    public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
+                            String memo) {
+                        return agent.open(hash, peerDid, amount, memo);
+                    }
+
+                    @Override
+                    public void release(Preimage k) {
+                        throw new org.fleetmesh.spi.settlement.SettlementException(
+                                org.fleetmesh.spi.settlement.SettlementException.Reason.ALREADY_CANCELED,
+                                "the HTLC timed out");
+                    }
+                })::apply, (peer, type, body) -> true, published::add, (x, p) -> null,
+                new Worker.Settings(4, 4096, false, 0, false), () -> System.currentTimeMillis() / 1000, Math::random);
+        restarted.resume();
+        assertEquals("paid", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state(), "resume leaves it");
+        assertEquals(1, restarted.retryPaid(0));
+        JobEntry e = workerBook.find(JobEntry.Role.WORKER, q.digest()).get();
+        assertEquals("expired", e.state());
+        assertTrue(e.error().contains("returned before the key could be released"), e.error());
+        assertEquals(0, restarted.retryPaid(0), "not tried again");
+    }
 
     @Test
     void aJobSealedButNotYetInvoicedWhenTheWorkerStoppedEndsFailedAtResumeAndOnTheRepeatedRequest() throws Exception {

@@ -62,6 +62,11 @@ class DvmTest {
             }
 
             @Override
+            public void forget(String paymentHash) {
+                forgotten.add(paymentHash);
+            }
+
+            @Override
             public java.util.OptionalLong expiresAtMillis(String rail, String invoice) {
                 Long at = workerInvoiceEnds.get(rail + " " + invoice);
                 return at == null ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(at);
@@ -240,12 +245,15 @@ class DvmTest {
     }
 
     final List<Duration> billExpiries = new ArrayList<>();
+    final List<String> forgotten = new ArrayList<>();
     final java.util.Map<String, Long> workerInvoiceEnds = new java.util.HashMap<>();
 
     /**
-     * The customer's bill expires before the worker's invoice does, with 30 s to spare: a bill paid after the worker's
-     * invoice expired took the customer's money and could not pay the worker (found by an outside audit of the money
-     * paths); a worker's invoice about to expire is not billed at all.
+     * The customer's bill expires two minutes before the worker's invoice does (the node pays the worker only after
+     * the bill is paid, and that payment may take the rail's payment timeout): a bill paid after the worker's invoice
+     * expired took the customer's money and could not pay the worker (found by an outside audit of the money paths);
+     * a worker's invoice that leaves less than 30 s to pay a bill is not billed at all. An unpaid bill that ends is
+     * given back (a hold invoice: canceled).
      */
     @Test
     void theBillExpiresBeforeTheWorkersInvoice() throws Exception {
@@ -255,20 +263,21 @@ class DvmTest {
         String id = market.views.keySet().iterator().next();
         market.seal(id, 7000, "lnbcrt70n1worker");
         market.views.get(id).put("rail", "ln");
-        workerInvoiceEnds.put("ln lnbcrt70n1worker", now + 90_000);
+        workerInvoiceEnds.put("ln lnbcrt70n1worker", now + 200_000);
         d.tick();
         assertEquals(List.of("processing", "payment-required"), statuses());
-        assertEquals(List.of(Duration.ofSeconds(60)), billExpiries, "90 s left on the worker's invoice, less 30");
-        now += 61_000;
+        assertEquals(List.of(Duration.ofSeconds(80)), billExpiries, "200 s left on the worker's invoice, less 120");
+        now += 81_000;
         d.tick();
         assertEquals(List.of("processing", "payment-required", "error"), statuses(), "expired with the bill");
         assertTrue(market.paid.isEmpty());
+        assertEquals(List.of("hash1"), forgotten, "the unpaid bill is given back");
 
         d.request(request(List.of()));
         String second = market.views.keySet().stream().filter(k -> !k.equals(id)).findFirst().orElseThrow();
         market.seal(second, 7000, "lnbcrt70n1soon");
         market.views.get(second).put("rail", "ln");
-        workerInvoiceEnds.put("ln lnbcrt70n1soon", now + 40_000);
+        workerInvoiceEnds.put("ln lnbcrt70n1soon", now + 140_000);
         d.tick();
         Event err = published.get(published.size() - 1);
         assertEquals("error", err.firstTagValue("status"));
