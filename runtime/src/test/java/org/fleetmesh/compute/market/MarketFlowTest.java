@@ -627,25 +627,14 @@ class MarketFlowTest {
         }
         java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean(true);
-        Worker restarted = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
-                MarketFlowTest.<Worker.Payee>only("ln", new Worker.Payee() {
-                    @Override
-                    public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
-                            String memo) {
-                        return agent.open(hash, peerDid, amount, memo);
-                    }
-
-                    @Override
-                    public void release(Preimage k) {
-                        if (calls.getAndIncrement() == 0 || down.get()) {
-                            throw new org.fleetmesh.spi.settlement.SettlementException(
-                                    org.fleetmesh.spi.settlement.SettlementException.Reason.RAIL_UNAVAILABLE,
-                                    "LND unreachable during SettleInvoice");
-                        }
-                        agent.release(k, 0);
-                    }
-                })::apply, (peer, type, body) -> true, published::add, (x, p) -> null,
-                new Worker.Settings(4, 4096, false, 0, false), () -> System.currentTimeMillis() / 1000, Math::random);
+        Worker restarted = restartedWorker((peer, type, body) -> true, k -> {
+            if (calls.getAndIncrement() == 0 || down.get()) {
+                throw new org.fleetmesh.spi.settlement.SettlementException(
+                        org.fleetmesh.spi.settlement.SettlementException.Reason.RAIL_UNAVAILABLE,
+                        "LND unreachable during SettleInvoice");
+            }
+            agent.release(k, 0);
+        });
         down.set(false); // only the first call fails
         restarted.resume(); // throws nothing
         long done = ids.stream().filter(id -> workerBook.find(JobEntry.Role.WORKER, id).get().state().equals("done"))
@@ -672,22 +661,11 @@ class MarketFlowTest {
                 .equals("paid"); i++) {
             Thread.sleep(10);
         }
-        Worker restarted = new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
-                MarketFlowTest.<Worker.Payee>only("ln", new Worker.Payee() {
-                    @Override
-                    public org.fleetmesh.spi.settlement.Invoice open(PaymentHash hash, String peerDid, long amount,
-                            String memo) {
-                        return agent.open(hash, peerDid, amount, memo);
-                    }
-
-                    @Override
-                    public void release(Preimage k) {
-                        throw new org.fleetmesh.spi.settlement.SettlementException(
-                                org.fleetmesh.spi.settlement.SettlementException.Reason.ALREADY_CANCELED,
-                                "the HTLC timed out");
-                    }
-                })::apply, (peer, type, body) -> true, published::add, (x, p) -> null,
-                new Worker.Settings(4, 4096, false, 0, false), () -> System.currentTimeMillis() / 1000, Math::random);
+        Worker restarted = restartedWorker((peer, type, body) -> true, k -> {
+            throw new org.fleetmesh.spi.settlement.SettlementException(
+                    org.fleetmesh.spi.settlement.SettlementException.Reason.ALREADY_CANCELED,
+                    "the HTLC timed out");
+        });
         restarted.resume();
         assertEquals("paid", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state(), "resume leaves it");
         assertEquals(1, restarted.retryPaid(0));
@@ -768,6 +746,11 @@ class MarketFlowTest {
 
     /** A new Worker over the same book, blobs and escrow, as after a restart (the test switches off). */
     Worker restartedWorker(Worker.Peers peers) {
+        return restartedWorker(peers, k -> agent.release(k, 0));
+    }
+
+    /** As above, its releases going through {@code release} (a rail that fails them). */
+    Worker restartedWorker(Worker.Peers peers, java.util.function.Consumer<Preimage> release) {
         return new Worker(worker.offer(), workerSecret, workerBook, workerBlobs, execution(), runner,
                 MarketFlowTest.<Worker.Payee>only("ln", new Worker.Payee() {
                     @Override
@@ -778,7 +761,7 @@ class MarketFlowTest {
 
                     @Override
                     public void release(Preimage k) {
-                        agent.release(k, 0);
+                        release.accept(k);
                     }
                 })::apply, peers, published::add, (x, p) -> null, new Worker.Settings(4, 4096, false, 0, false),
                 () -> System.currentTimeMillis() / 1000, Math::random);

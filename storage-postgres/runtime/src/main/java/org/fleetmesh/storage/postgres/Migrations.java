@@ -102,16 +102,20 @@ public final class Migrations {
             }
             return 0;
         }
+        MigrateResult result = flyway(dataSource, null).migrate();
+        return result.migrationsExecuted;
+    }
+
+    /** Flyway over the shipped migrations, up to {@code target} (null: all). */
+    private static Flyway flyway(DataSource dataSource, String target) {
         ClassLoader cl = Migrations.class.getClassLoader();
-        Flyway flyway = Flyway.configure(cl)
+        var conf = Flyway.configure(cl)
                 .dataSource(dataSource)
                 .table(HISTORY_TABLE)
                 .resourceProvider(new ListedResources(cl))
                 .javaMigrationClassProvider(List::of)
-                .baselineOnMigrate(false)
-                .load();
-        MigrateResult result = flyway.migrate();
-        return result.migrationsExecuted;
+                .baselineOnMigrate(false);
+        return (target == null ? conf : conf.target(target)).load();
     }
 
     /**
@@ -129,16 +133,7 @@ public final class Migrations {
         if (applied > version) {
             throw new SchemaVersionException("the database is at schema version " + applied + ", past " + version);
         }
-        ClassLoader cl = Migrations.class.getClassLoader();
-        Flyway flyway = Flyway.configure(cl)
-                .dataSource(dataSource)
-                .table(HISTORY_TABLE)
-                .resourceProvider(new ListedResources(cl))
-                .javaMigrationClassProvider(List::of)
-                .baselineOnMigrate(false)
-                .target(Integer.toString(version))
-                .load();
-        return flyway.migrate().migrationsExecuted;
+        return flyway(dataSource, Integer.toString(version)).migrate().migrationsExecuted;
     }
 
     /**

@@ -121,26 +121,12 @@ public final class PostgresStorage implements EventStore {
     /** As above, with each read statement cancelled after {@code statementTimeout} (zero: never). */
     public static PostgresStorage openFromConfig(Path dataDir, Optional<String> url, Optional<String> user,
             Optional<String> password, int poolSize, Duration statementTimeout) {
-        EmbeddedCluster cluster = null;
-        String u;
-        String name;
-        String pw;
-        if (url.isPresent() && !url.get().isBlank()) {
-            u = url.get().trim();
-            name = user.orElse(null);
-            pw = password.orElse(null);
-            LOG.infof("event store: PostgreSQL at %s", u);
-        } else {
-            try {
-                cluster = EmbeddedCluster.start(dataDir, true); // the store migrates it next
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot start the embedded PostgreSQL in " + dataDir, e);
-            }
-            u = cluster.jdbcUrl();
-            name = cluster.user();
-            pw = cluster.password();
-            LOG.infof("event store: %s", cluster);
-        }
+        Database db = Database.of(dataDir, url, user, password, true); // the store migrates it next
+        LOG.infof("event store: %s", db.cluster() == null ? "PostgreSQL at " + db.url() : db.cluster());
+        EmbeddedCluster cluster = db.cluster();
+        String u = db.url();
+        String name = db.user();
+        String pw = db.password();
         AgroalDataSource pool = null;
         try {
             pool = PostgresStore.createPool(u, name, pw, poolSize);
@@ -156,6 +142,23 @@ public final class PostgresStorage implements EventStore {
                 cluster.close();
             }
             throw e;
+        }
+    }
+
+    /** The database to open: the external one at {@code url}, else the embedded cluster of {@code dataDir}, started. */
+    private record Database(EmbeddedCluster cluster, String url, String user, String password) {
+        static Database of(Path dataDir, Optional<String> url, Optional<String> user, Optional<String> password,
+                boolean schemaTemplate) {
+            if (url.isPresent() && !url.get().isBlank()) {
+                return new Database(null, url.get().trim(), user.orElse(null), password.orElse(null));
+            }
+            EmbeddedCluster c;
+            try {
+                c = EmbeddedCluster.start(dataDir, schemaTemplate);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot start the embedded PostgreSQL in " + dataDir, e);
+            }
+            return new Database(c, c.jdbcUrl(), c.user(), c.password());
         }
     }
 
@@ -193,31 +196,15 @@ public final class PostgresStorage implements EventStore {
     /** Opens the database of {@code dataDir} (or at {@code url}) migrated up to schema {@code version} only. */
     public static AtVersion openAtVersion(Path dataDir, Optional<String> url, Optional<String> user,
             Optional<String> password, int version) {
-        EmbeddedCluster cluster = null;
-        String u;
-        String name;
-        String pw;
-        if (url.isPresent() && !url.get().isBlank()) {
-            u = url.get().trim();
-            name = user.orElse(null);
-            pw = password.orElse(null);
-        } else {
-            try {
-                cluster = EmbeddedCluster.start(dataDir, false); // not the template: it holds this build's schema
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot start the embedded PostgreSQL in " + dataDir, e);
-            }
-            if (EmbeddedCluster.joinedAnotherProcess(dataDir)) {
-                cluster.close();
-                throw new Migrations.SchemaVersionException("another process uses the PostgreSQL of " + dataDir);
-            }
-            u = cluster.jdbcUrl();
-            name = cluster.user();
-            pw = cluster.password();
+        Database db = Database.of(dataDir, url, user, password, false); // not the template: it holds this build's schema
+        EmbeddedCluster cluster = db.cluster();
+        if (cluster != null && EmbeddedCluster.joinedAnotherProcess(dataDir)) {
+            cluster.close();
+            throw new Migrations.SchemaVersionException("another process uses the PostgreSQL of " + dataDir);
         }
         AgroalDataSource pool = null;
         try {
-            pool = PostgresStore.createPool(u, name, pw, 2);
+            pool = PostgresStore.createPool(db.url(), db.user(), db.password(), 2);
             Migrations.migrateTo(pool, version);
             return new AtVersion(cluster, pool);
         } catch (RuntimeException e) {
