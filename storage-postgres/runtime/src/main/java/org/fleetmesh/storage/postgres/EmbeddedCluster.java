@@ -531,6 +531,7 @@ public final class EmbeddedCluster implements AutoCloseable {
                 Path pgDir = dataDir.resolve(PG_DIR);
                 long t0 = System.nanoTime();
                 removeStaleSocketLock(pgDir);
+                killOrphans(pgDir);
                 stopPostmaster(pgDir, true); // a stale postmaster.pid (a dead or reused pid) is removed
                 OptionalInt started = DirectPostmaster.start(dataDir, pgDir, serverSettings(), STARTUP_WAIT, port,
                         () -> closing);
@@ -541,6 +542,57 @@ public final class EmbeddedCluster implements AutoCloseable {
                         (System.nanoTime() - t0) / 1_000_000);
                 return Restart.STARTED;
             }
+        }
+    }
+
+    /**
+     * Kills what is left of a dead postmaster: its children still attached to the System V segment it created (its
+     * interlock: {@code /proc/sysvipc/shm}, creator pid = the postmaster) keep a new server from starting ({@code FATAL:
+     * pre-existing shared memory block ... is still in use}; "terminate any old server processes", says its hint).
+     * Most exit as soon as they see the postmaster gone, but not all: an autovacuum launcher was seen alive, orphaned,
+     * a minute on. Only processes mapping that very segment and running a {@code postgres} binary are killed.
+     */
+    static void killOrphans(Path pgDir) {
+        try {
+            Optional<PidFile> pf = readPidFile(pgDir);
+            if (pf.isEmpty() || isAlive(pf.get().pid()) || !Files.isReadable(Path.of("/proc/sysvipc/shm"))) {
+                return;
+            }
+            List<String> marks = new ArrayList<>();
+            for (String line : Files.readAllLines(Path.of("/proc/sysvipc/shm"), StandardCharsets.UTF_8)) {
+                String[] f = line.trim().split("\\s+");
+                // key shmid perms size cpid lpid nattch ...
+                if (f.length > 6 && f[4].equals(Long.toString(pf.get().pid())) && !f[6].equals("0")) {
+                    try {
+                        marks.add(String.format("/SYSV%08x", Long.parseLong(f[0])));
+                    } catch (NumberFormatException e) {
+                        // the header line
+                    }
+                }
+            }
+            if (marks.isEmpty()) {
+                return;
+            }
+            try (java.util.stream.Stream<Path> procs = Files.list(Path.of("/proc"))) {
+                for (Path proc : procs.filter(p -> p.getFileName().toString().chars().allMatch(Character::isDigit))
+                        .toList()) {
+                    long pid = Long.parseLong(proc.getFileName().toString());
+                    String maps;
+                    try {
+                        maps = Files.readString(proc.resolve("maps"), StandardCharsets.UTF_8);
+                    } catch (IOException | RuntimeException e) {
+                        continue; // gone, or not ours to read
+                    }
+                    if (marks.stream().noneMatch(maps::contains) || identify(pid, pgDir) == PidOwner.OTHER_PROGRAM) {
+                        continue;
+                    }
+                    LOG.infof("killing pid %d, left attached to the shared memory of the dead postmaster %d", pid,
+                            pf.get().pid());
+                    signal(pid, "KILL");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.debugf(e, "could not look for what the dead postmaster of %s left", pgDir);
         }
     }
 
