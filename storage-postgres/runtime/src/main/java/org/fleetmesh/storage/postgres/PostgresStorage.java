@@ -135,12 +135,7 @@ public final class PostgresStorage implements EventStore {
                     cluster != null && EmbeddedCluster.joinedAnotherProcess(dataDir));
             return new PostgresStorage(cluster, pool, store, u, name, pw);
         } catch (RuntimeException e) {
-            if (pool != null) {
-                pool.close();
-            }
-            if (cluster != null) {
-                cluster.close();
-            }
+            release(pool, cluster);
             throw e;
         }
     }
@@ -208,13 +203,18 @@ public final class PostgresStorage implements EventStore {
             Migrations.migrateTo(pool, version);
             return new AtVersion(cluster, pool);
         } catch (RuntimeException e) {
-            if (pool != null) {
-                pool.close();
-            }
-            if (cluster != null) {
-                cluster.close();
-            }
+            release(pool, cluster);
             throw e;
+        }
+    }
+
+    /** What an open that failed had taken: the pool, then this process's use of the cluster (either may be null). */
+    private static void release(AgroalDataSource pool, EmbeddedCluster cluster) {
+        if (pool != null) {
+            pool.close();
+        }
+        if (cluster != null) {
+            cluster.close();
         }
     }
 
