@@ -89,15 +89,84 @@ public final class EscrowAgent {
     }
 
     private void observed(PaymentHash hash, InvoiceState state) {
+        boolean recorded = false;
         try {
             if (book.observe(hash, state) == org.fleetmesh.spi.settlement.LedgerStore.Outcome.APPLIED) {
-                onChange.accept(book.escrow(hash));
+                recorded = true;
+                unrecorded.remove(hash, state);
+                tell(hash);
+            } else {
+                unrecorded.remove(hash, state);
             }
         } catch (LedgerException e) {
-            LOG.errorf("escrow %s: rail reported %s, the ledger refused it: %s", hash, state, e.getMessage());
+            if (e.reason() == LedgerException.Reason.STORE_FAILED || e.reason() == LedgerException.Reason.CONFLICT) {
+                // the ledger's store failed (a database restarting) or a write met another: the rail reports a state
+                // once, so it is kept and recorded by retryUnrecorded; lost, an accepted payment would wait unseen
+                // until its invoice expired
+                keep(hash, state);
+                LOG.warnf("escrow %s: rail reported %s, the ledger could not record it now (%s); tried again", hash,
+                        state, e.getMessage());
+            } else {
+                unrecorded.remove(hash, state);
+                LOG.errorf("escrow %s: rail reported %s, the ledger refused it: %s", hash, state, e.getMessage());
+            }
         } catch (RuntimeException e) {
+            if (!recorded) {
+                keep(hash, state);
+            }
             LOG.errorf(e, "escrow %s: handling %s failed", hash, state);
         }
+    }
+
+    /** Tells the listener the escrow's new state; a read of it that fails is told again by retryUnrecorded. */
+    private void tell(PaymentHash hash) {
+        Escrow e;
+        try {
+            e = book.escrow(hash);
+        } catch (RuntimeException ex) {
+            if (untold.size() < MAX_UNRECORDED) {
+                untold.add(hash);
+            }
+            LOG.warnf("escrow %s moved, but it could not be read to tell its listener (%s); told later", hash,
+                    ex.toString());
+            return;
+        }
+        untold.remove(hash);
+        onChange.accept(e);
+    }
+
+    /** Escrows whose move the listener was not told (their read failed). */
+    private final java.util.Set<PaymentHash> untold = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    private void keep(PaymentHash hash, InvoiceState state) {
+        if (unrecorded.size() < MAX_UNRECORDED || unrecorded.containsKey(hash)) {
+            unrecorded.put(hash, state);
+        }
+    }
+
+    /** Rail reports the ledger could not record yet: the last one per escrow (at most {@link #MAX_UNRECORDED}). */
+    private final Map<PaymentHash, InvoiceState> unrecorded = new java.util.concurrent.ConcurrentHashMap<>();
+    static final int MAX_UNRECORDED = 4096;
+
+    /**
+     * Records again the rail's reports the ledger could not record when they came (its store failing); a report the
+     * ledger now takes moves the escrow and tells the listener, as it would have then. Returns how many were tried.
+     */
+    public int retryUnrecorded() {
+        int n = 0;
+        for (Map.Entry<PaymentHash, InvoiceState> e : List.copyOf(unrecorded.entrySet())) {
+            n++;
+            observed(e.getKey(), e.getValue());
+        }
+        for (PaymentHash h : List.copyOf(untold)) {
+            n++;
+            try {
+                tell(h);
+            } catch (RuntimeException ex) {
+                LOG.errorf(ex, "escrow %s: its listener failed", h);
+            }
+        }
+        return n;
     }
 
     /** What {@link #resume} did for one escrow, or why it could not. */

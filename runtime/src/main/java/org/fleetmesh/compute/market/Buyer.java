@@ -346,22 +346,38 @@ public final class Buyer {
         return p;
     }
 
+    /**
+     * Jobs whose payment a thread follows now. A job left {@code paying} that none follows (its follower failed on the
+     * job book, a database restarting, or found no thread) is followed again by {@link #sweep}.
+     */
+    private final java.util.Set<String> followed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     /** Calls the rail (pay is repeatable: a second call follows the first payment) until the payment ends. */
     private void follow(JobEntry p) {
+        if (!followed.add(p.id())) {
+            return; // followed already
+        }
         try {
             runner.execute(() -> {
                 try {
                     following(p);
                 } catch (RuntimeException ex) {
-                    LOG.errorf(ex, "job %s: following the payment failed; a restart follows it again", p.id());
+                    LOG.warnf("job %s: following the payment failed (%s); the sweep follows it again", p.id(),
+                            ex.toString());
+                } finally {
+                    followed.remove(p.id());
                 }
             });
         } catch (RejectedExecutionException ex) {
-            LOG.warnf("job %s: no thread to follow the payment now; a restart follows it", p.id());
+            followed.remove(p.id());
+            LOG.warnf("job %s: no thread to follow the payment now; the sweep follows it", p.id());
         }
     }
 
     private void following(JobEntry p) {
+        if (book.find(JobEntry.Role.BUYER, p.id()).map(x -> !x.state().equals(JobState.PAYING.word())).orElse(true)) {
+            return; // it moved on meanwhile (the key came; a follower before this one ended it)
+        }
         Payer payer = payers.of(p.rail()).orElseThrow(() -> new IllegalStateException("job " + p.id()
                 + ": this node does not have its rail " + p.rail() + " now"));
         Instant expires = payer.decode(p.invoice()).expiresAt();
@@ -447,15 +463,31 @@ public final class Buyer {
         open(e, k);
     }
 
+    /** A paid job (k saved) whose result was not opened yet: opened now, unless it moved meanwhile. */
+    private synchronized void reopen(String id) {
+        JobEntry e = book.find(JobEntry.Role.BUYER, id).orElse(null);
+        if (e != null && e.state().equals(JobState.PAID.word()) && !e.key().isEmpty()) {
+            open(e, Preimage.ofHex(e.key()));
+        }
+    }
+
+    /**
+     * Opens the seal and checks the result against the record: done, or failed for what the worker sent. A failure
+     * of the job book itself is thrown, never taken for the worker's: the job stays paid and is opened again (by the
+     * sweep, or at the next start).
+     */
     private void open(JobEntry e, Preimage k) {
+        Event ev = null;
+        JobResult r = null;
+        String problem;
         try {
             JsonNode sealed = ComputeMessages.JSON.readTree(e.sealed());
-            Event ev = PARSER.parseEvent(sealed.path("record").toString());
+            ev = PARSER.parseEvent(sealed.path("record").toString());
             JobRecord rec = JobRecord.parse(ev);
             byte[] plain = Seal.open(k.toBytes(), ComputeMessages.base64(sealed, "nonce"), e.id(),
                     ComputeMessages.base64(sealed, "ciphertext"));
-            JobResult r = ResultJson.read(new String(plain, StandardCharsets.UTF_8));
-            String problem = null;
+            r = ResultJson.read(new String(plain, StandardCharsets.UTF_8));
+            problem = null;
             if (!Commitment.of(k.toBytes(), Commitment.Summary.of(r)).equals(rec.commitment())) {
                 problem = "commitment: the opened result does not match the record's commitment";
             } else if (r.fuelUsed() != rec.fuel()) {
@@ -464,15 +496,16 @@ public final class Buyer {
                     || !r.moduleHash().equals(rec.module()) || !r.inputDigest().equals(rec.input())) {
                 problem = "result: its digests do not match its bytes or the job";
             }
-            if (problem != null) {
-                book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError(problem));
-                return;
-            }
-            JobEntry done = e.moved(JobState.DONE.word(), seconds.getAsLong()).withResult(ResultJson.write(r));
-            book.save(done);
-            sample(done, ev, r, k);
         } catch (Exception ex) {
-            book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("sealed: " + ex.getMessage()));
+            problem = "sealed: " + ex.getMessage();
+        }
+        if (problem != null) {
+            book.save(e.moved(JobState.FAILED.word(), seconds.getAsLong()).withError(problem));
+            return;
+        }
+        JobEntry done = e.moved(JobState.DONE.word(), seconds.getAsLong()).withResult(ResultJson.write(r));
+        if (book.save(done)) {
+            sample(done, ev, r, k);
         }
     }
 
@@ -518,12 +551,59 @@ public final class Buyer {
             match = false;
             LOG.warnf("job %s: the worker returned a result, the re-execution here: %s", done.id(), f.getMessage());
         }
-        JobEntry now = book.find(JobEntry.Role.BUYER, done.id()).orElse(done);
-        book.save(new JobEntry(now.id(), now.role(), now.peer(), now.request(), now.state(), now.priceMsat(),
-                now.rail(), now.invoice(), now.paymentHash(), now.key(), now.sealed(), now.result(), now.error(),
-                match ? "match" : "mismatch", now.createdAt(), seconds.getAsLong(), now.version() + 1));
-        if (!match && local != null) {
-            findings.mismatch(now, record, claimed, local, k);
+        Verdict v = new Verdict(done, record, claimed, local, k, match);
+        try {
+            v.record();
+        } catch (RuntimeException ex) {
+            // the job book (or the findings' store) failed, a database restarting: the verdict is kept here and the
+            // sweep records it; lost only if the node also stops before that (the start re-executes it again)
+            if (verdicts.size() < MAX_VERDICTS) {
+                verdicts.put(done.id(), v);
+            }
+            LOG.warnf("job %s: its re-execution's verdict (%s) was not recorded (%s); the sweep records it", done.id(),
+                    match ? "match" : "mismatch", ex.toString());
+        }
+    }
+
+    /** Verdicts of re-executions that could not be recorded yet, by job id (at most {@link #MAX_VERDICTS}). */
+    private final java.util.Map<String, Verdict> verdicts = new java.util.concurrent.ConcurrentHashMap<>();
+    static final int MAX_VERDICTS = 1024;
+
+    /** A re-execution's outcome: saved on the job, then (a mismatch) handed to the findings, each once. */
+    private final class Verdict {
+        final JobEntry done;
+        final Event record;
+        final JobResult claimed;
+        final JobResult local;
+        final Preimage k;
+        final boolean match;
+        volatile boolean saved;
+        int tries;
+
+        Verdict(JobEntry done, Event record, JobResult claimed, JobResult local, Preimage k, boolean match) {
+            this.done = done;
+            this.record = record;
+            this.claimed = claimed;
+            this.local = local;
+            this.k = k;
+            this.match = match;
+        }
+
+        /** Records what is not recorded yet; throws what the stores throw. */
+        synchronized void record() {
+            if (!saved) {
+                JobEntry now = book.find(JobEntry.Role.BUYER, done.id()).orElse(done);
+                if (now.reexecution().isEmpty()) {
+                    book.save(new JobEntry(now.id(), now.role(), now.peer(), now.request(), now.state(),
+                            now.priceMsat(), now.rail(), now.invoice(), now.paymentHash(), now.key(), now.sealed(),
+                            now.result(), now.error(), match ? "match" : "mismatch", now.createdAt(),
+                            seconds.getAsLong(), now.version() + 1));
+                }
+                saved = true;
+            }
+            if (!match && local != null) {
+                findings.mismatch(done, record, claimed, local, k);
+            }
         }
     }
 
@@ -546,7 +626,11 @@ public final class Buyer {
             }
         }
         for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAID.word()))) {
-            open(e, Preimage.ofHex(e.key()));
+            try {
+                reopen(e.id());
+            } catch (RuntimeException ex) {
+                LOG.warnf("job %s: not opened at resume (%s); the sweep opens it", e.id(), ex.toString());
+            }
         }
         // sealed with an invoice and auto-pay, not paid: the node stopped between saving the sealed result and paying
         // it (before, such a job waited sealed until it expired)
@@ -554,7 +638,7 @@ public final class Buyer {
             if (e.priceMsat() > 0 && !e.invoice().isEmpty() && stored(e, "auto_pay").asBoolean(false)) {
                 try {
                     pay(e.id());
-                } catch (MarketProtocolException ex) {
+                } catch (MarketProtocolException | RuntimeException ex) {
                     LOG.warnf("job %s: its payment cannot be resumed: %s", e.id(), ex.getMessage());
                 }
             }
@@ -597,7 +681,63 @@ public final class Buyer {
                     && now - lastActive.getOrDefault(e.id(), e.updatedAt()) >= settings.resendSeconds()) {
                 sendAgain(e);
             }
+            if (e.state().equals(JobState.SEALED.word()) && now - e.updatedAt() >= STUCK_SECONDS) {
+                payStuck(e);
+            }
         }
         lastActive.keySet().retainAll(open);
+        recover();
     }
+
+    /**
+     * How long a job stays {@code sealed} (auto-pay, with an invoice) before the sweep pays it: the payment that
+     * should have followed its sealed result did not start (the job book failed when it was to move to
+     * {@code paying}).
+     */
+    static final long STUCK_SECONDS = 10;
+
+    private void payStuck(JobEntry e) {
+        if (e.priceMsat() <= 0 || e.invoice().isEmpty() || !stored(e, "auto_pay").asBoolean(false)
+                || settings.neverPay() || payers.of(e.rail()).isEmpty()) {
+            return;
+        }
+        try {
+            pay(e.id());
+            LOG.infof("job %s: its payment, which had not started, is started by the sweep", e.id());
+        } catch (MarketProtocolException ex) {
+            LOG.debugf("job %s: %s", e.id(), ex.getMessage());
+        }
+    }
+
+    /**
+     * What a failure of the job book (a database restarting under the node) left half done is taken up again while
+     * the node runs, not only at its next start: a payment no thread follows is followed, a paid job whose result was
+     * not opened is opened, a re-execution's verdict not recorded is recorded.
+     */
+    private void recover() {
+        for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAYING.word()))) {
+            if (!followed.contains(e.id()) && payers.of(e.rail()).isPresent()) {
+                LOG.infof("job %s: its payment is followed again", e.id());
+                follow(e);
+            }
+        }
+        for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAID.word()))) {
+            reopen(e.id());
+        }
+        for (Verdict v : List.copyOf(verdicts.values())) {
+            try {
+                v.record();
+                verdicts.remove(v.done.id());
+            } catch (RuntimeException ex) {
+                if (++v.tries >= MAX_VERDICT_TRIES) {
+                    verdicts.remove(v.done.id());
+                    LOG.errorf("job %s: its re-execution's verdict (%s) could not be recorded in %d tries (%s); given up",
+                            v.done.id(), v.match ? "match" : "mismatch", v.tries, ex.toString());
+                }
+            }
+        }
+    }
+
+    /** Sweeps a verdict is tried in before it is given up (about 5 minutes). */
+    static final int MAX_VERDICT_TRIES = 30;
 }

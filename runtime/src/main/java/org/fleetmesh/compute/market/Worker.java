@@ -165,7 +165,15 @@ public final class Worker {
                     why.substring(colon + 1).trim()));
             return;
         }
-        Optional<JobEntry> known = book.find(JobEntry.Role.WORKER, id);
+        Optional<JobEntry> known;
+        try {
+            known = book.find(JobEntry.Role.WORKER, id);
+        } catch (RuntimeException ex) {
+            LOG.warnf("job %s: the job book failed (%s); the buyer is told to ask again", id, ex.toString());
+            peers.send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse(id, "error",
+                    "the worker could not read its job book; ask again"));
+            return;
+        }
         if (known.isPresent()) {
             // a repeated request (the buyer relinked, or heard nothing): the job's last answer is sent again
             if (known.get().peer().equals(peer)) {
@@ -179,27 +187,43 @@ public final class Worker {
                     settings.queue() + " jobs are waiting here"));
             return;
         }
-        long now = seconds.getAsLong();
-        JobEntry e = JobEntry.fresh(id, JobEntry.Role.WORKER, peer, q.body().toString(),
-                JobState.REQUESTED.word(), now);
-        if (!book.save(e)) {
-            pending.decrementAndGet();
-            return;
-        }
-        List<String> missing = new ArrayList<>();
-        for (String h : List.of(q.spec().module(), q.spec().input())) {
-            if (!blobs.has(h) && !missing.contains(h)) {
-                missing.add(h);
+        try {
+            long now = seconds.getAsLong();
+            JobEntry e = JobEntry.fresh(id, JobEntry.Role.WORKER, peer, q.body().toString(),
+                    JobState.REQUESTED.word(), now);
+            if (!book.save(e)) {
+                pending.decrementAndGet();
+                return;
             }
+            List<String> missing = new ArrayList<>();
+            for (String h : List.of(q.spec().module(), q.spec().input())) {
+                if (!blobs.has(h) && !missing.contains(h)) {
+                    missing.add(h);
+                }
+            }
+            if (missing.isEmpty()) {
+                run(e, q, buyerKey);
+                return;
+            }
+            JobEntry f = e.moved(JobState.FETCHING.word(), now);
+            book.save(f);
+            fetching.put(id, new Fetching(peer, buyerKey, q));
+            peers.send(peer, ComputeMessages.FETCH, ComputeMessages.fetch(id, missing));
+        } catch (RuntimeException ex) {
+            unrecorded(peer, id, ex);
         }
-        if (missing.isEmpty()) {
-            run(e, q, buyerKey);
-            return;
-        }
-        JobEntry f = e.moved(JobState.FETCHING.word(), now);
-        book.save(f);
-        fetching.put(id, new Fetching(peer, buyerKey, q));
-        peers.send(peer, ComputeMessages.FETCH, ComputeMessages.fetch(id, missing));
+    }
+
+    /**
+     * The job book failed (a database restarting) before the job ran: its place in the queue is given back and the
+     * buyer is told to ask again ({@code error}), instead of waiting for an answer that would never come.
+     */
+    private void unrecorded(String peer, String id, RuntimeException ex) {
+        fetching.remove(id);
+        pending.decrementAndGet();
+        LOG.warnf("job %s: the job book failed before it ran (%s); the buyer is told to ask again", id, ex.toString());
+        peers.send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse(id, "error",
+                "the worker could not record the job (its job book failed); ask again"));
     }
 
     /** Per job, when its last answer was sent again (epoch s): at most one repeat per job in REPEAT_SECONDS. */
@@ -375,33 +399,53 @@ public final class Worker {
             }
         }
         if (blobs.has(q.spec().module()) && blobs.has(q.spec().input()) && fetching.remove(id) != null) {
-            book.find(JobEntry.Role.WORKER, id).ifPresent(e -> run(e, q, f.buyerKey));
+            try {
+                book.find(JobEntry.Role.WORKER, id).ifPresent(e -> run(e, q, f.buyerKey));
+            } catch (RuntimeException ex) {
+                unrecorded(f.peer, id, ex);
+            }
         }
     }
 
     /** Ends a job that had not run yet, telling the buyer why. */
     private void fail(String id, String reason, String detail) {
         Fetching f = fetching.remove(id);
-        book.find(JobEntry.Role.WORKER, id).ifPresent(e -> {
-            if (!JobState.of(e.state()).isFinal()) {
-                book.save(e.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError(reason + ": " + detail));
+        boolean[] told = new boolean[1];
+        try {
+            book.find(JobEntry.Role.WORKER, id).ifPresent(e -> {
+                if (!JobState.of(e.state()).isFinal()) {
+                    book.save(e.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError(reason + ": " + detail));
+                    told[0] = true;
+                    pending.decrementAndGet();
+                    peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(id, reason, detail));
+                }
+            });
+        } catch (RuntimeException ex) {
+            if (f != null && !told[0]) {
+                // not recorded; the buyer still hears why, and the place in the queue is given back
                 pending.decrementAndGet();
-                peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(id, reason, detail));
+                LOG.warnf("job %s: its refusal was not recorded (%s)", id, ex.toString());
+                peers.send(f.peer, ComputeMessages.REFUSE, ComputeMessages.refuse(id, reason, detail));
             }
-        });
+        }
         if (f == null) {
             LOG.debugf("job %s: %s: %s", id, reason, detail);
         }
     }
 
+    /** Moves a job to running and hands it to the runner; throws what the job book throws before anything ran. */
     private void run(JobEntry e, Request q, String buyerKey) {
         JobEntry r = e.moved(JobState.RUNNING.word(), seconds.getAsLong());
         book.save(r);
         try {
             runner.execute(() -> execute(r, q, buyerKey));
         } catch (RejectedExecutionException ex) {
-            book.save(r.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError("busy: the runner is full"));
             pending.decrementAndGet();
+            try {
+                book.save(r.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError("busy: the runner is full"));
+            } catch (RuntimeException x) {
+                LOG.warnf("job %s: its refusal was not recorded (%s)", e.id(), x.toString());
+            }
             peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), ComputeMessages.BUSY,
                     "the runner is full"));
         }
@@ -431,12 +475,17 @@ public final class Worker {
             sealAndInvoice(e, q, buyerKey, result);
         } catch (RuntimeException ex) {
             LOG.errorf(ex, "job %s failed here", e.id());
-            book.find(JobEntry.Role.WORKER, e.id()).ifPresent(now -> {
-                if (!JobState.of(now.state()).isFinal()) {
-                    book.save(now.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("error: "
-                            + ex.getMessage()));
-                }
-            });
+            try {
+                book.find(JobEntry.Role.WORKER, e.id()).ifPresent(now -> {
+                    if (!JobState.of(now.state()).isFinal()) {
+                        book.save(now.moved(JobState.FAILED.word(), seconds.getAsLong()).withError("error: "
+                                + ex.getMessage()));
+                    }
+                });
+            } catch (RuntimeException x) {
+                // the job book is down (what failed the job, likely): the buyer hears it all the same
+                LOG.warnf("job %s: its failure was not recorded (%s)", e.id(), x.toString());
+            }
             peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), "error",
                     "the worker failed: " + ex.getClass().getSimpleName()));
         } finally {
@@ -515,6 +564,34 @@ public final class Worker {
      * again); one release runs at a time per job.
      */
     public void paid(PaymentHash hash) {
+        try {
+            releaseOf(hash);
+            unreleased.remove(hash);
+        } catch (RuntimeException ex) {
+            // kept until a retry goes through: a job the job book failed to move to paid (a database restarting)
+            // would otherwise wait, sealed, until its escrow expired, and the buyer's payment with it
+            if (unreleased.size() < MAX_UNRELEASED) {
+                unreleased.add(hash);
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * Escrows reported paid whose release did not go through yet, tried again by {@link #retryPaid} whatever state
+     * their job is in (a job still {@code sealed} is not found by its state).
+     */
+    private final java.util.Set<PaymentHash> unreleased = ConcurrentHashMap.newKeySet();
+    static final int MAX_UNRELEASED = 4096;
+
+    /** A paid report to take up later: it could not be handled now (no thread for it). */
+    public void paidLater(PaymentHash hash) {
+        if (unreleased.size() < MAX_UNRELEASED) {
+            unreleased.add(hash);
+        }
+    }
+
+    private void releaseOf(PaymentHash hash) {
         Optional<JobEntry> found = entry(hash);
         if (found.isEmpty()) {
             LOG.warnf("an escrow on %s was paid, but no job here has that payment hash", hash);
@@ -543,6 +620,22 @@ public final class Worker {
     public int retryPaid(long olderThanSeconds) {
         int tried = 0;
         long now = seconds.getAsLong();
+        for (PaymentHash h : List.copyOf(unreleased)) {
+            try {
+                Optional<JobEntry> e = entry(h);
+                if (e.isEmpty() || !e.get().state().equals(JobState.SEALED.word())) {
+                    // paid: retried below, once old enough, like every job left paid; ended or gone: nothing to do
+                    unreleased.remove(h);
+                    continue;
+                }
+                tried++;
+                paid(h);
+                LOG.infof("escrow %s: its paid report is taken up now", h);
+            } catch (RuntimeException ex) {
+                LOG.warnf("escrow %s is paid, but its key is not released yet (%s); tried again later", h,
+                        ex.toString());
+            }
+        }
         for (JobEntry e : book.inStates(JobEntry.Role.WORKER, List.of(JobState.PAID.word()))) {
             if (now - e.updatedAt() < olderThanSeconds || e.paymentHash().isEmpty()) {
                 continue;
@@ -562,9 +655,16 @@ public final class Worker {
                     LOG.warnf("job %s: its key is not released yet (%s); tried again later", e.id(), ex.getMessage());
                 }
             } catch (org.fleetmesh.spi.settlement.LedgerException ex) {
-                // the escrow ended meanwhile (expired, refunded) and its report did not reach the job: end it too
-                LOG.warnf("job %s: its escrow cannot be released (%s); the job ends expired", e.id(), ex.getMessage());
-                book.save(e.moved(JobState.EXPIRED.word(), now).withError("expired: " + ex.getMessage()));
+                if (ex.reason() == org.fleetmesh.spi.settlement.LedgerException.Reason.ILLEGAL_TRANSITION
+                        || ex.reason() == org.fleetmesh.spi.settlement.LedgerException.Reason.UNKNOWN_ESCROW) {
+                    // the escrow ended meanwhile (expired, refunded) and its report did not reach the job: end it too
+                    LOG.warnf("job %s: its escrow cannot be released (%s); the job ends expired", e.id(),
+                            ex.getMessage());
+                    book.save(e.moved(JobState.EXPIRED.word(), now).withError("expired: " + ex.getMessage()));
+                } else {
+                    // the ledger's store failed (a database restarting), or a write met another: not the escrow's end
+                    LOG.warnf("job %s: its key is not released yet (%s); tried again later", e.id(), ex.getMessage());
+                }
             } catch (RuntimeException ex) {
                 LOG.warnf("job %s: its key is not released yet (%s); tried again later", e.id(), ex.toString());
             }

@@ -204,14 +204,17 @@ public class MarketRuntime implements Market {
                 settlement.listen(esc -> {
                     Worker w = worker;
                     if (esc.state() == EscrowState.PAID) {
-                        submitAsync(() -> {
+                        boolean queued = submitAsync(() -> {
                             try {
                                 w.paid(esc.paymentHash());
                             } catch (RuntimeException ex) {
                                 LOG.warnf("escrow %s is paid, but its key was not released (%s); tried again every %d s",
-                                        esc.paymentHash(), ex.toString(), RELEASE_RETRY_SECONDS);
+                                        esc.paymentHash(), ex.toString(), RETRY_PERIOD_SECONDS);
                             }
                         });
+                        if (!queued) {
+                            w.paidLater(esc.paymentHash());
+                        }
                     } else if (esc.state() == EscrowState.EXPIRED || esc.state() == EscrowState.REFUNDED) {
                         w.ended(esc.paymentHash(), esc.state() == EscrowState.EXPIRED);
                     }
@@ -289,6 +292,7 @@ public class MarketRuntime implements Market {
                 try {
                     payments.execute(() -> {
                         try {
+                            settlement.retryUnrecorded();
                             w.retryPaid(RELEASE_RETRY_SECONDS);
                         } finally {
                             retrying.set(false);
@@ -298,7 +302,7 @@ public class MarketRuntime implements Market {
                     retrying.set(false);
                 }
             }
-        }), RELEASE_RETRY_SECONDS, RELEASE_RETRY_SECONDS, TimeUnit.SECONDS);
+        }), RETRY_PERIOD_SECONDS, RETRY_PERIOD_SECONDS, TimeUnit.SECONDS);
         for (String on : testSwitchesOn(config)) {
             LOG.warnf("compute market: TEST SWITCH %s is on: this node misbehaves on purpose (never in production)", on);
         }
@@ -321,7 +325,7 @@ public class MarketRuntime implements Market {
                         w.paid(r.hash());
                     } catch (RuntimeException ex) {
                         LOG.warnf("escrow %s: its key was not released at resume (%s); tried again every %d s",
-                                r.hash(), ex.toString(), RELEASE_RETRY_SECONDS);
+                                r.hash(), ex.toString(), RETRY_PERIOD_SECONDS);
                     }
                 }
                 r.error().ifPresent(err -> LOG.warnf("escrow %s: resume %s failed: %s", r.hash(), r.action(), err));
@@ -348,17 +352,26 @@ public class MarketRuntime implements Market {
     /** A release retry is running. */
     private final java.util.concurrent.atomic.AtomicBoolean retrying = new java.util.concurrent.atomic.AtomicBoolean();
 
-    /** How often, and after how long, a job left paid (its release refused by the rail) is released again. */
+    /** After how long a job left paid (its release refused by the rail) is released again. */
     static final long RELEASE_RETRY_SECONDS = 30;
+
+    /**
+     * How often the release retry runs: a paid report whose release failed before the job moved to paid (the job book
+     * or ledger failing, a database restarting) is taken up on the next run, a job left paid once it is
+     * {@link #RELEASE_RETRY_SECONDS} old; and the escrows' rail reports the ledger failed to record are recorded.
+     */
+    static final long RETRY_PERIOD_SECONDS = 10;
 
     /** Set once the escrows and jobs a restart left are taken up. */
     private volatile boolean resumed;
 
-    private void submitAsync(Runnable r) {
+    private boolean submitAsync(Runnable r) {
         try {
             payments.execute(r);
+            return true;
         } catch (RejectedExecutionException ex) {
-            LOG.warn("compute market: no thread for an escrow step; the next start resumes it");
+            LOG.warn("compute market: no thread for an escrow step now; the release retry takes it up");
+            return false;
         }
     }
 

@@ -173,4 +173,16 @@ public class SettlementRuntime {
     public List<EscrowAgent.Resumed> resume(Function<PaymentHash, Optional<Preimage>> keys) {
         return EscrowAgent.resumeAll(book(), agents(), keys);
     }
+
+    /**
+     * Records the rails' reports the ledger could not record when they came (its store failing), on every agent; the
+     * caller runs it now and then (the compute market's release retry). Returns how many were tried.
+     */
+    public int retryUnrecorded() {
+        int n = 0;
+        for (EscrowAgent a : agents().values()) {
+            n += a.retryUnrecorded();
+        }
+        return n;
+    }
 }

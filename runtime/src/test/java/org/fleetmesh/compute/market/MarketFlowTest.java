@@ -52,8 +52,12 @@ class MarketFlowTest {
 
     final FakeRail rail = new FakeRail();
     final MemoryLedgerStore ledger = new MemoryLedgerStore();
-    final MemoryJobBook workerBook = new MemoryJobBook();
-    final MemoryJobBook buyerBook = new MemoryJobBook();
+    final FlakyJobBook workerBook = new FlakyJobBook();
+    final FlakyJobBook buyerBook = new FlakyJobBook();
+    /** While set, every call of the escrows' ledger fails as its store does when the database is gone. */
+    volatile boolean ledgerDown;
+    /** Run after each of the buyer's calls of the rail's pay, before its result is handed back (null: nothing). */
+    volatile Runnable afterPay;
     final BlobStore workerBlobs = new BlobStore(1 << 20, 8 << 20, 3_600_000, System::currentTimeMillis);
     final BlobStore buyerBlobs = new BlobStore(1 << 20, 8 << 20, 3_600_000, System::currentTimeMillis);
     final ExecutorService toWorker = Executors.newSingleThreadExecutor();
@@ -113,7 +117,7 @@ class MarketFlowTest {
     long stepMsat = 1;
 
     void start(long pricePerKfuel, long minPrice, Worker.Settings ws, Buyer.Settings bs, boolean sampleAll) {
-        agent = new EscrowAgent(new EscrowBook(ledger, Clock.systemUTC()), rail, Duration.ofMinutes(10), e -> {
+        agent = new EscrowAgent(new EscrowBook(flaky(ledger), Clock.systemUTC()), rail, Duration.ofMinutes(10), e -> {
             if (e.state() == EscrowState.PAID) {
                 worker.paid(e.paymentHash());
             } else if (e.state() == EscrowState.EXPIRED || e.state() == EscrowState.REFUNDED) {
@@ -176,9 +180,32 @@ class MarketFlowTest {
 
             @Override
             public org.fleetmesh.spi.settlement.PaymentResult pay(String invoice, long maxFeeMsat) {
-                return rail.pay(invoice, maxFeeMsat);
+                org.fleetmesh.spi.settlement.PaymentResult r = rail.pay(invoice, maxFeeMsat);
+                Runnable after = afterPay;
+                if (after != null) {
+                    after.run();
+                }
+                return r;
             }
         };
+    }
+
+    /** {@code store}, failing every call while {@link #ledgerDown} as the PostgreSQL ledger does (STORE_FAILED). */
+    org.fleetmesh.spi.settlement.LedgerStore flaky(org.fleetmesh.spi.settlement.LedgerStore store) {
+        return (org.fleetmesh.spi.settlement.LedgerStore) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] { org.fleetmesh.spi.settlement.LedgerStore.class },
+                (proxy, m, args) -> {
+                    if (ledgerDown) {
+                        throw new org.fleetmesh.spi.settlement.LedgerException(
+                                org.fleetmesh.spi.settlement.LedgerException.Reason.STORE_FAILED, "ledger " + m.getName()
+                                        + " failed: An I/O error occurred (a simulated database outage)");
+                    }
+                    try {
+                        return m.invoke(store, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
     }
 
     /** A lookup by rail id (as {@link Worker.Payees} or {@link Buyer.Payers}): {@code value} for {@code rail} only. */
@@ -1101,5 +1128,164 @@ class MarketFlowTest {
         assertEquals(List.of(BUYER + " " + q.digest() + " invalid: the request's buyer is did:peer:someone-else, not this"
                 + " link's peer " + BUYER), refusals);
         assertTrue(workerBook.find(JobEntry.Role.WORKER, q.digest()).isEmpty(), "no job taken");
+    }
+    // ------------------------------------------------ the job book or the ledger failing (a database restarting)
+
+    /** Waits until {@code check} holds (10 s at most). */
+    static void until(java.util.function.BooleanSupplier check, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!check.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within 10 s: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    String buyerState(String id) {
+        return buyerBook.find(JobEntry.Role.BUYER, id).map(JobEntry::state).orElse("");
+    }
+
+    /**
+     * The buyer's job book fails just as the payment succeeds (its database restarting): the thread following the
+     * payment cannot save the key and gives up. Once the book is back, the sweep follows the payment again (the rail's
+     * pay on a hash it paid reports that payment) and the job ends done, paid once. Before, the job stayed paying until
+     * the node restarted (found by the chaos suite, seed 33139751641258, which killed the buyer's postmaster).
+     */
+    @Test
+    void aPaymentWhoseKeyCouldNotBeSavedIsFollowedAgainByTheSweepAndEndsDone() throws Exception {
+        start(1, 1000);
+        lose = t -> t.equals(ComputeMessages.KEY); // the key reaches the buyer by the payment only
+        afterPay = () -> buyerBook.down = true;
+        JobSpec spec = spec("upper.wasm", "outage".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        until(() -> buyerBook.failures.get() > 0, "the buyer's book failed");
+        afterPay = null;
+        Thread.sleep(200); // the follower gives up
+        buyerBook.down = false;
+        assertEquals("paying", buyerState(q.digest()), "left paying: no thread follows it now");
+        Thread.sleep(1500);
+        assertEquals("paying", buyerState(q.digest()), "still paying: nothing else takes it up");
+        buyer.sweep();
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals(-done.priceMsat(), ledger.balance(Accounts.INCOME), "paid once");
+    }
+
+    /**
+     * The job book fails as a paid job's opened result is saved: the job stays paid (its key is saved) and the sweep
+     * opens it again. Before, the failure was taken for a bad seal and the job ended failed, its result lost although
+     * paid for.
+     */
+    @Test
+    void aFailureToSaveTheOpenedResultLeavesTheJobPaidNotFailedAndTheSweepOpensIt() throws Exception {
+        start(1, 1000);
+        lose = t -> t.equals(ComputeMessages.KEY);
+        buyerBook.failSave = e -> e.role() == JobEntry.Role.BUYER && e.state().equals(JobState.DONE.word());
+        JobSpec spec = spec("upper.wasm", "half".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        until(() -> buyerBook.failures.get() > 0, "the save of done failed");
+        Thread.sleep(200);
+        assertEquals("paid", buyerState(q.digest()), buyerBook.find(JobEntry.Role.BUYER, q.digest()).get().error());
+        buyer.sweep();
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertArrayEquals("HALF".getBytes(StandardCharsets.UTF_8), ResultJson.read(done.result()).stdout());
+    }
+
+    /**
+     * The worker's job book fails as a paid job is to move to paid: the escrow's paid report is kept and the release
+     * retry takes it up, whatever state the job is in. Before, only jobs already paid were retried: this one waited
+     * sealed, and the buyer's payment with it, until the invoice expired.
+     */
+    @Test
+    void aPaidReportTheWorkersJobBookFailedToRecordIsReleasedByTheRetry() throws Exception {
+        start(1, 1000);
+        workerBook.failSave = e -> e.state().equals(JobState.PAID.word());
+        JobSpec spec = spec("upper.wasm", "report".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        until(() -> workerBook.failures.get() > 0, "the worker's save of paid failed");
+        Thread.sleep(1500);
+        assertEquals("sealed", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+        assertEquals("paying", buyerState(q.digest()));
+        assertEquals(1, worker.retryPaid(3600), "the kept report is tried at once, whatever its age");
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals("done", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+        assertEquals(0, worker.retryPaid(3600), "nothing left to retry");
+    }
+
+    /**
+     * The escrows' ledger fails when the rail reports the payment accepted (the rail reports each state once): the
+     * report is kept and recorded by the retry, and the job goes on to done. Before, the escrow stayed invoiced and the
+     * payment waited unseen until the invoice expired.
+     */
+    @Test
+    void aPaymentReportTheLedgerFailedToRecordIsRecordedByTheRetry() throws Exception {
+        start(1, 1000);
+        JobSpec spec = spec("upper.wasm", "ledger".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        // down from the buyer's first pay on (the rail reports ACCEPTED inside it) until the test lifts it
+        java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+        Buyer.Payer payer = railPayer();
+        buyer = new Buyer(buyerKey, buyerBook, buyerBlobs, MarketFlowTest.<Buyer.Payer>only("ln", new Buyer.Payer() {
+            @Override
+            public org.fleetmesh.spi.settlement.DecodedRequest decode(String invoice) {
+                return payer.decode(invoice);
+            }
+
+            @Override
+            public org.fleetmesh.spi.settlement.PaymentResult pay(String invoice, long maxFeeMsat) {
+                if (once.compareAndSet(false, true)) {
+                    ledgerDown = true;
+                }
+                return payer.pay(invoice, maxFeeMsat);
+            }
+        })::apply, Optional.of(execution()), payments, (peer, type, body) -> {
+            toWorker.execute(() -> toWorker(type, body));
+            return true;
+        }, (w, id) -> false, (job, record, claimed, local, k) -> { }, new Buyer.Settings(1000, 4096, 600, false),
+                () -> buyerClock.getAsLong());
+        buyer.submit(WORKER, workerKey, q, true);
+        until(once::get, "the buyer paid");
+        Thread.sleep(1500);
+        ledgerDown = false;
+        JobEntry paying = buyerBook.find(JobEntry.Role.BUYER, q.digest()).get();
+        assertEquals("paying", paying.state());
+        PaymentHash h = PaymentHash.ofHex(paying.paymentHash());
+        assertEquals(EscrowState.INVOICED, ledger.escrow(h).get().state(), "the accepted payment is not recorded");
+        assertEquals(1, agent.retryUnrecorded());
+        JobEntry done = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+        assertEquals(EscrowState.KEY_RELEASED, ledger.escrow(h).get().state());
+        assertEquals(0, agent.retryUnrecorded(), "nothing left");
+    }
+
+    /**
+     * The worker's job book fails as a request comes: the buyer is told to ask again (an error refusal, so its job
+     * ends) and the worker's queue place is given back. Before, the request was dropped unanswered and the place
+     * stayed taken for good: enough of them and the worker refused every job busy.
+     */
+    @Test
+    void aRequestTheWorkersJobBookFailedOnIsRefusedAndItsQueuePlaceGivenBack() throws Exception {
+        start(1, 1000, new Worker.Settings(1, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        workerBook.down = true;
+        JobSpec spec = spec("upper.wasm", "first".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry refused = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("failed", refused.state());
+        assertTrue(refused.error().contains("ask again"), refused.error());
+        workerBook.down = false;
+        // the queue holds one job: the place the failed request took is free again
+        JobSpec spec2 = spec("upper.wasm", "second".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q2 = new Request(spec2, 1_000_000, "ln", "ef".repeat(16), BUYER, Optional.empty());
+        buyer.submit(WORKER, workerKey, q2, true);
+        JobEntry done = await(q2.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
     }
 }
