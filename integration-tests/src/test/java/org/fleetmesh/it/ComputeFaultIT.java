@@ -205,4 +205,97 @@ class ComputeFaultIT {
         assertEquals("S2", f.get(0).path("severity").asText(), f.toString());
         assertFalse(f.isEmpty());
     }
+    /**
+     * Each side's PostgreSQL killed ({@code kill -9}, as the OOM killer would) while jobs stream from one node to the
+     * other: each node starts its postmaster again itself, every job submitted ends, and the buyer paid for exactly the
+     * jobs that ended done, once each (its channel moved by the sum of their prices, the worker's ledger has that
+     * income). Before, a job whose step met the dead store could stay {@code paying} until the node restarted (found by
+     * the chaos suite).
+     */
+    @Test
+    void jobsUnderWayWhenEitherSidesPostgresqlIsKilledAllEndAndArePaidOnce() throws Exception {
+        c.net.setHeldHtlcLifetime(Duration.ofMinutes(10)); // no payment fails back for its time running out
+        try {
+            MeshnodeProcess pb = c.node("cf-pgbuyer", "FLEETMESH_COMPUTE_MARKET_SELL", "false",
+                    "FLEETMESH_COMPUTE_AGENT_ACTIVE_JOBS_PER_TOKEN", "64");
+            MeshnodeProcess pw = c.node("cf-pgworker", "FLEETMESH_COMPUTE_MARKET_QUEUE", "64");
+            c.link(pb, pw);
+            String did = PeeringIT.did(pw);
+            SimulatedLnd lb = c.lnds.get("cf-pgbuyer");
+            SimulatedLnd lw = c.lnds.get("cf-pgworker");
+            long before = c.net.channelBalanceMsat(lb, lw);
+            String module = c.putBlob(pb, ComputeNodes.module("upper.wasm"));
+            List<String> ids = new ArrayList<>();
+            int notTaken = 0;
+            List<Long> killed = new ArrayList<>();
+            // bursts: the jobs of a burst are under way at both sides (queued, running, sealed, paying) when a
+            // postmaster dies right after it; a job submitted while the buyer's store is down is refused (500)
+            for (int i = 0; i < 36; i++) {
+                try {
+                    String in = c.putBlob(pb, ("store outage " + i).getBytes(StandardCharsets.UTF_8));
+                    String json = "{\"worker\":\"" + did + "\",\"module\":\"" + module + "\",\"input\":\"" + in
+                            + "\",\"fuel_limit\":100000000,\"memory_pages\":32,\"max_price_msat\":1000000,"
+                            + "\"rail\":\"ln\",\"auto_pay\":true}";
+                    java.net.http.HttpResponse<String> r = c.call(pb, "POST", "/mesh/compute/jobs",
+                            java.net.http.HttpRequest.BodyPublishers.ofString(json));
+                    if (r.statusCode() == 201) {
+                        ids.add(NostrClient.tree(r.body()).path("id").asText());
+                    } else {
+                        notTaken++;
+                    }
+                } catch (AssertionError e) {
+                    notTaken++;
+                }
+                if (i == 9) {
+                    killed.add(killPostmaster(pb));
+                } else if (i == 21) {
+                    killed.add(killPostmaster(pw));
+                }
+                if (i % 12 == 11) {
+                    MeshnodeProcess.sleep(3000);
+                }
+            }
+            for (MeshnodeProcess n : List.of(pb, pw)) {
+                ComputeNodes.await(() -> n.livePostmasterFromPidFile().isPresent()
+                        && !killed.contains(n.livePostmasterFromPidFile().getAsLong()) && ready(n),
+                        n + " started its postmaster again and is ready");
+            }
+            long paid = 0;
+            int done = 0;
+            List<String> ended = new ArrayList<>();
+            for (String id : ids) {
+                JsonNode v = c.awaitEnded(pb, id);
+                ended.add(v.path("state").asText());
+                if (v.path("state").asText().equals("done")) {
+                    done++;
+                    paid += v.path("price_msat").asLong();
+                }
+            }
+            assertTrue(ids.size() >= 24, "jobs taken: " + ids.size() + ", refused while the store was down: "
+                    + notTaken);
+            assertTrue(done >= ids.size() / 2, "jobs ended " + ended);
+            assertEquals(before - paid, c.net.channelBalanceMsat(lb, lw), "the done jobs were paid, once: " + ended);
+            long income = paid;
+            ComputeNodes.await(() -> ComputeNodes.compute(pw).path("income_msat").asLong() == income,
+                    "the worker's ledger has the income of the done jobs");
+        } finally {
+            c.net.setHeldHtlcLifetime(Duration.ofSeconds(15));
+        }
+    }
+
+    /** kill -9 of the node's postmaster; its pid. */
+    static long killPostmaster(MeshnodeProcess n) throws Exception {
+        long pid = n.livePostmasterFromPidFile().orElseThrow();
+        assertEquals(0, new ProcessBuilder("kill", "-KILL", Long.toString(pid)).inheritIO().start().waitFor());
+        return pid;
+    }
+
+    static boolean ready(MeshnodeProcess n) {
+        try {
+            return PeeringIT.send(java.net.http.HttpRequest.newBuilder(n.httpUri().resolve("/q/health/ready"))
+                    .GET()).statusCode() == 200;
+        } catch (Exception | AssertionError e) {
+            return false;
+        }
+    }
 }
