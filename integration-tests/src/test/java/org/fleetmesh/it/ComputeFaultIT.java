@@ -241,6 +241,11 @@ class ComputeFaultIT {
                     if (r.statusCode() == 201) {
                         ids.add(NostrClient.tree(r.body()).path("id").asText());
                     } else {
+                        // the store down under the request: a 503 to send it again, not an anonymous 500
+                        assertEquals(503, r.statusCode(), r.body());
+                        assertTrue(r.headers().firstValue("Retry-After").isPresent(), r.headers().toString());
+                        assertTrue(NostrClient.tree(r.body()).path("error").asText().startsWith("unavailable: "),
+                                r.body());
                         notTaken++;
                     }
                 } catch (AssertionError e) {

@@ -87,6 +87,7 @@ public class AgentRoutes {
 
     /** Refuses a request without a good token before anything else happens; 503 without a market. */
     private Route guarded(Route route) {
+        route.failureHandler(AgentRoutes::failed);
         return route.handler(ctx -> {
             if (!market.isResolvable()) {
                 json(ctx, 503, error("unavailable: this node has no compute market"));
@@ -209,6 +210,34 @@ public class AgentRoutes {
             ctx.response().putHeader("WWW-Authenticate", "Bearer");
         }
         json(ctx, a.status(), a.body());
+    }
+
+    /**
+     * A store failing under a request (the node's PostgreSQL restarting, docs/OPERATING.md "Health and logs") is
+     * answered 503 with {@code Retry-After}, as the relay answers such a write with {@code OK false "error: ..."}:
+     * nothing was taken, and the same request can be sent again. Any other failure goes on to the default 500.
+     */
+    private static void failed(RoutingContext ctx) {
+        Throwable t = ctx.failure();
+        if (t != null && storeFailure(t) && !ctx.response().ended()) {
+            LOG.warnf("agent API %s %s: the store failed (%s); answered 503", ctx.request().method(),
+                    ctx.request().path(), t.getMessage());
+            ctx.response().putHeader("Retry-After", "2");
+            json(ctx, 503, error("unavailable: this node's store failed (it is being restarted); try again"));
+            return;
+        }
+        ctx.next();
+    }
+
+    /** Whether {@code t} was caused by the database (an SQLException in its causes). */
+    static boolean storeFailure(Throwable t) {
+        int depth = 0;
+        for (Throwable c = t; c != null && depth < 16; c = c.getCause(), depth++) {
+            if (c instanceof java.sql.SQLException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static JsonNode error(String reason) {
