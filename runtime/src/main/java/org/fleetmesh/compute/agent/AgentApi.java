@@ -29,7 +29,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  * {@link Limits#activeJobsPerToken} jobs that have not ended. Thread-safe.
  */
 public final class AgentApi {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** A member named twice is refused, not read as its last value (a bound such as max_price_msat given twice). */
+    private static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
     private static final Pattern HEX32 = Pattern.compile("[0-9a-f]{64}");
     private static final String ZERO_SEED = "0".repeat(64);
     /** The states after which a job changes no more (docs/spec/compute.md). */
@@ -158,6 +160,12 @@ public final class AgentApi {
         JsonNode n;
         try {
             n = body == null || body.isBlank() ? null : JSON.readTree(body);
+        } catch (com.fasterxml.jackson.core.exc.StreamReadException e) {
+            if (e.getOriginalMessage() != null && e.getOriginalMessage().startsWith("Duplicate field")) {
+                return Answer.error(400, "invalid: " + e.getOriginalMessage().replace("Duplicate field", "a member is"
+                        + " named twice:").replace('\'', '"'));
+            }
+            n = null;
         } catch (java.io.IOException e) {
             n = null;
         }
@@ -366,8 +374,10 @@ public final class AgentApi {
         long maxPrice = 0;
         JsonNode p = n.get("max_price_msat");
         if (p != null && !p.isNull()) {
-            if (!p.isIntegralNumber() || !p.canConvertToLong() || p.longValue() < 0) {
-                throw new IllegalArgumentException("max_price_msat: an integer, not negative");
+            if (!p.isIntegralNumber() || !p.canConvertToLong() || p.longValue() < 0
+                    || p.longValue() > org.fleetmesh.spi.settlement.Msat.MAX) {
+                throw new IllegalArgumentException("max_price_msat: an integer from 0 to "
+                        + org.fleetmesh.spi.settlement.Msat.MAX + " (21 million bitcoin)");
             }
             maxPrice = p.longValue();
         }

@@ -27,7 +27,9 @@ public final class ComputeMessages {
     public static final int MAX_CHUNK = 262_144;
     /** At most this many hashes in one fetch (a job names two). */
     public static final int MAX_FETCH = 2;
-    static final ObjectMapper JSON = new ObjectMapper();
+    /** A member named twice is refused, not read as its last value. */
+    static final ObjectMapper JSON = com.fasterxml.jackson.databind.json.JsonMapper.builder()
+            .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     private ComputeMessages() {
     }

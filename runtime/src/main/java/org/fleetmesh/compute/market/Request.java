@@ -31,8 +31,10 @@ public record Request(JobSpec spec, long maxPriceMsat, String rail, String nonce
         Objects.requireNonNull(rail, "rail");
         Objects.requireNonNull(buyer, "buyer");
         Objects.requireNonNull(token, "token");
-        if (maxPriceMsat < 0) {
-            throw new IllegalArgumentException("max_price_msat: not negative");
+        if (maxPriceMsat < 0 || maxPriceMsat > org.fleetmesh.spi.settlement.Msat.MAX) {
+            // no price can pass the money that exists (21 million bitcoin): a larger bound is a client's mistake
+            throw new IllegalArgumentException("max_price_msat: between 0 and " + org.fleetmesh.spi.settlement.Msat.MAX
+                    + " (21 million bitcoin)");
         }
         if (!NONCE.matcher(nonce).matches()) {
             throw new IllegalArgumentException("nonce: 32 lowercase hex characters");

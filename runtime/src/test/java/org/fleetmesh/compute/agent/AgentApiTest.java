@@ -162,6 +162,15 @@ class AgentApiTest {
         AgentApi.Answer price = api.submit(t, "{\"worker\":\"local\",\"module\":\"" + module
                 + "\",\"fuel_limit\":1,\"max_price_msat\":-1}");
         assertTrue(price.body().path("error").asText().contains("max_price_msat"), price.body().toString());
+        AgentApi.Answer above = api.submit(t, "{\"worker\":\"local\",\"module\":\"" + module
+                + "\",\"fuel_limit\":1,\"max_price_msat\":2100000000000000001}");
+        assertEquals(400, above.status());
+        assertTrue(above.body().path("error").asText().contains("21 million bitcoin"), above.body().toString());
+        AgentApi.Answer twice = api.submit(t, "{\"worker\":\"local\",\"module\":\"" + module
+                + "\",\"fuel_limit\":1,\"max_price_msat\":1,\"max_price_msat\":999999}");
+        assertEquals(400, twice.status());
+        assertTrue(twice.body().path("error").asText().contains("named twice: \"max_price_msat\""),
+                twice.body().toString());
         assertTrue(market.submitted.isEmpty());
     }
 

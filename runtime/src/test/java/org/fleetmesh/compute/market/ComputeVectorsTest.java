@@ -53,6 +53,21 @@ class ComputeVectorsTest {
         assertEquals(V.JOB_DIGEST, SPEC.digest());
     }
 
+    /** A bound above all the money that exists is refused, on the wire and when built; the largest one is taken. */
+    @Test
+    void maxPriceMsatIsAtMostTwentyOneMillionBitcoin() throws Exception {
+        com.fasterxml.jackson.databind.node.ObjectNode body = REQUEST.body();
+        body.put("max_price_msat", org.fleetmesh.spi.settlement.Msat.MAX);
+        assertEquals(org.fleetmesh.spi.settlement.Msat.MAX, Request.fromJson(body).maxPriceMsat());
+        body.put("max_price_msat", org.fleetmesh.spi.settlement.Msat.MAX + 1);
+        MarketProtocolException e = org.junit.jupiter.api.Assertions.assertThrows(MarketProtocolException.class,
+                () -> Request.fromJson(body));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("request: max_price_msat: between 0 and"),
+                e.getMessage());
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new Request(SPEC,
+                Long.MAX_VALUE, "ln", "00".repeat(16), "did:key:z6MkExample", Optional.empty()));
+    }
+
     @Test
     void theTokenIsNotPartOfTheDigest() {
         Request withToken = new Request(SPEC, 5000, "ln", "00".repeat(16), "did:key:z6MkExample", Optional.of("t"));
