@@ -89,14 +89,23 @@ public final class EscrowAgent {
     }
 
     private void observed(PaymentHash hash, InvoiceState state) {
+        observed(hash, state, false);
+    }
+
+    /**
+     * {@code retried}: a report kept after its recording failed. The failed attempt may have been recorded all the
+     * same (the commit went through, its answer was lost; or the escrow moved and only the confirmation failed), so a
+     * retried report the ledger now finds already applied is told all the same: the listener acts on the escrow's
+     * state as it is, and telling it twice does nothing the second time.
+     */
+    private void observed(PaymentHash hash, InvoiceState state, boolean retried) {
         boolean recorded = false;
         try {
-            if (book.observe(hash, state) == org.fleetmesh.spi.settlement.LedgerStore.Outcome.APPLIED) {
-                recorded = true;
-                unrecorded.remove(hash, state);
+            org.fleetmesh.spi.settlement.LedgerStore.Outcome o = book.observe(hash, state);
+            recorded = true;
+            unrecorded.remove(hash, state);
+            if (o == org.fleetmesh.spi.settlement.LedgerStore.Outcome.APPLIED || retried) {
                 tell(hash);
-            } else {
-                unrecorded.remove(hash, state);
             }
         } catch (LedgerException e) {
             if (e.reason() == LedgerException.Reason.STORE_FAILED || e.reason() == LedgerException.Reason.CONFLICT) {
@@ -131,16 +140,27 @@ public final class EscrowAgent {
                     ex.toString());
             return;
         }
-        untold.remove(hash);
-        onChange.accept(e);
+        try {
+            onChange.accept(e);
+            untold.remove(hash);
+        } catch (RuntimeException ex) {
+            if (untold.size() < MAX_UNRECORDED) {
+                untold.add(hash); // the listener failed (its own store, say): told again by retryUnrecorded
+            }
+            throw ex;
+        }
     }
 
     /** Escrows whose move the listener was not told (their read failed). */
     private final java.util.Set<PaymentHash> untold = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     private void keep(PaymentHash hash, InvoiceState state) {
+        if (state == InvoiceState.OPEN) {
+            return; // records nothing
+        }
         if (unrecorded.size() < MAX_UNRECORDED || unrecorded.containsKey(hash)) {
-            unrecorded.put(hash, state);
+            // a later report wins over an earlier one kept before it (never a final one over by a non-final one)
+            unrecorded.merge(hash, state, (was, now) -> was.isFinal() && !now.isFinal() ? was : now);
         }
     }
 
@@ -156,7 +176,7 @@ public final class EscrowAgent {
         int n = 0;
         for (Map.Entry<PaymentHash, InvoiceState> e : List.copyOf(unrecorded.entrySet())) {
             n++;
-            observed(e.getKey(), e.getValue());
+            observed(e.getKey(), e.getValue(), true);
         }
         for (PaymentHash h : List.copyOf(untold)) {
             n++;

@@ -593,13 +593,14 @@ public final class Buyer {
         synchronized void record() {
             if (!saved) {
                 JobEntry now = book.find(JobEntry.Role.BUYER, done.id()).orElse(done);
-                if (now.reexecution().isEmpty()) {
-                    book.save(new JobEntry(now.id(), now.role(), now.peer(), now.request(), now.state(),
-                            now.priceMsat(), now.rail(), now.invoice(), now.paymentHash(), now.key(), now.sealed(),
-                            now.result(), now.error(), match ? "match" : "mismatch", now.createdAt(),
-                            seconds.getAsLong(), now.version() + 1));
+                // saved, or a verdict is there already; a save that met another move is tried again
+                saved = !now.reexecution().isEmpty() || book.save(new JobEntry(now.id(), now.role(), now.peer(),
+                        now.request(), now.state(), now.priceMsat(), now.rail(), now.invoice(), now.paymentHash(),
+                        now.key(), now.sealed(), now.result(), now.error(), match ? "match" : "mismatch",
+                        now.createdAt(), seconds.getAsLong(), now.version() + 1));
+                if (!saved) {
+                    throw new IllegalStateException("the job moved while its verdict was saved");
                 }
-                saved = true;
             }
             if (!match && local != null) {
                 findings.mismatch(done, record, claimed, local, k);
@@ -722,7 +723,11 @@ public final class Buyer {
             }
         }
         for (JobEntry e : book.inStates(JobEntry.Role.BUYER, List.of(JobState.PAID.word()))) {
-            reopen(e.id());
+            try {
+                reopen(e.id()); // each on its own: one failing holds up no other, nor the verdicts below
+            } catch (RuntimeException ex) {
+                LOG.warnf("job %s: not opened (%s); the next sweep tries again", e.id(), ex.toString());
+            }
         }
         for (Verdict v : List.copyOf(verdicts.values())) {
             try {

@@ -169,9 +169,10 @@ public final class Worker {
         try {
             known = book.find(JobEntry.Role.WORKER, id);
         } catch (RuntimeException ex) {
-            LOG.warnf("job %s: the job book failed (%s); the buyer is told to ask again", id, ex.toString());
-            peers.send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse(id, "error",
-                    "the worker could not read its job book; ask again"));
+            // not known whether this is a new job or a repeated request for one under way here (or done, its answer
+            // lost): dropped, never refused, as the buyer repeats a request it has no answer to
+            LOG.warnf("job %s: the job book failed (%s); the request is dropped (its buyer sends it again)", id,
+                    ex.toString());
             return;
         }
         if (known.isPresent()) {
@@ -221,6 +222,7 @@ public final class Worker {
     private void unrecorded(String peer, String id, RuntimeException ex) {
         fetching.remove(id);
         pending.decrementAndGet();
+        toEnd(id, JobState.FAILED, "error: the worker could not record the job (its job book failed); ask again");
         LOG.warnf("job %s: the job book failed before it ran (%s); the buyer is told to ask again", id, ex.toString());
         peers.send(peer, ComputeMessages.REFUSE, ComputeMessages.refuse(id, "error",
                 "the worker could not record the job (its job book failed); ask again"));
@@ -424,6 +426,7 @@ public final class Worker {
             if (f != null && !told[0]) {
                 // not recorded; the buyer still hears why, and the place in the queue is given back
                 pending.decrementAndGet();
+                toEnd(id, JobState.REFUSED, reason + ": " + detail);
                 LOG.warnf("job %s: its refusal was not recorded (%s)", id, ex.toString());
                 peers.send(f.peer, ComputeMessages.REFUSE, ComputeMessages.refuse(id, reason, detail));
             }
@@ -445,6 +448,7 @@ public final class Worker {
                 book.save(r.moved(JobState.REFUSED.word(), seconds.getAsLong()).withError("busy: the runner is full"));
             } catch (RuntimeException x) {
                 LOG.warnf("job %s: its refusal was not recorded (%s)", e.id(), x.toString());
+                toEnd(e.id(), JobState.REFUSED, "busy: the runner is full");
             }
             peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), ComputeMessages.BUSY,
                     "the runner is full"));
@@ -485,6 +489,7 @@ public final class Worker {
             } catch (RuntimeException x) {
                 // the job book is down (what failed the job, likely): the buyer hears it all the same
                 LOG.warnf("job %s: its failure was not recorded (%s)", e.id(), x.toString());
+                toEnd(e.id(), JobState.FAILED, "error: " + ex.getMessage());
             }
             peers.send(e.peer(), ComputeMessages.REFUSE, ComputeMessages.refuse(e.id(), "error",
                     "the worker failed: " + ex.getClass().getSimpleName()));
@@ -565,8 +570,9 @@ public final class Worker {
      */
     public void paid(PaymentHash hash) {
         try {
-            releaseOf(hash);
-            unreleased.remove(hash);
+            if (releaseOf(hash)) {
+                unreleased.remove(hash);
+            } // else another thread releases it now; on failure it keeps the hash
         } catch (RuntimeException ex) {
             // kept until a retry goes through: a job the job book failed to move to paid (a database restarting)
             // would otherwise wait, sealed, until its escrow expired, and the buyer's payment with it
@@ -591,15 +597,16 @@ public final class Worker {
         }
     }
 
-    private void releaseOf(PaymentHash hash) {
+    /** Releases the key of the job paid on {@code hash}; false when another thread is releasing it right now. */
+    private boolean releaseOf(PaymentHash hash) {
         Optional<JobEntry> found = entry(hash);
         if (found.isEmpty()) {
             LOG.warnf("an escrow on %s was paid, but no job here has that payment hash", hash);
-            return;
+            return true;
         }
         String id = found.get().id();
         if (!releasing.add(id)) {
-            return; // released right now by another thread
+            return false; // released right now by another thread
         }
         try {
             Optional<JobEntry> e = book.find(JobEntry.Role.WORKER, id); // as it is now that this thread has it
@@ -609,7 +616,23 @@ public final class Worker {
         } finally {
             releasing.remove(id);
         }
+        return true;
     }
+
+    /**
+     * Jobs to end, by id, with the state and error to save: their end could not be saved when it came (the job book
+     * failing); {@link #retryPaid} saves them, so that the worker's own record does not stay open until a restart.
+     */
+    private final Map<String, String[]> ends = new ConcurrentHashMap<>();
+
+    private void toEnd(String id, JobState to, String error) {
+        if (ends.size() < MAX_UNRELEASED) {
+            ends.put(id, new String[] { to.word(), error });
+        }
+    }
+
+    /** Escrows that ended unpaid whose job could not be ended when the report came, by hash (true: expired). */
+    private final Map<PaymentHash, Boolean> endedEscrows = new ConcurrentHashMap<>();
 
     /**
      * Tries again the release of every job left {@code paid} for {@code olderThanSeconds} or more (a release the rail
@@ -620,6 +643,27 @@ public final class Worker {
     public int retryPaid(long olderThanSeconds) {
         int tried = 0;
         long now = seconds.getAsLong();
+        for (Map.Entry<String, String[]> end : List.copyOf(ends.entrySet())) {
+            tried++;
+            try {
+                book.find(JobEntry.Role.WORKER, end.getKey()).ifPresent(e -> {
+                    if (!JobState.of(e.state()).isFinal()) {
+                        book.save(e.moved(end.getValue()[0], now).withError(end.getValue()[1]));
+                    }
+                });
+                ends.remove(end.getKey());
+            } catch (RuntimeException ex) {
+                LOG.debugf("job %s: its end is not saved yet (%s)", end.getKey(), ex.toString());
+            }
+        }
+        for (Map.Entry<PaymentHash, Boolean> end : List.copyOf(endedEscrows.entrySet())) {
+            tried++;
+            try {
+                ended(end.getKey(), end.getValue());
+            } catch (RuntimeException ex) {
+                LOG.debugf("escrow %s ended; its job is not ended yet (%s)", end.getKey(), ex.toString());
+            }
+        }
         for (PaymentHash h : List.copyOf(unreleased)) {
             try {
                 Optional<JobEntry> e = entry(h);
@@ -718,12 +762,20 @@ public final class Worker {
 
     /** The escrow of {@code hash} ended unpaid (canceled or expired): k stays here. */
     public void ended(PaymentHash hash, boolean expired) {
-        entry(hash).ifPresent(e -> {
-            if (!JobState.of(e.state()).isFinal()) {
-                book.save(e.moved(JobState.EXPIRED.word(), seconds.getAsLong())
-                        .withError(expired ? "expired: the invoice was not paid in time" : "refunded"));
+        try {
+            entry(hash).ifPresent(e -> {
+                if (!JobState.of(e.state()).isFinal()) {
+                    book.save(e.moved(JobState.EXPIRED.word(), seconds.getAsLong())
+                            .withError(expired ? "expired: the invoice was not paid in time" : "refunded"));
+                }
+            });
+            endedEscrows.remove(hash);
+        } catch (RuntimeException ex) {
+            if (endedEscrows.size() < MAX_UNRELEASED) {
+                endedEscrows.put(hash, expired); // the escrow's report comes once: ended by the retry
             }
-        });
+            throw ex;
+        }
     }
 
     private Optional<JobEntry> entry(PaymentHash hash) {

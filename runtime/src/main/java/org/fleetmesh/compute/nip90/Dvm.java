@@ -49,6 +49,11 @@ public final class Dvm {
         /** The request of the bill ended without it: a payment held on it (a hold invoice) is given back. */
         default void forget(String paymentHash) {
         }
+
+        /** Whether a payment has reached the bill (held on it, or taken): such a bill never yields its place. */
+        default boolean paymentArrived(String paymentHash) {
+            return paid(paymentHash);
+        }
     }
 
     /**
@@ -73,10 +78,18 @@ public final class Dvm {
      * request's {@code time}; {@code maxPriceMsat} caps what a remote job may cost (and a request's {@code bid} lowers
      * it); {@code pricePerKfuel}: what a local run costs, msat per 1000 fuel (rounded up); {@code maxPending} jobs at
      * once; {@code billExpiry}: how long a bill waits to be paid; {@code maxContent}: the most characters the relay
-     * stores in an event's content (a result past it is an {@code error}, never billed, never called a success).
+     * stores in an event's content (a result past it is an {@code error}, never billed, never called a success);
+     * {@code billYield}: how long a bill nobody has paid holds its place while the pending requests are at
+     * {@code maxPending} and another comes (then it ends, its bill canceled, and the newcomer takes its place).
      */
     public record Config(String worker, long defaultFuel, long maxFuel, int memoryPages, Duration maxTime,
-            long maxPriceMsat, long pricePerKfuel, int maxPending, Duration billExpiry, int maxContent) {
+            long maxPriceMsat, long pricePerKfuel, int maxPending, Duration billExpiry, int maxContent,
+            Duration billYield) {
+        public Config(String worker, long defaultFuel, long maxFuel, int memoryPages, Duration maxTime,
+                long maxPriceMsat, long pricePerKfuel, int maxPending, Duration billExpiry, int maxContent) {
+            this(worker, defaultFuel, maxFuel, memoryPages, maxTime, maxPriceMsat, pricePerKfuel, maxPending,
+                    billExpiry, maxContent, Duration.ofSeconds(60));
+        }
     }
 
     private enum Step {
@@ -92,7 +105,12 @@ public final class Dvm {
         Bill bill;
         long amount;
         long billDeadline;
+        long billedAt;
         JobResult held;
+        /** Ended here while another thread held it (its place given to another request): stepped no more. */
+        boolean gone;
+        /** Held while the tick steps it or a newcomer takes its place (tried, never waited for, by the latter). */
+        final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
 
         Pending(DvmRequest request, String jobId, boolean local, long deadline) {
             this.request = request;
@@ -143,6 +161,7 @@ public final class Dvm {
         m.put("accepted", accepted.get());
         m.put("refused", refused.get());
         m.put("rate_limited", limited.get());
+        m.put("bills_yielded", yielded.get());
         m.put("results", results.get());
         synchronized (pending) {
             m.put("pending", (long) pending.size());
@@ -228,12 +247,20 @@ public final class Dvm {
     }
 
     private void start(DvmRequest r) throws DvmException {
+        Pending gave = null;
         synchronized (pending) {
             // requests being started on other threads hold their place too: max-pending holds with several at once
             if (pending.size() + starting >= config.maxPending()) {
-                throw new DvmException("busy: " + (pending.size() + starting) + " jobs are pending here; try later");
+                gave = yieldIdleBill();
+                if (gave == null) {
+                    throw new DvmException("busy: " + (pending.size() + starting) + " jobs are pending here; try later");
+                }
             }
             starting++;
+        }
+        if (gave != null) {
+            refuse(gave.request, "payment-required: the bill of " + gave.amount + " msat was not paid within "
+                    + config.billYield().toSeconds() + " s while other requests waited; ask again");
         }
         try {
             begin(r);
@@ -289,6 +316,41 @@ public final class Dvm {
         }
     }
 
+    /** Requests whose unpaid bills gave their places to newer ones. */
+    private final AtomicLong yielded = new AtomicLong();
+
+    /**
+     * Called with {@code pending} held and the pending requests at max-pending: ends the request whose bill has waited
+     * longest, unpaid, for at least {@code billYield}, cancels its bill and frees its place (that request, which the
+     * caller tells); null when there is none. Without it, requests from throwaway keys that are never paid would hold every place for
+     * {@code billExpiry} (found by an outside audit). A bill a payment has reached never yields.
+     */
+    private Pending yieldIdleBill() {
+        if (payments == null) {
+            return null;
+        }
+        long now = nowMillis.getAsLong();
+        for (Pending p : pending.values()) { // oldest first
+            if (!p.lock.tryLock()) {
+                continue; // the tick steps it now
+            }
+            try {
+                if (p.gone || p.step != Step.BILLED || now - p.billedAt < config.billYield().toMillis()
+                        || payments.paymentArrived(p.bill.paymentHash())) {
+                    continue;
+                }
+                p.gone = true;
+                forgetBill(p);
+            } finally {
+                p.lock.unlock();
+            }
+            pending.remove(p.request.event().id().hex());
+            yielded.incrementAndGet();
+            return p;
+        }
+        return null;
+    }
+
     /** Moves every pending job on by what the market and the payments say now. */
     public void tick() {
         List<Pending> now;
@@ -297,16 +359,24 @@ public final class Dvm {
         }
         for (Pending p : now) {
             boolean finished;
+            p.lock.lock();
             try {
-                finished = step(p);
-            } catch (DvmException ex) {
-                refuse(p.request, ex.getMessage());
-                finished = true;
-                forgetBill(p);
-            } catch (RuntimeException ex) {
-                refuse(p.request, "internal error: " + ex.getMessage());
-                finished = true;
-                forgetBill(p);
+                if (p.gone) {
+                    continue; // its place went to another request
+                }
+                try {
+                    finished = step(p);
+                } catch (DvmException ex) {
+                    refuse(p.request, ex.getMessage());
+                    finished = true;
+                    forgetBill(p);
+                } catch (RuntimeException ex) {
+                    refuse(p.request, "internal error: " + ex.getMessage());
+                    finished = true;
+                    forgetBill(p);
+                }
+            } finally {
+                p.lock.unlock();
             }
             if (finished) {
                 synchronized (pending) {
@@ -437,6 +507,7 @@ public final class Dvm {
                 Duration.ofMillis(expiry));
         p.amount = amount;
         p.billDeadline = now + expiry;
+        p.billedAt = now;
         p.step = Step.BILLED;
         publish(DvmRequest.FEEDBACK_KIND, DvmEvents.feedback(p.request, DvmEvents.PAYMENT_REQUIRED, null, amount,
                 p.bill.bolt11()), "");

@@ -214,8 +214,9 @@ public class AgentRoutes {
 
     /**
      * A store failing under a request (the node's PostgreSQL restarting, docs/OPERATING.md "Health and logs") is
-     * answered 503 with {@code Retry-After}, as the relay answers such a write with {@code OK false "error: ..."}:
-     * nothing was taken, and the same request can be sent again. Any other failure goes on to the default 500.
+     * answered 503 with {@code Retry-After}, as the relay answers such a write with {@code OK false "error: ..."}. A
+     * submit the store failed under may have been recorded before it failed: the caller looks at its jobs before it
+     * submits again. Any other failure goes on to the default 500.
      */
     private static void failed(RoutingContext ctx) {
         Throwable t = ctx.failure();
@@ -223,7 +224,8 @@ public class AgentRoutes {
             LOG.warnf("agent API %s %s: the store failed (%s); answered 503", ctx.request().method(),
                     ctx.request().path(), t.getMessage());
             ctx.response().putHeader("Retry-After", "2");
-            json(ctx, 503, error("unavailable: this node's store failed (it is being restarted); try again"));
+            json(ctx, 503, error("unavailable: this node's store failed (it is being restarted); try again (a job"
+                    + " submitted may have been recorded: GET /mesh/compute/jobs shows it)"));
             return;
         }
         ctx.next();

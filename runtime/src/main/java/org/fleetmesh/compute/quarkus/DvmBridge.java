@@ -105,7 +105,7 @@ public class DvmBridge {
         SettlementRail rail = settlement.rail("ln").or(() -> settlement.rail()).orElse(null);
         Dvm.Config c = new Dvm.Config(config.worker(), config.fuel(), config.maxFuel(), config.memoryPages(),
                 config.maxTime(), config.maxPriceMsat(), config.pricePerKfuel(), config.maxPending(), config.billExpiry(),
-                relayConfig.maxContentLength());
+                relayConfig.maxContentLength(), config.billYield());
         dvm = new Dvm(market.get(), rail == null ? null : payments(rail), this::fetch, this::sign, this::publish,
                 System::currentTimeMillis, c, new RequestRate(config.ratePerMinute(), config.rateKeys()),
                 identity.secrets().publicKeys().nostr().hex());
@@ -235,6 +235,11 @@ public class DvmBridge {
                 } catch (RuntimeException e) {
                     return java.util.OptionalLong.empty();
                 }
+            }
+
+            @Override
+            public boolean paymentArrived(String paymentHash) {
+                return settled.contains(paymentHash); // held (ACCEPTED) or taken (SETTLED)
             }
 
             @Override

@@ -139,6 +139,7 @@ public class MarketRuntime implements Market {
     private ThreadPoolExecutor messages;
     private ThreadPoolExecutor runner;
     private ThreadPoolExecutor payments;
+    private ThreadPoolExecutor escrows;
     private ScheduledExecutorService sweeper;
     private final AtomicLong refusedMessages = new AtomicLong();
     private final AtomicLong mismatches = new AtomicLong();
@@ -159,6 +160,9 @@ public class MarketRuntime implements Market {
         messages = pool("fleetmesh-compute-messages", 1, MESSAGE_QUEUE);
         runner = pool("fleetmesh-compute-jobs", 1, Math.max(1, config.queue()));
         payments = pool("fleetmesh-compute-payments", 4, 1024);
+        // the worker's escrow steps (a paid report's release, the release retry) never wait behind the buyer's
+        // payment followers, which hold a payments thread for as long as a payment is in flight
+        escrows = pool("fleetmesh-compute-escrows", 2, 1024);
         sweeper = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "fleetmesh-compute-sweep");
             t.setDaemon(true);
@@ -287,13 +291,17 @@ public class MarketRuntime implements Market {
         // node runs, not only at its next start: the payer's HTLC does not wait for ever
         sweeper.scheduleWithFixedDelay(Repeating.surviving("the release retry", () -> {
             Worker w = worker;
-            // one run at a time: a rail that hangs (30 s a call) must not pile runs up on the payments threads
+            // one run at a time: a rail that hangs (30 s a call) must not pile runs up on the escrows' thread
             if (resumed && w != null && retrying.compareAndSet(false, true)) {
                 try {
-                    payments.execute(() -> {
+                    escrows.execute(() -> {
                         try {
                             settlement.retryUnrecorded();
                             w.retryPaid(RELEASE_RETRY_SECONDS);
+                        } catch (RuntimeException ex) {
+                            // the store is down still (a database restarting): the next run tries again
+                            LOG.warnf("the release retry failed (%s); it runs again in %d s", ex.toString(),
+                                    RETRY_PERIOD_SECONDS);
                         } finally {
                             retrying.set(false);
                         }
@@ -367,7 +375,7 @@ public class MarketRuntime implements Market {
 
     private boolean submitAsync(Runnable r) {
         try {
-            payments.execute(r);
+            escrows.execute(r);
             return true;
         } catch (RejectedExecutionException ex) {
             LOG.warn("compute market: no thread for an escrow step now; the release retry takes it up");
@@ -807,7 +815,7 @@ public class MarketRuntime implements Market {
     @PreDestroy
     void stop() {
         for (java.util.concurrent.ExecutorService p : new java.util.concurrent.ExecutorService[] { messages, runner,
-                payments, sweeper }) {
+                payments, escrows, sweeper }) {
             if (p != null) {
                 p.shutdownNow();
             }

@@ -65,6 +65,13 @@ public interface Nip90Config {
     @WithDefault("10m")
     Duration billExpiry();
 
+    /**
+     * How long an unpaid bill holds its request's place while {@code max-pending} requests wait and another comes;
+     * past it, the newcomer takes the place and the unpaid request ends ({@code error}, its bill canceled).
+     */
+    @WithDefault("60s")
+    Duration billYield();
+
     /** Hosts a module may be fetched from by its {@code url} (exact names); none: only stored modules run. */
     Optional<List<String>> fetchHosts();
 

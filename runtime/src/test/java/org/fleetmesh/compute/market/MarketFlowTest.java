@@ -56,6 +56,9 @@ class MarketFlowTest {
     final FlakyJobBook buyerBook = new FlakyJobBook();
     /** While set, every call of the escrows' ledger fails as its store does when the database is gone. */
     volatile boolean ledgerDown;
+    /** The next ledger call (method, arguments) this matches fails once; after it ran, when ledgerCommitsThenFails. */
+    volatile java.util.function.BiPredicate<String, Object[]> ledgerFailOnce;
+    volatile boolean ledgerCommitsThenFails;
     /** Run after each of the buyer's calls of the rail's pay, before its result is handed back (null: nothing). */
     volatile Runnable afterPay;
     final BlobStore workerBlobs = new BlobStore(1 << 20, 8 << 20, 3_600_000, System::currentTimeMillis);
@@ -195,6 +198,20 @@ class MarketFlowTest {
         return (org.fleetmesh.spi.settlement.LedgerStore) java.lang.reflect.Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] { org.fleetmesh.spi.settlement.LedgerStore.class },
                 (proxy, m, args) -> {
+                    java.util.function.BiPredicate<String, Object[]> once = ledgerFailOnce;
+                    if (once != null && once.test(m.getName(), args)) {
+                        ledgerFailOnce = null;
+                        if (ledgerCommitsThenFails) {
+                            try {
+                                m.invoke(store, args); // committed, then the connection dies before the answer
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        }
+                        throw new org.fleetmesh.spi.settlement.LedgerException(
+                                org.fleetmesh.spi.settlement.LedgerException.Reason.STORE_FAILED, "ledger " + m.getName()
+                                        + " failed: An I/O error occurred (a simulated database outage, once)");
+                    }
                     if (ledgerDown) {
                         throw new org.fleetmesh.spi.settlement.LedgerException(
                                 org.fleetmesh.spi.settlement.LedgerException.Reason.STORE_FAILED, "ledger " + m.getName()
@@ -1265,27 +1282,172 @@ class MarketFlowTest {
     }
 
     /**
-     * The worker's job book fails as a request comes: the buyer is told to ask again (an error refusal, so its job
-     * ends) and the worker's queue place is given back. Before, the request was dropped unanswered and the place
-     * stayed taken for good: enough of them and the worker refused every job busy.
+     * The worker's job book is down as a request comes: the request is dropped (it is not known whether it is new),
+     * and the buyer's resend, once the book is back, runs it. No queue place is lost: the queue holds one job here and
+     * a second runs after it.
      */
     @Test
-    void aRequestTheWorkersJobBookFailedOnIsRefusedAndItsQueuePlaceGivenBack() throws Exception {
+    void aRequestMetByADownJobBookIsRunOnItsResend() throws Exception {
         start(1, 1000, new Worker.Settings(1, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false),
                 false);
         workerBook.down = true;
         JobSpec spec = spec("upper.wasm", "first".getBytes(StandardCharsets.UTF_8), 100_000_000);
         Request q = request(spec, 1_000_000);
         buyer.submit(WORKER, workerKey, q, true);
-        JobEntry refused = await(q.digest(), e -> JobState.of(e.state()).isFinal());
-        assertEquals("failed", refused.state());
-        assertTrue(refused.error().contains("ask again"), refused.error());
+        until(() -> workerBook.failures.get() > 0, "the worker's book failed");
+        Thread.sleep(200);
         workerBook.down = false;
+        assertEquals("requested", buyerState(q.digest()));
+        assertEquals(1, buyer.relinked(WORKER), "sent again");
+        assertEquals("done", await(q.digest(), e -> JobState.of(e.state()).isFinal()).state());
         // the queue holds one job: the place the failed request took is free again
         JobSpec spec2 = spec("upper.wasm", "second".getBytes(StandardCharsets.UTF_8), 100_000_000);
         Request q2 = new Request(spec2, 1_000_000, "ln", "ef".repeat(16), BUYER, Optional.empty());
         buyer.submit(WORKER, workerKey, q2, true);
         JobEntry done = await(q2.digest(), e -> JobState.of(e.state()).isFinal());
         assertEquals("done", done.state(), done.error());
+    }
+
+    // ------------------------------------------------ more of the same, from a review of the change above
+
+    static boolean paidStep(String method, Object[] args) {
+        return method.equals("apply") && args != null && args[0] instanceof org.fleetmesh.spi.settlement.EscrowStep st
+                && st.after().state() == EscrowState.PAID;
+    }
+
+    /**
+     * The ledger commits the escrow's move to PAID but the answer is lost (the connection dies at the commit): the
+     * report is kept, and its retry, which finds the step already applied, tells the worker all the same. Before, it
+     * told nobody: the worker's job stayed sealed and the buyer's payment held until the invoice ran out.
+     */
+    @Test
+    void anAcceptedReportCommittedButReportedFailedIsToldByTheRetry() throws Exception {
+        start(1, 1000);
+        ledgerCommitsThenFails = true;
+        ledgerFailOnce = MarketFlowTest::paidStep;
+        JobSpec spec = spec("upper.wasm", "ambiguous".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry paying = await(q.digest(), in(JobState.PAYING));
+        PaymentHash h = PaymentHash.ofHex(paying.paymentHash());
+        until(() -> ledgerFailOnce == null, "the PAID step committed and failed");
+        Thread.sleep(300);
+        assertEquals(EscrowState.PAID, ledger.escrow(h).get().state(), "the ledger has it paid");
+        // what the running node does every 10 s
+        agent.retryUnrecorded();
+        worker.retryPaid(30);
+        buyer.sweep();
+        Thread.sleep(1500);
+        agent.retryUnrecorded();
+        worker.retryPaid(30);
+        assertEquals("done", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state(),
+                "the worker's job, whose escrow is PAID in the ledger");
+    }
+
+    /**
+     * The rail reports the invoice expired; the ledger records EXPIRED but its confirmation fails (the database dies
+     * between the two calls). The report is kept, and its retry tells the worker, whose job ends expired. Before, the
+     * retry found the escrow final and told no one: the job stayed sealed for good.
+     */
+    @Test
+    void anExpiryRecordedButNotConfirmedIsToldTheWorkerByTheRetry() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, true),
+                false);
+        JobSpec spec = spec("upper.wasm", "expiry split".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry sealed = await(q.digest(), in(JobState.SEALED));
+        PaymentHash h = PaymentHash.ofHex(sealed.paymentHash());
+        ledgerCommitsThenFails = false;
+        ledgerFailOnce = (m, a) -> m.equals("markEffectDone");
+        rail.expire(h);
+        assertEquals(EscrowState.EXPIRED, ledger.escrow(h).get().state());
+        agent.retryUnrecorded();
+        worker.retryPaid(30);
+        agent.retryUnrecorded();
+        assertEquals("expired", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+    }
+
+    /**
+     * The rail reports the invoice expired and the ledger records it, but the worker's job book fails as the job is
+     * ended (Worker.ended, on the rail's thread): the end is kept and the retry saves it. Before, nothing tried again
+     * and the job stayed sealed for good.
+     */
+    @Test
+    void anExpiryTheWorkersJobBookFailedToRecordIsEndedByTheRetry() throws Exception {
+        start(1, 1000, new Worker.Settings(4, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, true),
+                false);
+        JobSpec spec = spec("upper.wasm", "expiry lost".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry sealed = await(q.digest(), in(JobState.SEALED));
+        PaymentHash h = PaymentHash.ofHex(sealed.paymentHash());
+        workerBook.failSave = e -> e.role() == JobEntry.Role.WORKER && e.state().equals(JobState.EXPIRED.word());
+        rail.expire(h);
+        assertEquals(1, workerBook.failures.get(), "the save of expired failed");
+        agent.retryUnrecorded();
+        worker.retryPaid(30);
+        agent.retryUnrecorded();
+        assertEquals("expired", workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+    }
+
+    /**
+     * The worker's book fails after a request took its queue place (the save of fetching): the buyer is told to ask
+     * again and the place is given back (the queue holds one job here, and the next one runs).
+     */
+    @Test
+    void aQueuePlaceTakenBeforeTheBookFailedIsGivenBack() throws Exception {
+        start(1, 1000, new Worker.Settings(1, 4096, false, 0, false), new Buyer.Settings(1000, 4096, 600, false),
+                false);
+        workerBook.failSave = e -> e.role() == JobEntry.Role.WORKER && e.state().equals(JobState.FETCHING.word());
+        JobSpec spec = spec("upper.wasm", "first!".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        JobEntry refused = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("failed", refused.state());
+        JobSpec spec2 = spec("upper.wasm", "second!".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q2 = new Request(spec2, 1_000_000, "ln", "ef".repeat(16), BUYER, Optional.empty());
+        buyer.submit(WORKER, workerKey, q2, true);
+        JobEntry done = await(q2.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", done.state(), done.error());
+    }
+
+    /** After that refusal the worker's own record of the job is ended by the retry, not left open until a restart. */
+    @Test
+    void theWorkersJobLeftByABookFailureBeforeItRanIsEndedByTheRetry() throws Exception {
+        start(1, 1000);
+        workerBook.failSave = e -> e.role() == JobEntry.Role.WORKER && e.state().equals(JobState.FETCHING.word());
+        JobSpec spec = spec("upper.wasm", "left open".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 1_000_000);
+        buyer.submit(WORKER, workerKey, q, true);
+        await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        worker.retryPaid(30);
+        assertTrue(JobState.of(workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state()).isFinal(),
+                workerBook.find(JobEntry.Role.WORKER, q.digest()).get().state());
+    }
+
+    /**
+     * A repeated request (the buyer resends one it heard nothing about) that meets a one-second blip of the worker's
+     * job book is dropped, not refused: the worker may have the job (here done, its sealed result and key lost on the
+     * link), and the next resend gets the answer. A first version of this change refused it 'error' and the buyer
+     * ended a job the worker had done failed.
+     */
+    @Test
+    void aRepeatedRequestMeetingABookBlipIsDroppedNotRefused() throws Exception {
+        start(0, 0);
+        lose = t -> t.equals(ComputeMessages.SEALED) || t.equals(ComputeMessages.KEY);
+        JobSpec spec = spec("upper.wasm", "blip".getBytes(StandardCharsets.UTF_8), 100_000_000);
+        Request q = request(spec, 0);
+        buyer.submit(WORKER, workerKey, q, true);
+        awaitWorker(q.digest(), JobState.DONE);
+        lose = null;
+        workerBook.down = true; // its PostgreSQL restarting, for a second
+        assertEquals(1, buyer.relinked(WORKER));
+        until(() -> workerBook.failures.get() > 0, "the worker's book failed on the repeated request");
+        Thread.sleep(300);
+        workerBook.down = false;
+        buyer.relinked(WORKER); // the next resend
+        JobEntry end = await(q.digest(), e -> JobState.of(e.state()).isFinal());
+        assertEquals("done", end.state(), end.error());
     }
 }

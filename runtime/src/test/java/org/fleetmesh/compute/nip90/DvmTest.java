@@ -347,6 +347,43 @@ class DvmTest {
         assertEquals(2, market.submitted.size());
     }
 
+    /**
+     * Requests whose bills nobody pays (throwaway keys cost nothing) do not hold every place for the bill's whole
+     * expiry: once a bill has waited {@code billYield} (60 s) unpaid, a newcomer at max-pending takes its place, the
+     * unpaid request ends with an error and its bill is canceled. A bill a payment reached never yields, nor a young
+     * one. Found by an outside audit (before, 16 unpaid requests blocked the bridge for 10 minutes).
+     */
+    @Test
+    void anUnpaidBillYieldsItsPlaceToANewcomerAfterBillYieldButAPaidOneNever() throws Exception {
+        market.putBlob(MODULE);
+        Dvm d = dvm("local", 10, 2);
+        for (int i = 0; i < 2; i++) {
+            d.request(request(List.of(List.of("param", "arg", "n" + i))));
+        }
+        for (String id : market.views.keySet()) {
+            market.finish(id, "out", 2500);
+        }
+        d.tick();
+        assertEquals(List.of("processing", "processing", "payment-required", "payment-required"), statuses());
+        d.request(request(List.of(List.of("param", "arg", "young"))));
+        assertTrue(tag(published.get(4), "status", 2).startsWith("busy"), "bills 0 s old hold their places");
+        now += 61_000;
+        paidHashes.add("hash2"); // the second bill's payment arrived (not yet taken up by a tick)
+        d.request(request(List.of(List.of("param", "arg", "newcomer"))));
+        assertEquals(List.of("processing", "processing", "payment-required", "payment-required", "error", "error",
+                "processing"), statuses());
+        assertTrue(tag(published.get(5), "status", 2).startsWith("payment-required: the bill of 30 msat was not paid"
+                + " within 60 s"), published.get(5).json());
+        assertEquals(tag(published.get(5), "e", 1), tag(published.get(0), "e", 1), "the first request ended");
+        assertEquals(List.of("hash1"), forgotten, "its bill canceled");
+        assertEquals(2, d.pending());
+        assertEquals(1L, d.counters().get("bills_yielded"));
+        d.request(request(List.of(List.of("param", "arg", "later"))));
+        assertTrue(tag(published.get(7), "status", 2).startsWith("busy"), "a paid bill and a running job: no place");
+        d.tick();
+        assertTrue(statuses().contains("result:6600"), "the paid one is served: " + statuses());
+    }
+
     @Test
     void pendingJobsStayBoundedWhenRequestsAreStartedOnSeveralThreads() throws Exception {
         market.putBlob(MODULE);
