@@ -248,6 +248,15 @@ public final class PostgresStorage implements EventStore {
         return Optional.ofNullable(cluster);
     }
 
+    /**
+     * Drops every pooled connection (the idle ones now, those in use when they come back): the server they were open
+     * on is gone (its postmaster was started again), and each would otherwise fail one more read or write before the
+     * pool found it dead.
+     */
+    public void dropConnections() {
+        pool.flush(AgroalDataSource.FlushMode.GRACEFUL);
+    }
+
     @Override
     public List<SaveOutcome> save(List<Event> batch) {
         return store.save(batch);

@@ -22,6 +22,7 @@ public final class PostmasterWatch implements AutoCloseable {
     static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
 
     private final EmbeddedCluster cluster;
+    private final Runnable onStarted;
     private final long intervalNanos;
     private final Thread thread;
     private final Object wake = new Object();
@@ -31,11 +32,12 @@ public final class PostmasterWatch implements AutoCloseable {
     private volatile int failedInARow;
     private volatile EmbeddedCluster.Restart last = EmbeddedCluster.Restart.RUNNING;
 
-    private PostmasterWatch(EmbeddedCluster cluster, Duration interval) {
+    private PostmasterWatch(EmbeddedCluster cluster, Duration interval, Runnable onStarted) {
         if (interval.isNegative() || interval.isZero()) {
             throw new IllegalArgumentException("interval must be positive: " + interval);
         }
         this.cluster = cluster;
+        this.onStarted = onStarted;
         this.intervalNanos = interval.toNanos();
         this.thread = new Thread(this::run, "postmaster-watch");
         this.thread.setDaemon(true);
@@ -43,7 +45,15 @@ public final class PostmasterWatch implements AutoCloseable {
 
     /** Starts watching {@code cluster} every {@code interval}. */
     public static PostmasterWatch start(EmbeddedCluster cluster, Duration interval) {
-        PostmasterWatch w = new PostmasterWatch(cluster, interval);
+        return start(cluster, interval, () -> { });
+    }
+
+    /**
+     * The same, running {@code onStarted} after each start of the postmaster (the node drops its pooled connections,
+     * all open on the dead server).
+     */
+    public static PostmasterWatch start(EmbeddedCluster cluster, Duration interval, Runnable onStarted) {
+        PostmasterWatch w = new PostmasterWatch(cluster, interval, onStarted);
         w.thread.start();
         return w;
     }
@@ -105,6 +115,11 @@ public final class PostmasterWatch implements AutoCloseable {
                     wait = intervalNanos;
                     LOG.warnf("the embedded PostgreSQL had stopped under the running node (see %s): it was started"
                             + " again (restart %d)", cluster.dataDir().resolve(EmbeddedCluster.LOG_FILE), restarts);
+                    try {
+                        onStarted.run();
+                    } catch (RuntimeException e) {
+                        LOG.warnf("after the restart: %s", e.toString());
+                    }
                 }
                 case FAILED -> {
                     failedInARow++;

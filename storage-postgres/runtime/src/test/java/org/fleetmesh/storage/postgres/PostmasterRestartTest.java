@@ -93,6 +93,31 @@ class PostmasterRestartTest {
         assertEquals(0, EmbeddedClusterTest.postmastersOf(dir.resolve("pg")), "stopped with the node");
     }
 
+    /**
+     * After the watch started the postmaster again, the node drops its pooled connections (all open on the dead
+     * server): the very first write succeeds. Before, each connection used in the last 10 s (not validated on borrow)
+     * failed one more read or write with an I/O error before the pool found it dead.
+     */
+    @Test
+    void afterARestartTheFirstWriteSucceedsOnAFreshConnection() throws Exception {
+        try (PostgresStorage s = PostgresStorage.openFromConfig(dir, Optional.empty(), Optional.empty(), Optional.empty());
+                PostmasterWatch w = PostmasterWatch.start(s.cluster().orElseThrow(), Duration.ofMillis(50),
+                        s::dropConnections)) {
+            for (int i = 0; i < 3; i++) { // pooled connections, used moments ago
+                assertEquals(List.of(SaveOutcome.STORED), s.save(List.of(Ev.ev(Ev.author(), EmbeddedClusterTest.NOW - 10
+                        + i, 1, "before " + i))));
+            }
+            kill9(EmbeddedClusterTest.postmasterPid(dir));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (w.restarts() == 0 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertEquals(1, w.restarts());
+            Event after = Ev.ev(Ev.author(), EmbeddedClusterTest.NOW - 1, 1, "the first write after the restart");
+            assertEquals(List.of(SaveOutcome.STORED), s.save(List.of(after)), "on the first try");
+        }
+    }
+
     @Test
     void theWatchRestartsItAndAStartThatFailsIsTriedAgain() throws Exception {
         try (PostgresStorage s = PostgresStorage.openFromConfig(dir, Optional.empty(), Optional.empty(), Optional.empty());

@@ -34,7 +34,9 @@ public class EmbeddedClusterWatch {
 
     void start(@Observes StartupEvent e) {
         if (restart) {
-            storage.cluster().ifPresent(c -> watch = PostmasterWatch.start(c, INTERVAL));
+            // the pooled connections are all dead once the server is started again: dropped at once, so that none
+            // fails one more read or write
+            storage.cluster().ifPresent(c -> watch = PostmasterWatch.start(c, INTERVAL, storage::dropConnections));
         }
     }
 
